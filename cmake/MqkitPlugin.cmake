@@ -24,8 +24,16 @@ function(mqkit_add_plugin category name)
   set_property(GLOBAL APPEND PROPERTY MQKIT_ALL_PLUGINS ${target})
 endfunction()
 
-# Targets that must be built before tests that load plugins from MQKIT_PLUGIN_OUTPUT_DIR.
+# Makes `target` depend on every plugin .so (tests and tools that load them from the plugin
+# output directory). Deferred to the end of the top-level directory so that plugins declared
+# later in the tree are included.
 function(mqkit_depend_on_all_plugins target)
+  # Deferred-call arguments are expanded when the call runs, so bake the name in now.
+  cmake_language(EVAL CODE
+    "cmake_language(DEFER DIRECTORY \"${CMAKE_SOURCE_DIR}\" CALL _mqkit_add_plugin_dependencies \"${target}\")")
+endfunction()
+
+function(_mqkit_add_plugin_dependencies target)
   get_property(plugins GLOBAL PROPERTY MQKIT_ALL_PLUGINS)
   if(plugins)
     add_dependencies(${target} ${plugins})
