@@ -1,8 +1,8 @@
 # mqkit_add_test(<name> SOURCES ... [LIBS ...] [LABELS ...])
-# One GoogleTest executable registered with ctest; tests are discovered per case so that a
+# One GoogleTest executable registered with ctest (FIXTURES_REQUIRED: ctest fixtures to run first); tests are discovered per case so that a
 # failure names the case. MQKIT_PLUGIN_DIR and MQKIT_BIN_DIR point at the build's artefacts.
 function(mqkit_add_test name)
-  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "" "TIMEOUT;FIXTURES_REQUIRED" "SOURCES;LIBS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE GTest::gtest GTest::gtest_main GTest::gmock mqkit_warnings ${ARG_LIBS})
   target_compile_definitions(${name} PRIVATE
@@ -12,8 +12,13 @@ function(mqkit_add_test name)
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 120)
   endif()
+  set(properties TIMEOUT ${ARG_TIMEOUT})
+  if(ARG_LABELS)
+    list(APPEND properties LABELS ${ARG_LABELS})
+  endif()
+  if(ARG_FIXTURES_REQUIRED)
+    list(APPEND properties FIXTURES_REQUIRED ${ARG_FIXTURES_REQUIRED})
+  endif()
   include(GoogleTest)
-  gtest_discover_tests(${name}
-    DISCOVERY_TIMEOUT 60
-    PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS "${ARG_LABELS}")
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES ${properties})
 endfunction()

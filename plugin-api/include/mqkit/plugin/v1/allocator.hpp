@@ -21,10 +21,10 @@ namespace mqkit::plugin::v1 {
 enum class RebalanceProtocol : std::uint8_t { kEager };
 
 struct AllocateContext {
-  std::string_view consumer_group;
-  std::string_view current_client_id;
-  std::span<const MessageQueue> all_queues;       // sorted by MessageQueue ordering
-  std::span<const std::string> all_client_ids;    // sorted
+  std::string_view consumer_group{};
+  std::string_view current_client_id{};
+  std::span<const MessageQueue> all_queues{};       // sorted by MessageQueue ordering
+  std::span<const std::string> all_client_ids{};    // sorted
 };
 
 class QueueAllocator {

@@ -10,8 +10,8 @@
 namespace mqkit::plugin::v1 {
 
 struct StoredSlice {
-  std::span<const std::uint8_t> bytes;
-  std::shared_ptr<const void> keep_alive;
+  std::span<const std::uint8_t> bytes{};
+  std::shared_ptr<const void> keep_alive{};
 };
 
 }  // namespace mqkit::plugin::v1

@@ -9,8 +9,8 @@
 namespace mqkit::plugin::v1 {
 
 struct MessageQueue {
-  std::string topic;
-  std::string broker_name;
+  std::string topic{};
+  std::string broker_name{};
   std::int32_t queue_id = 0;
 
   auto operator<=>(const MessageQueue&) const = default;

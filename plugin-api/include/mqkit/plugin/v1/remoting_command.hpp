@@ -59,7 +59,7 @@ class ExtFields {
   auto end() const noexcept { return fields_.end(); }
 
  private:
-  std::vector<std::pair<std::string, std::string>> fields_;
+  std::vector<std::pair<std::string, std::string>> fields_{};
 };
 
 // Our own version ordinal on the wire: V4_9_4 (401), so peers use the standard-JSON route form.
@@ -74,12 +74,12 @@ struct RemotingCommand {
   std::int32_t version = kWireVersion;
   std::int32_t opaque = 0;
   std::int32_t flag = 0;
-  std::optional<std::string> remark;
-  ExtFields ext_fields;
+  std::optional<std::string> remark{};
+  ExtFields ext_fields{};
   SerializeType serialize_type = SerializeType::kJson;
-  std::vector<std::uint8_t> body;
+  std::vector<std::uint8_t> body{};
   // Sent after `body` without copying (stored records of a pull or query response).
-  std::vector<StoredSlice> body_slices;
+  std::vector<StoredSlice> body_slices{};
 
   bool is_response() const noexcept { return (flag & kResponseFlag) != 0; }
   bool is_oneway() const noexcept { return (flag & kOnewayFlag) != 0; }

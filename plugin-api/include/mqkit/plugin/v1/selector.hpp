@@ -20,7 +20,7 @@ struct SelectArgument {
   enum class Kind : std::uint8_t { kNone, kInt32, kInt64, kString };
   Kind kind = Kind::kNone;
   std::int64_t integer = 0;
-  std::string text;
+  std::string text{};
 
   static SelectArgument none() { return {}; }
   static SelectArgument int32(std::int32_t v) { return {Kind::kInt32, v, {}}; }
@@ -29,12 +29,12 @@ struct SelectArgument {
 };
 
 struct SelectContext {
-  std::string_view topic;
-  std::string_view tags;
-  std::string_view keys;
-  SelectArgument argument;
+  std::string_view topic{};
+  std::string_view tags{};
+  std::string_view keys{};
+  SelectArgument argument{};
   // The broker the previous attempt of this send failed on (retry), empty on a first attempt.
-  std::string_view last_failed_broker;
+  std::string_view last_failed_broker{};
   // Availability from the producer's fault strategy; nullptr when fault tolerance is off.
   const BrokerAvailability* availability = nullptr;
 };

@@ -38,17 +38,17 @@ struct HostAddress {
 // One message as the broker hands it to the store. The store assigns the queue offset, commit
 // log offset, store timestamp and body CRC, and encodes the RocketMQ record.
 struct MessageToAppend {
-  std::string_view topic;
+  std::string_view topic{};
   std::int32_t queue_id = 0;
   std::int32_t flag = 0;
   std::int32_t sys_flag = 0;
   std::int64_t born_timestamp = 0;
-  HostAddress born_host;
-  HostAddress store_host;
+  HostAddress born_host{};
+  HostAddress store_host{};
   std::int32_t reconsume_times = 0;
   std::int64_t prepared_transaction_offset = 0;
-  std::span<const std::uint8_t> body;
-  std::string_view properties;  // encoded "name\x01value\x02..." (rocketmq-facts §2.2)
+  std::span<const std::uint8_t> body{};
+  std::string_view properties{};  // encoded "name\x01value\x02..." (rocketmq-facts §2.2)
 };
 
 struct AppendOptions {
@@ -83,13 +83,13 @@ enum class ReadStatus : std::uint8_t {
 };
 
 struct ReadRequest {
-  std::string_view topic;
+  std::string_view topic{};
   std::int32_t queue_id = 0;
   std::int64_t offset = 0;
   std::int32_t max_count = 32;
   std::int64_t max_bytes = 256 * 1024;
   // Tag hash codes accepted (Java String.hashCode of each tag); empty = every message.
-  std::span<const std::int32_t> tag_codes;
+  std::span<const std::int32_t> tag_codes{};
 };
 
 struct ReadResult {
@@ -97,16 +97,16 @@ struct ReadResult {
   std::int64_t next_begin_offset = 0;
   std::int64_t min_offset = 0;
   std::int64_t max_offset = 0;
-  std::vector<StoredSlice> records;  // each a whole stored record, bytes as on disk
+  std::vector<StoredSlice> records{};  // each a whole stored record, bytes as on disk
   std::int64_t total_bytes = 0;
   // Offsets of the returned records, parallel to `records`.
-  std::vector<std::int64_t> queue_offsets;
+  std::vector<std::int64_t> queue_offsets{};
 };
 
 enum class TimeBoundary : std::uint8_t { kLower, kUpper };
 
 struct QueryResult {
-  std::vector<StoredSlice> records;
+  std::vector<StoredSlice> records{};
   std::int64_t index_last_update_timestamp = 0;
   std::int64_t index_last_update_commit_offset = 0;
 };
@@ -114,14 +114,14 @@ struct QueryResult {
 // What the kernel's reput stage reads: whole committed records starting at `from`, with end-of-
 // file padding already skipped. `next_offset` is where the next read starts.
 struct DispatchChunk {
-  StoredSlice bytes;
+  StoredSlice bytes{};
   std::int64_t start_offset = 0;
   std::int64_t next_offset = 0;
 };
 
 // One committed record, decoded once by the kernel and shown to every dispatcher.
 struct DispatchRecord {
-  std::string_view topic;
+  std::string_view topic{};
   std::int32_t queue_id = 0;
   std::int64_t commit_offset = 0;
   std::int32_t size = 0;
@@ -130,10 +130,10 @@ struct DispatchRecord {
   std::int64_t queue_offset = 0;
   std::int32_t sys_flag = 0;
   std::int64_t prepared_transaction_offset = 0;
-  std::string_view keys;        // KEYS property (space separated), may be empty
-  std::string_view unique_key;  // UNIQ_KEY property, may be empty
-  std::string_view properties;
-  std::span<const std::uint8_t> record;  // the whole stored record
+  std::string_view keys{};        // KEYS property (space separated), may be empty
+  std::string_view unique_key{};  // UNIQ_KEY property, may be empty
+  std::string_view properties{};
+  std::span<const std::uint8_t> record{};  // the whole stored record
 };
 
 class Dispatcher {

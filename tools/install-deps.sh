@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs, from Debian 12 packages, whatever mqkit needs to build and test that is missing.
+# Safe to run again: packages already present are skipped and apt is not touched.
+set -euo pipefail
+
+packages=(
+  g++ cmake ninja-build ccache pkg-config
+  libboost-dev            # Boost 1.74: DLL, Asio (header-only parts)
+  libtomlplusplus-dev     # toml++ 3.3, compiled library
+  libspdlog-dev libfmt-dev
+  rapidjson-dev libcli11-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  zlib1g-dev libssl-dev   # CRC32 / zlib compression; MD5 for consistent-hash allocation
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "install-deps: everything is installed"
+fi
