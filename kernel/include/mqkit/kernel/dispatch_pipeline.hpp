@@ -1,0 +1,93 @@
+// DispatchPipeline: the broker's reput stage (RocketMQ's ReputMessageService). One thread reads
+// what the store's commit log has committed, decodes each record once into a DispatchRecord, and
+// hands it to every dispatcher in order: first the store's own (consume queue builder, index
+// builder), then the kernel's (long-polling wake-up, delay scheduler, ...). A record becomes
+// readable by queue once the store's dispatchers have seen it.
+//
+// Threads: start() launches the reput thread, which alone calls dispatchers. notify_appended()
+// and the wait/observer methods may be called from any thread.
+//
+// Failure policy: a record that fails to decode or a dispatcher error stops progress at that
+// record (never skipped) and is logged; the pipeline retries after a back-off, and the store's
+// recovery rebuilds what is missing after a restart.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "mqkit/plugin/v1/message_record.hpp"
+#include "mqkit/plugin/v1/store.hpp"
+
+namespace mqkit::kernel {
+
+struct DispatchOptions {
+  std::int64_t max_chunk_bytes = 4 * 1024 * 1024;
+  // How long the reput thread sleeps when it is caught up and nobody calls notify_appended().
+  std::chrono::milliseconds idle_wait{1};
+  std::chrono::milliseconds error_backoff{100};
+};
+
+class DispatchPipeline {
+ public:
+  // Computes a record's tags code; the default hashes the TAGS property. The delay scheduler
+  // overrides it for its schedule topic (the code becomes the delivery time).
+  using TagsCodeFn = std::function<std::int64_t(const plugin::v1::RecordView& record,
+                                                std::string_view tags)>;
+
+  DispatchPipeline(std::shared_ptr<plugin::v1::MessageStore> store, DispatchOptions options = {});
+  ~DispatchPipeline();
+  DispatchPipeline(const DispatchPipeline&) = delete;
+  DispatchPipeline& operator=(const DispatchPipeline&) = delete;
+
+  // Adds a kernel dispatcher, called after the store's. Only before start(). Not owned.
+  void add_dispatcher(plugin::v1::Dispatcher* dispatcher);
+  void set_tags_code_fn(TagsCodeFn fn);
+
+  // Starts dispatching from `from_offset` (the store's RecoveryReport::dispatch_from_offset).
+  void start(std::int64_t from_offset);
+  // Stops the thread after the record in progress.
+  void stop();
+
+  // Wakes the reput thread now: call after an append so dispatch latency stays low.
+  void notify_appended();
+
+  // Next commit log offset to dispatch (everything below it has been dispatched).
+  std::int64_t dispatched_offset() const noexcept { return dispatched(); }
+  // Waits until dispatched_offset() >= offset; false on timeout.
+  bool wait_dispatched(std::int64_t offset, std::chrono::milliseconds timeout);
+  // Dispatches synchronously on the caller's thread until caught up (tests, recovery tools).
+  // Only when the thread is not running.
+  plugin::v1::Status dispatch_until_caught_up();
+  // The last error that stopped progress, OK when none.
+  plugin::v1::Status last_error() const;
+
+ private:
+  // Dispatches one chunk; returns how many bytes it advanced (0 = caught up).
+  plugin::v1::Result<std::int64_t> dispatch_once();
+  void run();
+  std::int64_t dispatched() const noexcept { return dispatched_.load(std::memory_order_acquire); }
+
+  std::shared_ptr<plugin::v1::MessageStore> store_;
+  DispatchOptions options_;
+  std::vector<plugin::v1::Dispatcher*> kernel_dispatchers_;
+  TagsCodeFn tags_code_fn_;
+
+  std::atomic<std::int64_t> dispatched_{0};
+  std::thread thread_;
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  std::condition_variable progressed_;
+  bool stopping_ = false;
+  bool notified_ = false;
+  plugin::v1::Status last_error_;
+};
+
+}  // namespace mqkit::kernel

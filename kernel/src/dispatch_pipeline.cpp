@@ -1,0 +1,135 @@
+#include "mqkit/kernel/dispatch_pipeline.hpp"
+
+#include "mqkit/kernel/logging.hpp"
+#include "mqkit/plugin/v1/message_record.hpp"
+
+namespace mqkit::kernel {
+
+using plugin::v1::Result;
+using plugin::v1::Status;
+
+DispatchPipeline::DispatchPipeline(std::shared_ptr<plugin::v1::MessageStore> store, DispatchOptions options)
+    : store_(std::move(store)), options_(options) {
+  tags_code_fn_ = [](const plugin::v1::RecordView&, std::string_view tags) { return plugin::v1::tags_code_of(tags); };
+}
+
+DispatchPipeline::~DispatchPipeline() { stop(); }
+
+void DispatchPipeline::add_dispatcher(plugin::v1::Dispatcher* dispatcher) { kernel_dispatchers_.push_back(dispatcher); }
+
+void DispatchPipeline::set_tags_code_fn(TagsCodeFn fn) { tags_code_fn_ = std::move(fn); }
+
+void DispatchPipeline::start(std::int64_t from_offset) {
+  dispatched_.store(from_offset, std::memory_order_release);
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = false;
+  }
+  thread_ = std::thread([this] { run(); });
+}
+
+void DispatchPipeline::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void DispatchPipeline::notify_appended() {
+  {
+    std::lock_guard lock(mutex_);
+    notified_ = true;
+  }
+  wake_.notify_one();
+}
+
+bool DispatchPipeline::wait_dispatched(std::int64_t offset, std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mutex_);
+  return progressed_.wait_for(lock, timeout, [&] { return dispatched() >= offset; });
+}
+
+Status DispatchPipeline::last_error() const {
+  std::lock_guard lock(mutex_);
+  return last_error_;
+}
+
+Result<std::int64_t> DispatchPipeline::dispatch_once() {
+  const std::int64_t from = dispatched();
+  MQKIT_ASSIGN_OR_RETURN(plugin::v1::DispatchChunk chunk, store_->read_for_dispatch(from, options_.max_chunk_bytes));
+  // The store may skip end-of-file padding: the chunk then starts past `from`.
+  std::int64_t position = chunk.start_offset;
+  auto bytes = chunk.bytes.bytes;
+  const auto store_dispatchers = store_->dispatchers();
+  while (!bytes.empty()) {
+    auto record = plugin::v1::decode_record(bytes);
+    if (!record) {
+      return record.status().with_context("dispatch: undecodable record at commit offset " + std::to_string(position));
+    }
+    const auto size = static_cast<std::size_t>(record->total_size);
+    plugin::v1::DispatchRecord dispatch;
+    dispatch.topic = record->topic;
+    dispatch.queue_id = record->queue_id;
+    dispatch.commit_offset = record->commit_offset;
+    dispatch.size = record->total_size;
+    dispatch.store_timestamp = record->store_timestamp;
+    dispatch.queue_offset = record->queue_offset;
+    dispatch.sys_flag = record->sys_flag;
+    dispatch.prepared_transaction_offset = record->prepared_transaction_offset;
+    dispatch.properties = record->properties;
+    dispatch.keys = plugin::v1::find_property(record->properties, plugin::v1::property::kKeys).value_or("");
+    dispatch.unique_key = plugin::v1::find_property(record->properties, plugin::v1::property::kUniqueKey).value_or("");
+    dispatch.tags_code =
+        tags_code_fn_(*record, plugin::v1::find_property(record->properties, plugin::v1::property::kTags).value_or(""));
+    dispatch.record = bytes.first(size);
+    for (plugin::v1::Dispatcher* d : store_dispatchers) {
+      MQKIT_RETURN_IF_ERROR(d->dispatch(dispatch).with_context("dispatcher " + std::string(d->name())));
+    }
+    for (plugin::v1::Dispatcher* d : kernel_dispatchers_) {
+      MQKIT_RETURN_IF_ERROR(d->dispatch(dispatch).with_context("dispatcher " + std::string(d->name())));
+    }
+    bytes = bytes.subspan(size);
+    position += static_cast<std::int64_t>(size);
+    // Publish record by record so readers waiting on an offset see it as soon as it is done.
+    dispatched_.store(position, std::memory_order_release);
+  }
+  dispatched_.store(chunk.next_offset, std::memory_order_release);
+  if (chunk.next_offset != from) {
+    store_->on_dispatched(chunk.next_offset);
+    // Taking the lock orders this wake-up after a waiter's predicate check (no lost wake-up).
+    { std::lock_guard lock(mutex_); }
+    progressed_.notify_all();
+  }
+  return chunk.next_offset - from;
+}
+
+Status DispatchPipeline::dispatch_until_caught_up() {
+  while (true) {
+    MQKIT_ASSIGN_OR_RETURN(std::int64_t advanced, dispatch_once());
+    if (advanced == 0) return Status::ok();
+  }
+}
+
+void DispatchPipeline::run() {
+  auto log = logger("dispatch");
+  while (true) {
+    auto advanced = dispatch_once();
+    std::unique_lock lock(mutex_);
+    if (stopping_) return;
+    if (!advanced) {
+      if (last_error_.message() != advanced.status().message()) {
+        log->error("{}; retrying in {} ms", advanced.status().to_string(), options_.error_backoff.count());
+      }
+      last_error_ = advanced.status();
+      wake_.wait_for(lock, options_.error_backoff, [&] { return stopping_; });
+      continue;
+    }
+    last_error_ = Status::ok();
+    if (*advanced > 0) continue;
+    wake_.wait_for(lock, options_.idle_wait, [&] { return stopping_ || notified_; });
+    notified_ = false;
+  }
+}
+
+}  // namespace mqkit::kernel
