@@ -115,18 +115,22 @@ class [[nodiscard]] Result {
 
 }  // namespace mqkit::plugin::v1
 
-// Propagate a failed Status from an expression returning Status.
-#define MQKIT_RETURN_IF_ERROR(expr)                 \
-  do {                                              \
-    ::mqkit::plugin::v1::Status mqkit_status_ = (expr); \
-    if (!mqkit_status_.is_ok()) return mqkit_status_;   \
-  } while (false)
-
 #define MQKIT_CONCAT_INNER_(a, b) a##b
 #define MQKIT_CONCAT_(a, b) MQKIT_CONCAT_INNER_(a, b)
+
+// Propagate a failed Status from an expression returning Status. (__COUNTER__ keeps names
+// unique when the macro nests inside a lambda passed to another use of it.)
+#define MQKIT_RETURN_IF_ERROR(expr) MQKIT_RETURN_IF_ERROR_IMPL_(MQKIT_CONCAT_(mqkit_status_, __COUNTER__), expr)
+#define MQKIT_RETURN_IF_ERROR_IMPL_(name, expr) \
+  do {                                          \
+    ::mqkit::plugin::v1::Status name = (expr);  \
+    if (!name.is_ok()) return name;             \
+  } while (false)
+
 // Evaluate a Result<T> expression; on failure return its Status, else bind the value to `lhs`.
-#define MQKIT_ASSIGN_OR_RETURN(lhs, expr)                                  \
-  auto MQKIT_CONCAT_(mqkit_result_, __LINE__) = (expr);                    \
-  if (!MQKIT_CONCAT_(mqkit_result_, __LINE__).is_ok())                     \
-    return MQKIT_CONCAT_(mqkit_result_, __LINE__).status();                \
-  lhs = std::move(MQKIT_CONCAT_(mqkit_result_, __LINE__)).value()
+#define MQKIT_ASSIGN_OR_RETURN(lhs, expr) \
+  MQKIT_ASSIGN_OR_RETURN_IMPL_(MQKIT_CONCAT_(mqkit_result_, __COUNTER__), lhs, expr)
+#define MQKIT_ASSIGN_OR_RETURN_IMPL_(name, lhs, expr) \
+  auto name = (expr);                                 \
+  if (!name.is_ok()) return name.status();            \
+  lhs = std::move(name).value()

@@ -1,0 +1,185 @@
+// JSON bodies of the remoting protocol (rocketmq-facts §1.11), encoded and decoded only here.
+//
+// Decoders accept what real peers send: fastjson's unquoted numeric map keys ({0:"addr"}), the
+// old `topicSynFlag` spelling, missing optional fields. Encoders write standard JSON unless
+// JsonStyle::kLegacy asks for fastjson's unquoted numeric keys (route replies to clients older
+// than 4.9.4).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mqkit/plugin/v1/message_queue.hpp"
+#include "mqkit/plugin/v1/status.hpp"
+
+namespace mqkit::protocol {
+
+using plugin::v1::MessageQueue;
+using plugin::v1::Result;
+using plugin::v1::Status;
+
+enum class JsonStyle : std::uint8_t { kStandard, kLegacy };
+
+struct DataVersion {
+  std::int64_t timestamp = 0;
+  std::int64_t counter = 0;
+  std::int64_t state_version = 0;
+  bool operator==(const DataVersion&) const = default;
+};
+
+struct TopicConfig {
+  std::string topic_name{};
+  std::int32_t read_queue_nums = 16;
+  std::int32_t write_queue_nums = 16;
+  std::int32_t perm = 6;
+  std::string topic_filter_type = "SINGLE_TAG";
+  std::int32_t topic_sys_flag = 0;
+  bool order = false;
+  std::map<std::string, std::string> attributes{};
+  bool operator==(const TopicConfig&) const = default;
+};
+
+struct TopicConfigTable {
+  DataVersion data_version{};
+  std::map<std::string, TopicConfig> topic_config_table{};
+};
+
+struct QueueData {
+  std::string broker_name{};
+  std::int32_t read_queue_nums = 0;
+  std::int32_t write_queue_nums = 0;
+  std::int32_t perm = 0;
+  std::int32_t topic_sys_flag = 0;
+  bool operator==(const QueueData&) const = default;
+};
+
+struct BrokerData {
+  std::string cluster{};
+  std::string broker_name{};
+  std::map<std::int64_t, std::string> broker_addrs{};  // broker id → "ip:port"; 0 = master
+  bool operator==(const BrokerData&) const = default;
+};
+
+struct TopicRouteData {
+  std::string order_topic_conf{};
+  std::vector<QueueData> queue_datas{};
+  std::vector<BrokerData> broker_datas{};
+  std::map<std::string, std::vector<std::string>> filter_server_table{};
+};
+
+struct ClusterInfo {
+  std::map<std::string, BrokerData> broker_addr_table{};
+  std::map<std::string, std::set<std::string>> cluster_addr_table{};
+};
+
+struct TopicList {
+  std::set<std::string> topic_list{};
+  std::string broker_addr{};
+};
+
+struct KvTable {
+  std::map<std::string, std::string> table{};
+};
+
+struct RegisterBrokerBody {
+  TopicConfigTable topic_config_wrapper{};
+  std::vector<std::string> filter_server_list{};
+};
+
+struct SubscriptionData {
+  std::string topic{};
+  std::string sub_string{};
+  std::set<std::string> tags_set{};
+  std::set<std::int32_t> code_set{};
+  std::int64_t sub_version = 0;
+  std::string expression_type = "TAG";
+  bool class_filter_mode = false;
+};
+
+struct ConsumerData {
+  std::string group_name{};
+  std::string consume_type{};         // CONSUME_PASSIVELY (push) / CONSUME_ACTIVELY (pull)
+  std::string message_model{};        // CLUSTERING / BROADCASTING
+  std::string consume_from_where{};   // CONSUME_FROM_LAST_OFFSET / _FIRST_OFFSET / _TIMESTAMP
+  std::vector<SubscriptionData> subscription_data_set{};
+  bool unit_mode = false;
+};
+
+struct HeartbeatData {
+  std::string client_id{};
+  std::vector<std::string> producer_groups{};
+  std::vector<ConsumerData> consumer_data_set{};
+};
+
+struct ConsumerIdList {
+  std::vector<std::string> consumer_id_list{};
+};
+
+struct LockBatchRequest {
+  std::string consumer_group{};
+  std::string client_id{};
+  std::set<MessageQueue> mq_set{};
+  bool only_this_broker = false;
+};
+
+struct LockBatchResponse {
+  std::set<MessageQueue> lock_ok_mq_set{};
+};
+
+// Per-queue offsets of a consumer group (GET_CONSUME_STATS).
+struct OffsetWrapper {
+  std::int64_t broker_offset = 0;
+  std::int64_t consumer_offset = 0;
+  std::int64_t last_timestamp = 0;
+};
+struct ConsumeStats {
+  std::map<MessageQueue, OffsetWrapper> offset_table{};
+  double consume_tps = 0;
+};
+
+// Per-queue min/max offsets of a topic (GET_TOPIC_STATS_INFO).
+struct TopicOffset {
+  std::int64_t min_offset = 0;
+  std::int64_t max_offset = 0;
+  std::int64_t last_update_timestamp = 0;
+};
+struct TopicStatsTable {
+  std::map<MessageQueue, TopicOffset> offset_table{};
+};
+
+std::string encode(const DataVersion& v);
+std::string encode(const TopicConfigTable& t);
+std::string encode(const TopicRouteData& r, JsonStyle style = JsonStyle::kStandard);
+std::string encode(const ClusterInfo& c, JsonStyle style = JsonStyle::kStandard);
+std::string encode(const TopicList& t);
+std::string encode(const KvTable& t);
+std::string encode(const RegisterBrokerBody& b);
+std::string encode(const HeartbeatData& h);
+std::string encode(const ConsumerIdList& l);
+std::string encode(const LockBatchRequest& r);
+std::string encode(const LockBatchResponse& r);
+std::string encode(const ConsumeStats& s);
+std::string encode(const TopicStatsTable& s);
+
+Result<DataVersion> decode_data_version(std::string_view json);
+Result<TopicConfigTable> decode_topic_config_table(std::string_view json);
+Result<TopicRouteData> decode_topic_route(std::string_view json);
+Result<ClusterInfo> decode_cluster_info(std::string_view json);
+Result<TopicList> decode_topic_list(std::string_view json);
+Result<KvTable> decode_kv_table(std::string_view json);
+Result<RegisterBrokerBody> decode_register_broker_body(std::string_view json);
+Result<HeartbeatData> decode_heartbeat(std::string_view json);
+Result<ConsumerIdList> decode_consumer_id_list(std::string_view json);
+Result<LockBatchRequest> decode_lock_batch_request(std::string_view json);
+Result<LockBatchResponse> decode_lock_batch_response(std::string_view json);
+Result<ConsumeStats> decode_consume_stats(std::string_view json);
+Result<TopicStatsTable> decode_topic_stats(std::string_view json);
+
+// Rewrites fastjson's unquoted object keys ({0:"a"} → {"0":"a"}) so a standard parser reads it.
+std::string quote_bare_keys(std::string_view json);
+
+}  // namespace mqkit::protocol

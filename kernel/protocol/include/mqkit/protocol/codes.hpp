@@ -1,0 +1,103 @@
+// RocketMQ remoting request and response codes (rocketmq-facts §1.8–1.10).
+#pragma once
+
+#include <cstdint>
+
+namespace mqkit::protocol {
+
+namespace request_code {
+inline constexpr std::int32_t kSendMessage = 10;
+inline constexpr std::int32_t kPullMessage = 11;
+inline constexpr std::int32_t kQueryMessage = 12;
+inline constexpr std::int32_t kQueryConsumerOffset = 14;
+inline constexpr std::int32_t kUpdateConsumerOffset = 15;
+inline constexpr std::int32_t kUpdateAndCreateTopic = 17;
+inline constexpr std::int32_t kGetAllTopicConfig = 21;
+inline constexpr std::int32_t kGetBrokerRuntimeInfo = 28;
+inline constexpr std::int32_t kSearchOffsetByTimestamp = 29;
+inline constexpr std::int32_t kGetMaxOffset = 30;
+inline constexpr std::int32_t kGetMinOffset = 31;
+inline constexpr std::int32_t kGetEarliestMsgStoreTime = 32;
+inline constexpr std::int32_t kViewMessageById = 33;
+inline constexpr std::int32_t kHeartBeat = 34;
+inline constexpr std::int32_t kUnregisterClient = 35;
+inline constexpr std::int32_t kConsumerSendMsgBack = 36;
+inline constexpr std::int32_t kEndTransaction = 37;
+inline constexpr std::int32_t kGetConsumerListByGroup = 38;
+inline constexpr std::int32_t kCheckTransactionState = 39;
+inline constexpr std::int32_t kNotifyConsumerIdsChanged = 40;
+inline constexpr std::int32_t kLockBatchMq = 41;
+inline constexpr std::int32_t kUnlockBatchMq = 42;
+inline constexpr std::int32_t kGetAllConsumerOffset = 43;
+inline constexpr std::int32_t kGetAllDelayOffset = 45;
+inline constexpr std::int32_t kPutKvConfig = 100;
+inline constexpr std::int32_t kGetKvConfig = 101;
+inline constexpr std::int32_t kDeleteKvConfig = 102;
+inline constexpr std::int32_t kRegisterBroker = 103;
+inline constexpr std::int32_t kUnregisterBroker = 104;
+inline constexpr std::int32_t kGetRouteInfoByTopic = 105;
+inline constexpr std::int32_t kGetBrokerClusterInfo = 106;
+inline constexpr std::int32_t kUpdateAndCreateSubscriptionGroup = 200;
+inline constexpr std::int32_t kGetAllSubscriptionGroupConfig = 201;
+inline constexpr std::int32_t kGetTopicStatsInfo = 202;
+inline constexpr std::int32_t kGetConsumerConnectionList = 203;
+inline constexpr std::int32_t kGetAllTopicListFromNameServer = 206;
+inline constexpr std::int32_t kDeleteSubscriptionGroup = 207;
+inline constexpr std::int32_t kGetConsumeStats = 208;
+inline constexpr std::int32_t kDeleteTopicInBroker = 215;
+inline constexpr std::int32_t kDeleteTopicInNamesrv = 216;
+inline constexpr std::int32_t kGetKvListByNamespace = 219;
+inline constexpr std::int32_t kResetConsumerClientOffset = 220;
+inline constexpr std::int32_t kGetConsumerStatusFromClient = 221;
+inline constexpr std::int32_t kInvokeBrokerToResetOffset = 222;
+inline constexpr std::int32_t kGetTopicsByCluster = 224;
+inline constexpr std::int32_t kGetConsumerRunningInfo = 307;
+inline constexpr std::int32_t kConsumeMessageDirectly = 309;
+inline constexpr std::int32_t kSendMessageV2 = 310;
+inline constexpr std::int32_t kSendBatchMessage = 320;
+inline constexpr std::int32_t kQueryDataVersion = 322;
+}  // namespace request_code
+
+namespace response_code {
+inline constexpr std::int32_t kSuccess = 0;
+inline constexpr std::int32_t kSystemError = 1;
+inline constexpr std::int32_t kSystemBusy = 2;
+inline constexpr std::int32_t kRequestCodeNotSupported = 3;
+inline constexpr std::int32_t kTransactionFailed = 4;
+inline constexpr std::int32_t kFlushDiskTimeout = 10;
+inline constexpr std::int32_t kSlaveNotAvailable = 11;
+inline constexpr std::int32_t kFlushSlaveTimeout = 12;
+inline constexpr std::int32_t kMessageIllegal = 13;
+inline constexpr std::int32_t kServiceNotAvailable = 14;
+inline constexpr std::int32_t kVersionNotSupported = 15;
+inline constexpr std::int32_t kNoPermission = 16;
+inline constexpr std::int32_t kTopicNotExist = 17;
+inline constexpr std::int32_t kTopicExistAlready = 18;
+inline constexpr std::int32_t kPullNotFound = 19;
+inline constexpr std::int32_t kPullRetryImmediately = 20;
+inline constexpr std::int32_t kPullOffsetMoved = 21;
+inline constexpr std::int32_t kQueryNotFound = 22;
+inline constexpr std::int32_t kSubscriptionParseFailed = 23;
+inline constexpr std::int32_t kSubscriptionNotExist = 24;
+inline constexpr std::int32_t kSubscriptionNotLatest = 25;
+inline constexpr std::int32_t kSubscriptionGroupNotExist = 26;
+inline constexpr std::int32_t kConsumerNotOnline = 206;
+}  // namespace response_code
+
+// Permission bits of topics and brokers.
+namespace perm {
+inline constexpr std::int32_t kPriority = 8;
+inline constexpr std::int32_t kRead = 4;
+inline constexpr std::int32_t kWrite = 2;
+inline constexpr std::int32_t kInherit = 1;
+inline constexpr bool readable(std::int32_t p) { return (p & kRead) != 0; }
+inline constexpr bool writeable(std::int32_t p) { return (p & kWrite) != 0; }
+}  // namespace perm
+
+// Versions a peer announces in the header's `version` (MQVersion ordinals).
+namespace version {
+inline constexpr std::int32_t kV3_0_11 = 37;
+inline constexpr std::int32_t kV4_9_4 = 401;  // first to get standard-JSON routes
+}  // namespace version
+
+}  // namespace mqkit::protocol

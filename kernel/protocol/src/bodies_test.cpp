@@ -1,0 +1,127 @@
+#include "mqkit/protocol/bodies.hpp"
+
+#include <gtest/gtest.h>
+
+namespace mqkit::protocol {
+namespace {
+
+TopicRouteData sample_route() {
+  TopicRouteData r;
+  r.queue_datas.push_back({"broker-a", 4, 4, 6, 0});
+  r.broker_datas.push_back({"DefaultCluster", "broker-a", {{0, "10.0.0.1:10911"}, {1, "10.0.0.2:10911"}}});
+  return r;
+}
+
+TEST(BodiesTest, TopicRouteStandardJson) {
+  EXPECT_EQ(encode(sample_route()),
+            R"({"brokerDatas":[{"brokerAddrs":{"0":"10.0.0.1:10911","1":"10.0.0.2:10911"},"brokerName":"broker-a",)"
+            R"("cluster":"DefaultCluster"}],"filterServerTable":{},"queueDatas":[{"brokerName":"broker-a","perm":6,)"
+            R"("readQueueNums":4,"topicSysFlag":0,"writeQueueNums":4}]})");
+}
+
+TEST(BodiesTest, TopicRouteLegacyJsonHasBareBrokerIds) {
+  const std::string legacy = encode(sample_route(), JsonStyle::kLegacy);
+  EXPECT_NE(legacy.find(R"("brokerAddrs":{0:"10.0.0.1:10911",1:"10.0.0.2:10911"})"), std::string::npos) << legacy;
+  // And we read it back, as the old C++ client does.
+  auto decoded = decode_topic_route(legacy);
+  ASSERT_TRUE(decoded.is_ok()) << decoded.status().to_string();
+  EXPECT_EQ(decoded->broker_datas, sample_route().broker_datas);
+  EXPECT_EQ(decoded->queue_datas, sample_route().queue_datas);
+}
+
+TEST(BodiesTest, TopicRouteAcceptsOldSpellingAndStringNumbers) {
+  auto r = decode_topic_route(
+      R"({"queueDatas":[{"brokerName":"b","readQueueNums":"8","writeQueueNums":8,"perm":6,"topicSynFlag":3}],)"
+      R"("brokerDatas":[{"brokerName":"b","cluster":"c","brokerAddrs":{0:"1.2.3.4:10911"}}]})");
+  ASSERT_TRUE(r.is_ok()) << r.status().to_string();
+  EXPECT_EQ(r->queue_datas[0].read_queue_nums, 8);
+  EXPECT_EQ(r->queue_datas[0].topic_sys_flag, 3);
+  EXPECT_EQ(r->broker_datas[0].broker_addrs.at(0), "1.2.3.4:10911");
+}
+
+TEST(BodiesTest, MalformedBodiesGiveClearErrors) {
+  EXPECT_EQ(decode_topic_route("{nope").status().message().rfind("TopicRouteData is not valid JSON: ", 0), 0u);
+  EXPECT_EQ(decode_topic_route("[]").status().message(), "TopicRouteData is not a JSON object");
+  EXPECT_EQ(decode_topic_route(R"({"queueDatas":{}})").status().message(),
+            "TopicRouteData: field 'queueDatas' must be an array");
+  EXPECT_EQ(decode_heartbeat(R"({"consumerDataSet":[]})").status().message(), "HeartbeatData: clientID is missing");
+  EXPECT_EQ(decode_topic_route(R"({"brokerDatas":[{"brokerAddrs":{"x":"a"}}]})").status().message(),
+            "BrokerData: brokerAddrs must map broker ids to addresses");
+}
+
+TEST(BodiesTest, RegisterBrokerBodyRoundTrip) {
+  RegisterBrokerBody body;
+  body.topic_config_wrapper.data_version = {1700000000000, 12, 0};
+  TopicConfig t;
+  t.topic_name = "T";
+  t.read_queue_nums = t.write_queue_nums = 4;
+  body.topic_config_wrapper.topic_config_table["T"] = t;
+  const std::string json = encode(body);
+  EXPECT_EQ(json,
+            R"({"filterServerList":[],"topicConfigSerializeWrapper":{"dataVersion":{"counter":12,"stateVersion":0,)"
+            R"("timestamp":1700000000000},"topicConfigTable":{"T":{"attributes":{},"order":false,"perm":6,)"
+            R"("readQueueNums":4,"topicFilterType":"SINGLE_TAG","topicName":"T","topicSysFlag":0,"writeQueueNums":4}}}})");
+  auto decoded = decode_register_broker_body(json);
+  ASSERT_TRUE(decoded.is_ok()) << decoded.status().to_string();
+  EXPECT_EQ(decoded->topic_config_wrapper.data_version, body.topic_config_wrapper.data_version);
+  EXPECT_EQ(decoded->topic_config_wrapper.topic_config_table.at("T"), t);
+}
+
+TEST(BodiesTest, HeartbeatFromAliOns) {
+  // As sent by the ali-ons JS client (client-compat.md).
+  auto h = decode_heartbeat(
+      R"({"clientID":"192.0.2.2@c1","consumerDataSet":[{"groupName":"CG1","consumeType":"CONSUME_PASSIVELY",)"
+      R"("messageModel":"CLUSTERING","consumeFromWhere":"CONSUME_FROM_LAST_OFFSET","subscriptionDataSet":[)"
+      R"({"topic":"T1","subString":"TagA||TagB","classFilterMode":false,"tagsSet":["TagA","TagB"],)"
+      R"("codeSet":[2598919,2598920],"subVersion":1795962299232},{"topic":"%RETRY%CG1","subString":"*",)"
+      R"("classFilterMode":false,"tagsSet":[],"codeSet":[],"subVersion":1}],"unitMode":false}],)"
+      R"("producerDataSet":[{"groupName":"CLIENT_INNER_PRODUCER"}]})");
+  ASSERT_TRUE(h.is_ok()) << h.status().to_string();
+  EXPECT_EQ(h->client_id, "192.0.2.2@c1");
+  ASSERT_EQ(h->consumer_data_set.size(), 1u);
+  const auto& c = h->consumer_data_set[0];
+  EXPECT_EQ(c.message_model, "CLUSTERING");
+  ASSERT_EQ(c.subscription_data_set.size(), 2u);
+  EXPECT_EQ(c.subscription_data_set[0].code_set, (std::set<std::int32_t>{2598919, 2598920}));
+  EXPECT_EQ(h->producer_groups, std::vector<std::string>{"CLIENT_INNER_PRODUCER"});
+  auto again = decode_heartbeat(encode(*h));
+  ASSERT_TRUE(again.is_ok());
+  EXPECT_EQ(again->consumer_data_set[0].subscription_data_set[0].tags_set, c.subscription_data_set[0].tags_set);
+}
+
+TEST(BodiesTest, LockBodiesAndQueueKeyedMaps) {
+  LockBatchRequest req{"g", "c1", {{"T", "b", 1}, {"T", "b", 0}}, false};
+  auto decoded = decode_lock_batch_request(encode(req));
+  ASSERT_TRUE(decoded.is_ok());
+  EXPECT_EQ(decoded->mq_set, req.mq_set);
+  ConsumeStats stats;
+  stats.offset_table[{"T", "b", 0}] = {10, 7, 123};
+  auto s = decode_consume_stats(encode(stats));
+  ASSERT_TRUE(s.is_ok()) << s.status().to_string();
+  EXPECT_EQ(s->offset_table.at({"T", "b", 0}).consumer_offset, 7);
+  // fastjson's object-as-key form, as a Java broker writes it.
+  auto java = decode_consume_stats(
+      R"({"consumeTps":0.0,"offsetTable":{{"brokerName":"b","queueId":2,"topic":"T"}:{"brokerOffset":5,"consumerOffset":4,"lastTimestamp":0}}})");
+  ASSERT_TRUE(java.is_ok()) << java.status().to_string();
+  EXPECT_EQ(java->offset_table.at({"T", "b", 2}).broker_offset, 5);
+}
+
+TEST(BodiesTest, QuoteBareKeysLeavesStringsAlone) {
+  EXPECT_EQ(quote_bare_keys(R"({0:"a",1:"b:c",x:{2:3}})"), R"({"0":"a","1":"b:c","x":{"2":3}})");
+  EXPECT_EQ(quote_bare_keys(R"({"s":"{0:1}","n":[1,2]})"), R"({"s":"{0:1}","n":[1,2]})");
+}
+
+TEST(BodiesTest, ClusterInfoAndSmallBodies) {
+  ClusterInfo c;
+  c.broker_addr_table["broker-a"] = {"DefaultCluster", "broker-a", {{0, "10.0.0.1:10911"}}};
+  c.cluster_addr_table["DefaultCluster"] = {"broker-a"};
+  auto decoded = decode_cluster_info(encode(c, JsonStyle::kLegacy));
+  ASSERT_TRUE(decoded.is_ok()) << decoded.status().to_string();
+  EXPECT_EQ(decoded->cluster_addr_table.at("DefaultCluster"), std::set<std::string>{"broker-a"});
+  EXPECT_EQ(encode(TopicList{{"A", "B"}, ""}), R"({"topicList":["A","B"]})");
+  EXPECT_EQ(encode(KvTable{{{"k", "v"}}}), R"({"table":{"k":"v"}})");
+  EXPECT_EQ(encode(ConsumerIdList{{"c1", "c2"}}), R"({"consumerIdList":["c1","c2"]})");
+}
+
+}  // namespace
+}  // namespace mqkit::protocol
