@@ -27,6 +27,7 @@ struct AllocateContext {
   std::span<const std::string> all_client_ids{};    // sorted
 };
 
+// allocate() may be called from several threads at once (one rebalance per topic).
 class QueueAllocator {
  public:
   virtual ~QueueAllocator() = default;

@@ -1,5 +1,6 @@
 // Host: what the process that loaded a plugin offers back to it. Implemented by the kernel;
-// plugins call it, never the other way round. All methods are thread-safe.
+// plugins call it, never the other way round. All methods are thread-safe. The Host outlives
+// every object created with it, so a plugin object may keep the Host& it was created with.
 #pragma once
 
 #include <memory>
