@@ -1,0 +1,150 @@
+#include "mqkit/namesrv/namesrv_processor.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "mqkit/protocol/codes.hpp"
+
+namespace mqkit::namesrv {
+namespace {
+
+namespace code = protocol::request_code;
+namespace rc = protocol::response_code;
+
+std::string body_of(const RemotingCommand& c) { return {c.body.begin(), c.body.end()}; }
+
+class NameServerProcessorTest : public ::testing::Test {
+ protected:
+  RouteInfoManager routes_;
+  KvConfigManager kv_;
+  std::int64_t now_ = 1000;
+  NameServerProcessor processor_{routes_, kv_, {.order_message_enable = true}, [this] { return now_; }};
+
+  RemotingCommand request(std::int32_t c, std::initializer_list<std::pair<const char*, std::string>> fields,
+                          std::string body = "") {
+    auto r = RemotingCommand::request(c);
+    r.opaque = 42;
+    for (const auto& [k, v] : fields) r.ext_fields.set(k, v);
+    r.body.assign(body.begin(), body.end());
+    return r;
+  }
+
+  RemotingCommand register_a(std::string topic = "T") {
+    protocol::RegisterBrokerBody body;
+    body.topic_config_wrapper.data_version = {1, 1, 0};
+    protocol::TopicConfig t;
+    t.topic_name = topic;
+    t.read_queue_nums = t.write_queue_nums = 4;
+    body.topic_config_wrapper.topic_config_table[topic] = t;
+    return processor_.handle(request(code::kRegisterBroker,
+                                     {{"brokerName", "broker-a"},
+                                      {"brokerAddr", "10.0.0.1:10911"},
+                                      {"clusterName", "DefaultCluster"},
+                                      {"haServerAddr", "10.0.0.1:10912"},
+                                      {"brokerId", "0"}},
+                                     protocol::encode(body)),
+                             1);
+  }
+};
+
+TEST_F(NameServerProcessorTest, RegisterThenRouteInBothJsonStyles) {
+  const auto registered = register_a();
+  EXPECT_EQ(registered.code, rc::kSuccess);
+  EXPECT_TRUE(registered.is_response());
+  EXPECT_EQ(registered.opaque, 42);
+  EXPECT_EQ(body_of(registered), R"({"table":{}})");
+
+  auto standard = request(code::kGetRouteInfoByTopic, {{"topic", "T"}});
+  standard.version = 401;
+  const auto r1 = processor_.handle(standard, 1);
+  EXPECT_EQ(r1.code, rc::kSuccess);
+  EXPECT_NE(body_of(r1).find(R"("brokerAddrs":{"0":"10.0.0.1:10911"})"), std::string::npos) << body_of(r1);
+
+  auto old = request(code::kGetRouteInfoByTopic, {{"topic", "T"}});
+  old.version = 333;  // the old C++ client
+  const auto r2 = processor_.handle(old, 1);
+  EXPECT_NE(body_of(r2).find(R"("brokerAddrs":{0:"10.0.0.1:10911"})"), std::string::npos) << body_of(r2);
+
+  auto asks_standard = request(code::kGetRouteInfoByTopic, {{"topic", "T"}, {"acceptStandardJsonOnly", "true"}});
+  asks_standard.version = 121;  // ali-ons
+  EXPECT_NE(body_of(processor_.handle(asks_standard, 1)).find(R"({"0":)"), std::string::npos);
+}
+
+TEST_F(NameServerProcessorTest, UnknownTopicAndMissingFields) {
+  const auto r = processor_.handle(request(code::kGetRouteInfoByTopic, {{"topic", "Nope"}}), 1);
+  EXPECT_EQ(r.code, rc::kTopicNotExist);
+  EXPECT_EQ(r.remark, "No topic route info in name server for the topic: Nope");
+  const auto missing = processor_.handle(request(code::kGetRouteInfoByTopic, {}), 1);
+  EXPECT_EQ(missing.code, rc::kSystemError);
+  EXPECT_EQ(missing.remark, "the custom field <topic> is null");
+  const auto bad_body = processor_.handle(request(code::kRegisterBroker,
+                                                  {{"brokerName", "b"}, {"brokerAddr", "1.1.1.1:1"}, {"clusterName", "c"},
+                                                   {"haServerAddr", ""}, {"brokerId", "zero"}}),
+                                          1);
+  EXPECT_EQ(bad_body.remark, "header field 'brokerId' is not an integer: 'zero'");
+}
+
+TEST_F(NameServerProcessorTest, UnknownCodeIsNotSupported) {
+  const auto r = processor_.handle(request(9999, {}), 1);
+  EXPECT_EQ(r.code, rc::kRequestCodeNotSupported);
+  EXPECT_EQ(r.remark, " request type 9999 not supported");
+}
+
+TEST_F(NameServerProcessorTest, BodyCrcIsCheckedWhenGiven) {
+  auto req = request(code::kRegisterBroker, {{"brokerName", "b"}, {"brokerAddr", "1.1.1.1:1"}, {"clusterName", "c"},
+                                             {"haServerAddr", ""}, {"brokerId", "0"}, {"bodyCrc32", "12345"}},
+                     "{}");
+  EXPECT_EQ(processor_.handle(req, 1).remark.value().rfind("crc32 not match", 0), 0u);
+}
+
+TEST_F(NameServerProcessorTest, KvConfigAndOrderTopicConf) {
+  EXPECT_EQ(processor_.handle(request(code::kPutKvConfig, {{"namespace", "ORDER_TOPIC_CONFIG"}, {"key", "T"},
+                                                           {"value", "broker-a:4"}}),
+                              1)
+                .code,
+            rc::kSuccess);
+  const auto got = processor_.handle(request(code::kGetKvConfig, {{"namespace", "ORDER_TOPIC_CONFIG"}, {"key", "T"}}), 1);
+  EXPECT_EQ(got.ext_fields.get("value"), "broker-a:4");
+  register_a();
+  const auto route = processor_.handle(request(code::kGetRouteInfoByTopic, {{"topic", "T"}}), 1);
+  EXPECT_NE(body_of(route).find(R"("orderTopicConf":"broker-a:4")"), std::string::npos);
+  const auto missing = processor_.handle(request(code::kGetKvConfig, {{"namespace", "N"}, {"key", "K"}}), 1);
+  EXPECT_EQ(missing.code, rc::kQueryNotFound);
+  EXPECT_EQ(missing.remark, "No config item, Namespace: N Key: K");
+}
+
+TEST_F(NameServerProcessorTest, ClusterInfoTopicListAndDataVersion) {
+  register_a("T");
+  const auto cluster = processor_.handle(request(code::kGetBrokerClusterInfo, {}), 1);
+  EXPECT_NE(body_of(cluster).find(R"("clusterAddrTable":{"DefaultCluster":["broker-a"]})"), std::string::npos);
+  EXPECT_EQ(body_of(processor_.handle(request(code::kGetAllTopicListFromNameServer, {}), 1)), R"({"topicList":["T"]})");
+  const auto same = processor_.handle(request(code::kQueryDataVersion,
+                                              {{"brokerName", "broker-a"}, {"brokerAddr", "10.0.0.1:10911"},
+                                               {"clusterName", "DefaultCluster"}, {"brokerId", "0"}},
+                                              protocol::encode(protocol::DataVersion{1, 1, 0})),
+                                      1);
+  EXPECT_EQ(same.ext_fields.get("changed"), "false");
+}
+
+TEST(KvConfigManagerTest, PersistsAndReloads) {
+  const auto path = std::filesystem::path(::testing::TempDir()) / "kv" / "kvConfig.json";
+  std::filesystem::remove_all(path.parent_path());
+  {
+    KvConfigManager kv(path);
+    ASSERT_TRUE(kv.load().is_ok());
+    ASSERT_TRUE(kv.put("ns", "a", "1").is_ok());
+    ASSERT_TRUE(kv.put("ns", "b", "2").is_ok());
+    ASSERT_TRUE(kv.remove("ns", "a").is_ok());
+  }
+  KvConfigManager again(path);
+  ASSERT_TRUE(again.load().is_ok());
+  EXPECT_EQ(again.list("ns"), (std::map<std::string, std::string>{{"b", "2"}}));
+  std::ofstream(path) << "{broken";
+  KvConfigManager corrupt(path);
+  EXPECT_EQ(corrupt.load().message(), "KV config file " + path.string() + " is not valid");
+}
+
+}  // namespace
+}  // namespace mqkit::namesrv
