@@ -1,0 +1,92 @@
+#include "mqkit/namesrv/name_server.hpp"
+
+#include <chrono>
+#include <cstdlib>
+
+#include "mqkit/kernel/logging.hpp"
+
+namespace mqkit::namesrv {
+
+using plugin::v1::Status;
+using plugin::v1::ValueType;
+
+namespace {
+
+constexpr plugin::v1::ConfigField kFields[] = {
+    {.key = "listen_host", .type = ValueType::kString, .default_value = "0.0.0.0",
+     .description = "Address to listen on"},
+    {.key = "listen_port", .type = ValueType::kInt, .default_value = "9876",
+     .description = "TCP port for brokers and clients (0 = any free port)", .min = 0, .max = 65535},
+    {.key = "broker_expiry", .type = ValueType::kDuration, .default_value = "120s",
+     .description = "A broker that has not registered for this long is dropped from routes", .min = 1000},
+    {.key = "scan_interval", .type = ValueType::kDuration, .default_value = "10s",
+     .description = "How often silent brokers are looked for", .min = 10},
+    {.key = "kv_config_path", .type = ValueType::kString, .default_value = "",
+     .description = "File keeping the KV config (ORDER_TOPIC_CONFIG, ...); empty = memory only"},
+    {.key = "order_message_enable", .type = ValueType::kBool, .default_value = "false",
+     .description = "Fill orderTopicConf in routes from the ORDER_TOPIC_CONFIG namespace"},
+};
+constexpr plugin::v1::ConfigSchema kSchema{kFields, std::size(kFields)};
+
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string expand_home(const std::string& path) {
+  if (path.rfind("~/", 0) != 0) return path;
+  const char* home = std::getenv("HOME");
+  return (home ? std::string(home) : std::string(".")) + path.substr(1);
+}
+
+}  // namespace
+
+const plugin::v1::ConfigSchema& namesrv_schema() { return kSchema; }
+
+NameServer::NameServer(const plugin::v1::ConfigValues& config, std::shared_ptr<plugin::v1::Transport> transport)
+    : listen_host_(config.get_string("listen_host")),
+      listen_port_(static_cast<std::uint16_t>(config.get_int("listen_port"))),
+      broker_expiry_ms_(config.get_duration_ms("broker_expiry")),
+      scan_interval_ms_(config.get_duration_ms("scan_interval")),
+      transport_(std::move(transport)),
+      kv_(expand_home(config.get_string("kv_config_path"))) {
+  processor_ = std::make_shared<NameServerProcessor>(
+      routes_, kv_, NameServerOptions{.order_message_enable = config.get_bool("order_message_enable")}, &now_ms);
+}
+
+NameServer::~NameServer() { stop(); }
+
+Status NameServer::start() {
+  MQKIT_RETURN_IF_ERROR(kv_.load());
+  auto port = transport_->listen({listen_host_, listen_port_}, processor_);
+  if (!port) return port.status().with_context("listening on " + listen_host_ + ":" + std::to_string(listen_port_));
+  port_ = *port;
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = false;
+  }
+  scanner_ = std::thread([this] { scan_loop(); });
+  kernel::logger("namesrv")->info("name server listening on {}:{}", listen_host_, port_);
+  return Status::ok();
+}
+
+void NameServer::stop() noexcept {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  stop_signal_.notify_all();
+  if (scanner_.joinable()) scanner_.join();
+  if (transport_) transport_->shutdown();
+}
+
+void NameServer::scan_loop() {
+  std::unique_lock lock(mutex_);
+  while (!stop_signal_.wait_for(lock, std::chrono::milliseconds(scan_interval_ms_), [this] { return stopping_; })) {
+    for (const auto& addr : routes_.expire_brokers(now_ms(), broker_expiry_ms_)) {
+      kernel::logger("namesrv")->warn("broker {} expired: no registration for {} ms", addr, broker_expiry_ms_);
+    }
+  }
+}
+
+}  // namespace mqkit::namesrv
