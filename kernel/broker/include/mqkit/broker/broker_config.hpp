@@ -1,0 +1,49 @@
+// The [broker] section: identity, network, name servers and the broker-side policies that
+// RocketMQ keeps in BrokerConfig (rocketmq-facts §5.18).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mqkit/plugin/v1/config.hpp"
+#include "mqkit/plugin/v1/status.hpp"
+
+namespace mqkit::broker {
+
+const plugin::v1::ConfigSchema& broker_schema();
+
+struct BrokerConfig {
+  std::string cluster_name;
+  std::string broker_name;
+  std::int64_t broker_id = 0;
+  std::string broker_ip;  // advertised address; resolved at start when empty
+  std::string listen_host;
+  std::uint16_t listen_port = 10911;
+  std::vector<std::string> namesrv_addrs;
+  bool auto_create_topic_enable = true;
+  std::int32_t default_topic_queue_nums = 8;
+  bool auto_create_subscription_group = true;
+  std::int32_t broker_permission = 6;
+  std::int64_t register_name_server_period_ms = 30'000;
+  bool long_polling_enable = true;
+  std::int64_t short_polling_time_ms = 1000;
+  std::int64_t max_message_size = 4 * 1024 * 1024;
+  std::vector<std::int64_t> delay_level_ms;  // index 0 = level 1
+  std::int64_t flush_consumer_offset_interval_ms = 5000;
+  std::int64_t channel_expired_timeout_ms = 120'000;
+  std::int64_t lock_max_live_time_ms = 60'000;
+  std::int32_t max_transfer_count = 32;
+  std::int64_t max_transfer_bytes = 256 * 1024;
+  std::int32_t default_query_max_num = 32;
+
+  // "ip:port" this broker registers and stamps into records.
+  std::string address() const { return broker_ip + ":" + std::to_string(listen_port); }
+};
+
+plugin::v1::Result<BrokerConfig> broker_config_from(const plugin::v1::ConfigValues& values);
+
+// "1s 5s 10s 30s 1m ..." → milliseconds per level.
+plugin::v1::Result<std::vector<std::int64_t>> parse_delay_levels(const std::string& text);
+
+}  // namespace mqkit::broker

@@ -1,0 +1,49 @@
+// SubscriptionGroupManager: per consumer group settings (retry queues, maximum reconsume times,
+// whether consuming is enabled), persisted as subscriptionGroup.json; created on first use when
+// auto_create_subscription_group is on. Thread-safe.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "mqkit/broker/broker_config.hpp"
+#include "mqkit/broker/metadata_files.hpp"
+
+namespace mqkit::broker {
+
+struct SubscriptionGroupConfig {
+  std::string group_name;
+  bool consume_enable = true;
+  bool consume_from_min_enable = true;
+  bool consume_broadcast_enable = true;
+  std::int32_t retry_queue_nums = 1;
+  std::int32_t retry_max_times = 16;
+  std::int64_t broker_id = 0;
+  std::int64_t which_broker_when_consume_slowly = 1;
+  bool notify_consumer_ids_changed_enable = true;
+};
+
+class SubscriptionGroupManager {
+ public:
+  SubscriptionGroupManager(const BrokerConfig& config, MetadataFiles& files) : config_(config), files_(files) {}
+
+  plugin::v1::Status load();
+  std::optional<SubscriptionGroupConfig> find(const std::string& group) const;
+  // The group's settings, created with defaults when auto creation is on; nullopt otherwise.
+  std::optional<SubscriptionGroupConfig> find_or_create(const std::string& group);
+  plugin::v1::Status update(SubscriptionGroupConfig config);
+  plugin::v1::Status remove(const std::string& group);
+  std::map<std::string, SubscriptionGroupConfig> all() const;
+
+ private:
+  plugin::v1::Status persist_locked() const;
+
+  const BrokerConfig& config_;
+  MetadataFiles& files_;
+  mutable std::mutex mutex_;
+  std::map<std::string, SubscriptionGroupConfig> groups_;
+};
+
+}  // namespace mqkit::broker

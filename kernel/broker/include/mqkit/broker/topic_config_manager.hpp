@@ -1,0 +1,57 @@
+// TopicConfigManager: the broker's topics (queue counts, permissions, order flag), persisted as
+// topics.json, with RocketMQ's system topics and the TBW102 auto-create rule. Every change
+// bumps the data version so name servers pick it up on the next registration.
+// Thread-safe.
+#pragma once
+
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "mqkit/broker/broker_config.hpp"
+#include "mqkit/broker/metadata_files.hpp"
+#include "mqkit/protocol/bodies.hpp"
+
+namespace mqkit::broker {
+
+using protocol::TopicConfig;
+using protocol::TopicConfigTable;
+
+class TopicConfigManager {
+ public:
+  TopicConfigManager(const BrokerConfig& config, MetadataFiles& files);
+
+  // Reads topics.json (missing = none) and adds the system topics.
+  plugin::v1::Status load();
+
+  std::optional<TopicConfig> find(const std::string& topic) const;
+  // Creates or replaces a topic; the name is validated.
+  plugin::v1::Status update(TopicConfig config);
+  plugin::v1::Status remove(const std::string& topic);
+
+  // A send to an unknown topic: created from `default_topic` (which must exist and carry the
+  // inherit permission) with min(requested, default's write queues) queues. NotFound when auto
+  // creation is not possible.
+  plugin::v1::Result<TopicConfig> create_on_send(const std::string& topic, const std::string& default_topic,
+                                                 std::int32_t requested_queue_nums, std::int32_t topic_sys_flag);
+  // A topic the broker needs for itself (%RETRY%group, %DLQ%group): returned, created if absent.
+  plugin::v1::Result<TopicConfig> ensure(const std::string& topic, std::int32_t queue_nums, std::int32_t perm);
+
+  TopicConfigTable snapshot() const;
+  // Called on every change (the broker re-registers with the name servers).
+  void on_change(std::function<void()> listener);
+
+ private:
+  plugin::v1::Status persist_locked();
+  void add_system_topic_locked(const std::string& name, std::int32_t queues, std::int32_t perm);
+  void bump_version_locked();
+
+  const BrokerConfig& config_;
+  MetadataFiles& files_;
+  mutable std::mutex mutex_;
+  TopicConfigTable table_;
+  std::function<void()> listener_;
+};
+
+}  // namespace mqkit::broker

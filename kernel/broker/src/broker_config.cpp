@@ -1,0 +1,118 @@
+#include "mqkit/broker/broker_config.hpp"
+
+#include <sstream>
+
+#include "mqkit/kernel/config_value.hpp"
+
+namespace mqkit::broker {
+
+using plugin::v1::Result;
+using plugin::v1::Status;
+using plugin::v1::ValueType;
+
+namespace {
+
+constexpr plugin::v1::ConfigField kFields[] = {
+    {.key = "broker_cluster_name", .type = ValueType::kString, .default_value = "DefaultCluster",
+     .description = "Cluster this broker belongs to"},
+    {.key = "broker_name", .type = ValueType::kString, .default_value = "broker-a",
+     .description = "Broker name shared by a master and its slaves"},
+    {.key = "broker_id", .type = ValueType::kInt, .default_value = "0",
+     .description = "0 for the master, > 0 for slaves", .min = 0, .max = 1024},
+    {.key = "broker_ip1", .type = ValueType::kString, .default_value = "",
+     .description = "Address advertised to name servers and clients (empty = first non-loopback IPv4)"},
+    {.key = "listen_host", .type = ValueType::kString, .default_value = "0.0.0.0", .description = "Address to listen on"},
+    {.key = "listen_port", .type = ValueType::kInt, .default_value = "10911",
+     .description = "Port for clients and name servers (0 = any free port)", .min = 0, .max = 65535},
+    {.key = "namesrv_addr", .type = ValueType::kString, .default_value = "127.0.0.1:9876",
+     .description = "Name servers, separated by ';' (the broker registers with every one)"},
+    {.key = "auto_create_topic_enable", .type = ValueType::kBool, .default_value = "true",
+     .description = "Create a topic on first send, from the TBW102 default topic"},
+    {.key = "default_topic_queue_nums", .type = ValueType::kInt, .default_value = "8",
+     .description = "Queues of the TBW102 default topic (caps auto-created topics)", .min = 1, .max = 1024},
+    {.key = "auto_create_subscription_group", .type = ValueType::kBool, .default_value = "true",
+     .description = "Create a consumer group's settings on its first heartbeat or pull"},
+    {.key = "broker_permission", .type = ValueType::kInt, .default_value = "6",
+     .description = "Broker permission bits: 4 read, 2 write", .min = 0, .max = 7},
+    {.key = "register_name_server_period", .type = ValueType::kDuration, .default_value = "30s",
+     .description = "How often the broker re-registers with every name server (10s..60s)", .min = 10'000,
+     .max = 60'000},
+    {.key = "long_polling_enable", .type = ValueType::kBool, .default_value = "true",
+     .description = "Hold a pull that finds nothing until a message arrives or the client's timeout"},
+    {.key = "short_polling_time", .type = ValueType::kDuration, .default_value = "1s",
+     .description = "How long a pull is held when long polling is off"},
+    {.key = "max_message_size", .type = ValueType::kSize, .default_value = "4MiB",
+     .description = "Largest message body accepted", .min = 1024, .max = 64.0 * 1024 * 1024},
+    {.key = "message_delay_level", .type = ValueType::kString,
+     .default_value = "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h",
+     .description = "Delay of each delay level, level 1 first"},
+    {.key = "flush_consumer_offset_interval", .type = ValueType::kDuration, .default_value = "5s",
+     .description = "How often consumer offsets are persisted", .min = 100},
+    {.key = "channel_expired_timeout", .type = ValueType::kDuration, .default_value = "120s",
+     .description = "A client silent this long is dropped from its groups", .min = 1000},
+    {.key = "rebalance_lock_max_live_time", .type = ValueType::kDuration, .default_value = "60s",
+     .description = "An ordered-queue lock not renewed this long expires", .min = 100},
+    {.key = "max_transfer_count_on_message_in_memory", .type = ValueType::kInt, .default_value = "32",
+     .description = "Most messages returned by one pull", .min = 1, .max = 65536},
+    {.key = "max_transfer_bytes_on_message_in_memory", .type = ValueType::kSize, .default_value = "256KiB",
+     .description = "Most bytes returned by one pull", .min = 1024},
+    {.key = "default_query_max_num", .type = ValueType::kInt, .default_value = "32",
+     .description = "Most messages a query by key returns", .min = 1, .max = 65536},
+};
+constexpr plugin::v1::ConfigSchema kSchema{kFields, std::size(kFields)};
+
+}  // namespace
+
+const plugin::v1::ConfigSchema& broker_schema() { return kSchema; }
+
+Result<std::vector<std::int64_t>> parse_delay_levels(const std::string& text) {
+  std::vector<std::int64_t> levels;
+  std::istringstream in(text);
+  std::string word;
+  while (in >> word) {
+    auto ms = kernel::parse_duration_ms(word);
+    if (!ms) return Status::invalid_argument("message_delay_level: " + ms.status().message());
+    if (*ms <= 0) return Status::invalid_argument("message_delay_level: \"" + word + "\" must be positive");
+    levels.push_back(*ms);
+  }
+  if (levels.empty()) return Status::invalid_argument("message_delay_level: no levels given");
+  return levels;
+}
+
+Result<BrokerConfig> broker_config_from(const plugin::v1::ConfigValues& v) {
+  BrokerConfig c;
+  c.cluster_name = v.get_string("broker_cluster_name");
+  c.broker_name = v.get_string("broker_name");
+  c.broker_id = v.get_int("broker_id");
+  c.broker_ip = v.get_string("broker_ip1");
+  c.listen_host = v.get_string("listen_host");
+  c.listen_port = static_cast<std::uint16_t>(v.get_int("listen_port"));
+  std::string addrs = v.get_string("namesrv_addr");
+  for (std::size_t start = 0; start <= addrs.size();) {
+    const auto end = addrs.find(';', start);
+    std::string one = addrs.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    one.erase(0, one.find_first_not_of(' '));
+    one.erase(one.find_last_not_of(' ') + 1);
+    if (!one.empty()) c.namesrv_addrs.push_back(one);
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  c.auto_create_topic_enable = v.get_bool("auto_create_topic_enable");
+  c.default_topic_queue_nums = static_cast<std::int32_t>(v.get_int("default_topic_queue_nums"));
+  c.auto_create_subscription_group = v.get_bool("auto_create_subscription_group");
+  c.broker_permission = static_cast<std::int32_t>(v.get_int("broker_permission"));
+  c.register_name_server_period_ms = v.get_duration_ms("register_name_server_period");
+  c.long_polling_enable = v.get_bool("long_polling_enable");
+  c.short_polling_time_ms = v.get_duration_ms("short_polling_time");
+  c.max_message_size = v.get_size("max_message_size");
+  MQKIT_ASSIGN_OR_RETURN(c.delay_level_ms, parse_delay_levels(v.get_string("message_delay_level")));
+  c.flush_consumer_offset_interval_ms = v.get_duration_ms("flush_consumer_offset_interval");
+  c.channel_expired_timeout_ms = v.get_duration_ms("channel_expired_timeout");
+  c.lock_max_live_time_ms = v.get_duration_ms("rebalance_lock_max_live_time");
+  c.max_transfer_count = static_cast<std::int32_t>(v.get_int("max_transfer_count_on_message_in_memory"));
+  c.max_transfer_bytes = v.get_size("max_transfer_bytes_on_message_in_memory");
+  c.default_query_max_num = static_cast<std::int32_t>(v.get_int("default_query_max_num"));
+  return c;
+}
+
+}  // namespace mqkit::broker

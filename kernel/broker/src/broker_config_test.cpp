@@ -1,0 +1,44 @@
+#include "mqkit/broker/broker_config.hpp"
+
+#include <gtest/gtest.h>
+
+#include "mqkit/kernel/config_document.hpp"
+
+namespace mqkit::broker {
+namespace {
+
+TEST(BrokerConfigTest, DefaultsMatchRocketMq) {
+  auto doc = kernel::ConfigDocument::parse("", "t").value();
+  auto values = doc.section("broker", broker_schema());
+  ASSERT_TRUE(values.is_ok()) << values.status().to_string();
+  auto c = broker_config_from(*values);
+  ASSERT_TRUE(c.is_ok());
+  EXPECT_EQ(c->listen_port, 10911);
+  EXPECT_EQ(c->namesrv_addrs, std::vector<std::string>{"127.0.0.1:9876"});
+  ASSERT_EQ(c->delay_level_ms.size(), 18u);
+  EXPECT_EQ(c->delay_level_ms[0], 1000);
+  EXPECT_EQ(c->delay_level_ms[17], 2 * 3600 * 1000);
+  EXPECT_EQ(c->max_message_size, 4 * 1024 * 1024);
+}
+
+TEST(BrokerConfigTest, RocketMqSpellingsAndNameServerList) {
+  auto doc = kernel::ConfigDocument::parse(
+                 "[broker]\nbrokerName = \"b1\"\nnamesrvAddr = \"10.0.0.1:9876; 10.0.0.2:9876\"\nbrokerIP1 = \"10.0.0.9\"\n",
+                 "t")
+                 .value();
+  auto c = broker_config_from(doc.section("broker", broker_schema()).value());
+  ASSERT_TRUE(c.is_ok());
+  EXPECT_EQ(c->broker_name, "b1");
+  EXPECT_EQ(c->namesrv_addrs, (std::vector<std::string>{"10.0.0.1:9876", "10.0.0.2:9876"}));
+  EXPECT_EQ(c->address(), "10.0.0.9:10911");
+}
+
+TEST(BrokerConfigTest, BadDelayLevelsAreRejected) {
+  EXPECT_EQ(parse_delay_levels("1s soon").status().message(),
+            "message_delay_level: expected a duration, got \"soon\"");
+  EXPECT_FALSE(parse_delay_levels("").is_ok());
+  EXPECT_EQ(parse_delay_levels("500ms 2h")->at(1), 7'200'000);
+}
+
+}  // namespace
+}  // namespace mqkit::broker

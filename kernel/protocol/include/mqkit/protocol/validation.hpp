@@ -1,0 +1,29 @@
+// Names and limits RocketMQ enforces on both sides of the wire (rocketmq-facts §2.7).
+#pragma once
+
+#include <string_view>
+
+#include "mqkit/plugin/v1/status.hpp"
+
+namespace mqkit::protocol {
+
+inline constexpr std::string_view kDefaultTopic = "TBW102";
+inline constexpr std::string_view kScheduleTopic = "SCHEDULE_TOPIC_XXXX";
+inline constexpr std::string_view kRetryGroupTopicPrefix = "%RETRY%";
+inline constexpr std::string_view kDlqGroupTopicPrefix = "%DLQ%";
+inline constexpr std::string_view kSelfTestTopic = "SELF_TEST_TOPIC";
+inline constexpr std::string_view kOffsetMovedEvent = "OFFSET_MOVED_EVENT";
+inline constexpr std::size_t kMaxTopicLength = 127;
+inline constexpr std::size_t kMaxGroupLength = 255;
+
+// Non-empty, at most 127 characters of [%|a-zA-Z0-9_-].
+plugin::v1::Status validate_topic(std::string_view topic);
+// Non-empty, at most 255 characters of [%|a-zA-Z0-9_-].
+plugin::v1::Status validate_group(std::string_view group);
+// Topics a producer may not send to directly (TBW102, the schedule topic, rmq_sys_*, ...).
+bool is_system_topic(std::string_view topic);
+
+inline std::string retry_topic(std::string_view group) { return std::string(kRetryGroupTopicPrefix) + std::string(group); }
+inline std::string dlq_topic(std::string_view group) { return std::string(kDlqGroupTopicPrefix) + std::string(group); }
+
+}  // namespace mqkit::protocol
