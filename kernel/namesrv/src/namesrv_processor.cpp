@@ -4,6 +4,7 @@
 
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/protocol/codes.hpp"
+#include "mqkit/protocol/header_fields.hpp"
 
 namespace mqkit::namesrv {
 
@@ -16,24 +17,19 @@ namespace {
 
 constexpr const char* kOrderTopicNamespace = "ORDER_TOPIC_CONFIG";
 
-void set_body(RemotingCommand& c, const std::string& text) { c.body.assign(text.begin(), text.end()); }
-
-std::string_view body_text(const RemotingCommand& c) {
-  return {reinterpret_cast<const char*>(c.body.data()), c.body.size()};
-}
+using protocol::body_text;
+using protocol::set_body;
 
 RemotingCommand error(const RemotingCommand& req, std::int32_t code, std::string remark) {
   return RemotingCommand::response_to(req, code, std::move(remark));
 }
 
-// Required string header fields: the first one missing is named in the SYSTEM_ERROR remark,
-// which is what a Java peer's @CFNotNull check produces.
+// Required string header fields, in order; the first one missing fails the request.
 Result<std::vector<std::string>> required(const RemotingCommand& req, std::initializer_list<std::string_view> names) {
   std::vector<std::string> out;
   for (auto name : names) {
-    auto v = req.ext_fields.get(name);
-    if (!v) return Status::invalid_argument("the custom field <" + std::string(name) + "> is null");
-    out.emplace_back(*v);
+    MQKIT_ASSIGN_OR_RETURN(std::string value, protocol::require(req.ext_fields, name));
+    out.push_back(std::move(value));
   }
   return out;
 }

@@ -1,0 +1,37 @@
+// BrokerContext: the broker's services, as request processors see them. Owned by the
+// BrokerController, which outlives every processor; the pointers are never null once the
+// controller has started.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "mqkit/broker/broker_config.hpp"
+#include "mqkit/broker/consumer_manager.hpp"
+#include "mqkit/broker/consumer_offset_manager.hpp"
+#include "mqkit/broker/long_polling_service.hpp"
+#include "mqkit/broker/rebalance_lock_manager.hpp"
+#include "mqkit/broker/subscription_group_manager.hpp"
+#include "mqkit/broker/topic_config_manager.hpp"
+#include "mqkit/kernel/dispatch_pipeline.hpp"
+#include "mqkit/plugin/v1/store.hpp"
+
+namespace mqkit::broker {
+
+struct BrokerContext {
+  const BrokerConfig* config = nullptr;
+  plugin::v1::HostAddress store_host{};  // stamped into every record (offset message ids)
+  std::shared_ptr<plugin::v1::MessageStore> store;
+  kernel::DispatchPipeline* dispatch = nullptr;
+  TopicConfigManager* topics = nullptr;
+  ConsumerOffsetManager* offsets = nullptr;
+  SubscriptionGroupManager* groups = nullptr;
+  ConsumerManager* consumers = nullptr;
+  ProducerManager* producers = nullptr;
+  RebalanceLockManager* locks = nullptr;
+  LongPollingService* long_polling = nullptr;
+  std::function<std::int64_t()> clock;  // milliseconds since the epoch
+};
+
+}  // namespace mqkit::broker

@@ -1,0 +1,62 @@
+// LongPollingService: pulls that found nothing wait here (RocketMQ's PullRequestHoldService).
+// A held pull is retried as soon as a message for its queue is dispatched past the offset it
+// asked for, or when its deadline passes, whichever is first; the retry callback runs exactly
+// once, on the dispatch thread or the service's timer thread, and must not block.
+//
+// It is also a kernel Dispatcher: the dispatch pipeline tells it about every new record.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "mqkit/plugin/v1/store.hpp"
+
+namespace mqkit::broker {
+
+class LongPollingService final : public plugin::v1::Dispatcher {
+ public:
+  using Retry = std::function<void()>;
+  using Clock = std::function<std::int64_t()>;
+
+  explicit LongPollingService(Clock clock);
+  ~LongPollingService() override;
+
+  // Starts the timer thread that retries expired pulls (checks every `tick_ms`).
+  void start(std::int64_t tick_ms = 100);
+  // Retries every held pull now (so each gets its answer) and stops the timer thread.
+  void stop();
+
+  // Holds a pull on (topic, queue) that wants `offset` until deadline_ms.
+  void hold(const std::string& topic, std::int32_t queue_id, std::int64_t offset, std::int64_t deadline_ms,
+            Retry retry);
+  // A message with queue offset `max_offset - 1` arrived: retries pulls waiting for it.
+  void notify(const std::string& topic, std::int32_t queue_id, std::int64_t max_offset);
+  std::size_t held() const;
+
+  std::string_view name() const noexcept override { return "long-polling"; }
+  plugin::v1::Status dispatch(const plugin::v1::DispatchRecord& record) noexcept override;
+
+ private:
+  struct Held {
+    std::int64_t offset;
+    std::int64_t deadline_ms;
+    Retry retry;
+  };
+  void run(std::int64_t tick_ms);
+  void retry_expired();
+
+  Clock clock_;
+  mutable std::mutex mutex_;
+  std::map<std::pair<std::string, std::int32_t>, std::vector<Held>> held_;
+  std::thread timer_;
+  std::condition_variable stop_signal_;
+  bool stopping_ = false;
+};
+
+}  // namespace mqkit::broker

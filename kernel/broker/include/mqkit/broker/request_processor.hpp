@@ -1,0 +1,62 @@
+// How the broker serves remoting requests: each RequestProcessor handles a few request codes;
+// BrokerRequestHandler routes every request from the transport to the processor of its code.
+// A processor answers through its Responder, at once or later from another thread (long
+// polling, sync flush). One-way requests are never answered.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "mqkit/plugin/v1/transport.hpp"
+
+namespace mqkit::broker {
+
+using plugin::v1::Channel;
+using plugin::v1::RemotingCommand;
+
+class Responder {
+ public:
+  Responder(std::shared_ptr<Channel> channel, const RemotingCommand& request)
+      : channel_(std::move(channel)), opaque_(request.opaque), oneway_(request.is_oneway()),
+        serialize_type_(request.serialize_type) {}
+
+  // Sends `response` (its opaque, flag and serialization are set here). Dropped for one-way.
+  void respond(RemotingCommand response) const;
+  // Sends an error response with `code` and `remark`.
+  void fail(std::int32_t code, std::string remark) const;
+
+  const std::shared_ptr<Channel>& channel() const noexcept { return channel_; }
+
+ private:
+  std::shared_ptr<Channel> channel_;
+  std::int32_t opaque_;
+  bool oneway_;
+  plugin::v1::SerializeType serialize_type_;
+};
+
+class RequestProcessor {
+ public:
+  virtual ~RequestProcessor() = default;
+  virtual std::vector<std::int32_t> codes() const = 0;
+  // Must answer exactly once through `responder` (or not at all for one-way requests). May
+  // throw: the handler turns an exception into SYSTEM_ERROR.
+  virtual void process(RemotingCommand request, Responder responder) = 0;
+};
+
+class BrokerRequestHandler final : public plugin::v1::RequestHandler {
+ public:
+  using ClosedListener = std::function<void(std::uint64_t channel_id)>;
+
+  void add(std::shared_ptr<RequestProcessor> processor);
+  void on_channel_closed(ClosedListener listener) { closed_listeners_.push_back(std::move(listener)); }
+
+  void on_request(const std::shared_ptr<Channel>& channel, RemotingCommand request) noexcept override;
+  void on_channel_closed(const std::shared_ptr<Channel>& channel) noexcept override;
+
+ private:
+  std::map<std::int32_t, std::shared_ptr<RequestProcessor>> processors_;
+  std::vector<ClosedListener> closed_listeners_;
+};
+
+}  // namespace mqkit::broker
