@@ -19,6 +19,8 @@
 
 namespace mqkit::broker {
 
+class ScheduleMessageService;
+
 struct BrokerContext {
   const BrokerConfig* config = nullptr;
   plugin::v1::HostAddress store_host{};  // stamped into every record (offset message ids)
@@ -31,6 +33,7 @@ struct BrokerContext {
   ProducerManager* producers = nullptr;
   RebalanceLockManager* locks = nullptr;
   LongPollingService* long_polling = nullptr;
+  ScheduleMessageService* schedule = nullptr;  // delayed messages (delay levels)
   std::function<std::int64_t()> clock;  // milliseconds since the epoch
 };
 
