@@ -1,0 +1,73 @@
+// BrokerController: the mqbroker process as a lifecycle component. Owns the store and
+// transport plugins it is given, the broker's services, the dispatch pipeline and the periodic
+// tasks, and starts/stops them in order:
+//   start: store recovery → metadata → dispatch → processors → listen → delayed delivery →
+//          registration with name servers → periodic tasks
+//   stop:  periodic tasks → unregister → held pulls answered → delayed delivery →
+//          transport → dispatch → offsets persisted → store shutdown
+#pragma once
+
+#include <atomic>
+#include <memory>
+
+#include "mqkit/broker/broker_context.hpp"
+#include "mqkit/broker/metadata_files.hpp"
+#include "mqkit/broker/name_server_registrar.hpp"
+#include "mqkit/broker/request_processor.hpp"
+#include "mqkit/kernel/lifecycle.hpp"
+#include "mqkit/kernel/periodic_tasks.hpp"
+#include "mqkit/plugin/v1/transport.hpp"
+
+namespace mqkit::broker {
+
+class BrokerController final : public kernel::Component {
+ public:
+  BrokerController(BrokerConfig config, std::shared_ptr<plugin::v1::MessageStore> store,
+                   std::shared_ptr<plugin::v1::Transport> transport);
+  ~BrokerController() override;
+
+  std::string_view name() const noexcept override { return "broker"; }
+  plugin::v1::Status start() override;
+  void stop() noexcept override;
+
+  // The port actually bound (listen_port 0 picks a free one) and the advertised address.
+  std::uint16_t port() const noexcept { return config_.listen_port; }
+  std::string address() const { return config_.address(); }
+  BrokerContext& context() noexcept { return context_; }
+
+ private:
+  plugin::v1::Status start_services();
+  void notify_group_change(const std::string& group, const std::vector<ClientConnection>& members);
+
+  BrokerConfig config_;
+  std::shared_ptr<plugin::v1::MessageStore> store_;
+  std::shared_ptr<plugin::v1::Transport> transport_;
+  StoreMetadataFiles files_;
+  std::unique_ptr<TopicConfigManager> topics_;
+  std::unique_ptr<ConsumerOffsetManager> offsets_;
+  std::unique_ptr<SubscriptionGroupManager> groups_;
+  ConsumerManager consumers_;
+  ProducerManager producers_;
+  std::unique_ptr<RebalanceLockManager> locks_;
+  std::unique_ptr<LongPollingService> long_polling_;
+  std::unique_ptr<kernel::DispatchPipeline> dispatch_;
+  std::shared_ptr<BrokerRequestHandler> handler_;
+  std::unique_ptr<NameServerRegistrar> registrar_;
+  std::shared_ptr<void> extra_services_;  // processors' own services (delayed delivery, ...)
+  kernel::PeriodicTasks tasks_;
+  std::atomic<bool> registration_needed_{false};
+  BrokerContext context_;
+  bool started_ = false;
+};
+
+// Adds every request processor to `handler` and returns the services they need kept alive and
+// started (e.g. delayed-message delivery). Defined with the processors.
+plugin::v1::Result<std::shared_ptr<void>> install_processors(BrokerRequestHandler& handler, BrokerContext& context,
+                                                             MetadataFiles& files);
+// Stops what install_processors started.
+void stop_processor_services(const std::shared_ptr<void>& services) noexcept;
+
+// The first non-loopback IPv4 address of this host, or 127.0.0.1.
+std::string local_ipv4_address();
+
+}  // namespace mqkit::broker

@@ -1,0 +1,156 @@
+#include "mqkit/broker/broker_controller.hpp"
+
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
+
+#include <chrono>
+
+#include "mqkit/kernel/logging.hpp"
+#include "mqkit/protocol/codes.hpp"
+
+namespace mqkit::broker {
+
+using plugin::v1::Status;
+
+namespace {
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
+std::string local_ipv4_address() {
+  ifaddrs* list = nullptr;
+  if (getifaddrs(&list) != 0) return "127.0.0.1";
+  std::string found = "127.0.0.1";
+  for (ifaddrs* a = list; a != nullptr; a = a->ifa_next) {
+    if (a->ifa_addr == nullptr || a->ifa_addr->sa_family != AF_INET) continue;
+    const auto* in = reinterpret_cast<const sockaddr_in*>(a->ifa_addr);
+    if ((ntohl(in->sin_addr.s_addr) >> 24) == 127) continue;
+    char text[INET_ADDRSTRLEN] = {};
+    inet_ntop(AF_INET, &in->sin_addr, text, sizeof text);
+    found = text;
+    break;
+  }
+  freeifaddrs(list);
+  return found;
+}
+
+BrokerController::BrokerController(BrokerConfig config, std::shared_ptr<plugin::v1::MessageStore> store,
+                                   std::shared_ptr<plugin::v1::Transport> transport)
+    : config_(std::move(config)), store_(store), transport_(std::move(transport)), files_(std::move(store)) {}
+
+BrokerController::~BrokerController() { stop(); }
+
+Status BrokerController::start() {
+  if (config_.broker_ip.empty()) config_.broker_ip = local_ipv4_address();
+  Status s = start_services();
+  if (!s) stop();
+  return s;
+}
+
+Status BrokerController::start_services() {
+  auto log = kernel::logger("broker");
+  auto recovered = store_->start();
+  if (!recovered) return recovered.status().with_context("starting the store");
+  started_ = true;
+  log->info("store recovered ({} shutdown): commit log [{}, {}), truncated {} bytes, dispatch from {}",
+            recovered->clean_shutdown ? "clean" : "unclean", recovered->commit_log_min_offset,
+            recovered->commit_log_max_offset, recovered->truncated_bytes, recovered->dispatch_from_offset);
+
+  topics_ = std::make_unique<TopicConfigManager>(config_, files_);
+  offsets_ = std::make_unique<ConsumerOffsetManager>(files_);
+  groups_ = std::make_unique<SubscriptionGroupManager>(config_, files_);
+  MQKIT_RETURN_IF_ERROR(topics_->load());
+  MQKIT_RETURN_IF_ERROR(offsets_->load());
+  MQKIT_RETURN_IF_ERROR(groups_->load());
+  locks_ = std::make_unique<RebalanceLockManager>(config_.lock_max_live_time_ms);
+  long_polling_ = std::make_unique<LongPollingService>(&now_ms);
+  dispatch_ = std::make_unique<kernel::DispatchPipeline>(store_);
+  dispatch_->add_dispatcher(long_polling_.get());
+
+  context_.config = &config_;
+  context_.store = store_;
+  context_.dispatch = dispatch_.get();
+  context_.topics = topics_.get();
+  context_.offsets = offsets_.get();
+  context_.groups = groups_.get();
+  context_.consumers = &consumers_;
+  context_.producers = &producers_;
+  context_.locks = locks_.get();
+  context_.long_polling = long_polling_.get();
+  context_.clock = &now_ms;
+
+  handler_ = std::make_shared<BrokerRequestHandler>();
+  handler_->on_channel_closed([this](std::uint64_t id) {
+    consumers_.on_channel_closed(id);
+    producers_.on_channel_closed(id);
+  });
+  consumers_.set_listener([this](const std::string& group, GroupEvent, const std::vector<ClientConnection>& members) {
+    notify_group_change(group, members);
+  });
+  MQKIT_ASSIGN_OR_RETURN(extra_services_, install_processors(*handler_, context_, files_));
+  dispatch_->start(recovered->dispatch_from_offset);
+  long_polling_->start();
+
+  auto port = transport_->listen({config_.listen_host, config_.listen_port}, handler_);
+  if (!port) return port.status().with_context("listening on " + config_.listen_host + ":" + std::to_string(config_.listen_port));
+  config_.listen_port = *port;
+  auto host = plugin::v1::parse_host_address(config_.address());
+  if (!host) return host.status().with_context("broker_ip1");
+  context_.store_host = *host;
+
+  registrar_ = std::make_unique<NameServerRegistrar>(config_, transport_, *topics_);
+  topics_->on_change([this] { registration_needed_ = true; });
+  registrar_->register_all();
+  const auto period = std::chrono::milliseconds(config_.register_name_server_period_ms);
+  tasks_.add("register-broker", period, period, [this] { registrar_->register_all(); });
+  tasks_.add("register-after-change", std::chrono::milliseconds(200), std::chrono::milliseconds(200), [this] {
+    if (registration_needed_.exchange(false)) registrar_->register_all();
+  });
+  const auto persist = std::chrono::milliseconds(config_.flush_consumer_offset_interval_ms);
+  tasks_.add("persist-offsets", persist, persist, [this] {
+    if (auto s = offsets_->persist(); !s) kernel::logger("broker")->error("persisting offsets: {}", s.to_string());
+  });
+  tasks_.add("expire-clients", std::chrono::seconds(10), std::chrono::seconds(10), [this] {
+    consumers_.expire(now_ms(), config_.channel_expired_timeout_ms);
+    producers_.expire(now_ms(), config_.channel_expired_timeout_ms);
+  });
+  tasks_.start();
+  log->info("broker {} ({}) serving on {} in cluster {}", config_.broker_name, config_.broker_id, config_.address(),
+            config_.cluster_name);
+  return Status::ok();
+}
+
+void BrokerController::notify_group_change(const std::string& group, const std::vector<ClientConnection>& members) {
+  if (auto settings = groups_ ? groups_->find(group) : std::nullopt;
+      settings && !settings->notify_consumer_ids_changed_enable) {
+    return;
+  }
+  for (const auto& member : members) {
+    auto notice = plugin::v1::RemotingCommand::request(protocol::request_code::kNotifyConsumerIdsChanged);
+    notice.flag = plugin::v1::RemotingCommand::kOnewayFlag;
+    notice.ext_fields.set("consumerGroup", group);
+    (void)member.channel->send(std::move(notice));
+  }
+}
+
+void BrokerController::stop() noexcept {
+  if (!started_) return;
+  started_ = false;
+  tasks_.stop();
+  if (registrar_) registrar_->unregister_all();
+  if (long_polling_) long_polling_->stop();
+  stop_processor_services(extra_services_);
+  extra_services_.reset();
+  transport_->shutdown();
+  if (dispatch_) dispatch_->stop();
+  if (offsets_) {
+    if (auto s = offsets_->persist(); !s) kernel::logger("broker")->error("persisting offsets: {}", s.to_string());
+  }
+  store_->shutdown();
+  kernel::logger("broker")->info("broker {} stopped", config_.broker_name);
+}
+
+}  // namespace mqkit::broker
