@@ -35,11 +35,14 @@ int main(int argc, char** argv) {
   if (parsed.options.print_config || parsed.options.list_plugins || parsed.options.check) return 0;
 
   kernel::Lifecycle lifecycle;
-  lifecycle.add(std::make_shared<broker::BrokerController>(std::move(config).value(), *store, *transport));
+  auto controller = std::make_shared<broker::BrokerController>(std::move(config).value(), *store, *transport);
+  lifecycle.add(controller);
   if (auto started = lifecycle.start_all(); !started) {
     std::cerr << "mqbroker: " << started.message() << "\n";
     return 1;
   }
+  // One machine-readable line for scripts and tests that start brokers on free ports.
+  std::cout << "mqbroker " << controller->address() << " ready on port " << controller->port() << std::endl;
   const int signal_number = kernel::wait_for_termination_signal();
   kernel::logger("broker")->info("signal {} received, stopping", signal_number);
   lifecycle.stop_all();

@@ -30,11 +30,14 @@ int main(int argc, char** argv) {
   if (parsed.options.print_config || parsed.options.list_plugins || parsed.options.check) return 0;
 
   kernel::Lifecycle lifecycle;
-  lifecycle.add(std::make_shared<namesrv::NameServer>(*config, *transport));
+  auto server = std::make_shared<namesrv::NameServer>(*config, *transport);
+  lifecycle.add(server);
   if (auto started = lifecycle.start_all(); !started) {
     std::cerr << "mqnamesrv: " << started.message() << "\n";
     return 1;
   }
+  // One machine-readable line for scripts and tests that start name servers on free ports.
+  std::cout << "mqnamesrv ready on port " << server->port() << std::endl;
   const int signal_number = kernel::wait_for_termination_signal();
   kernel::logger("namesrv")->info("signal {} received, stopping", signal_number);
   lifecycle.stop_all();

@@ -1,0 +1,59 @@
+// ChildProcess: starts an mqkit binary for integration tests, reads its "ready" line from
+// standard output, and stops it by PID (SIGTERM, then SIGKILL) when the test is done. Standard
+// error goes to a log file named after the process, kept for failure diagnosis.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mqkit/plugin/v1/status.hpp"
+
+namespace mqkit::testing {
+
+class ChildProcess {
+ public:
+  // Starts `binary` (a name in MQKIT_BIN_DIR or a path) with `args`.
+  static plugin::v1::Result<ChildProcess> spawn(const std::string& binary, const std::vector<std::string>& args,
+                                                const std::string& log_name);
+
+  ChildProcess(ChildProcess&& other) noexcept;
+  ChildProcess& operator=(ChildProcess&& other) noexcept;
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+  ~ChildProcess();
+
+  // Waits for a stdout line "<anything> ready on port <N>" and returns N.
+  plugin::v1::Result<int> wait_ready(std::chrono::milliseconds timeout = std::chrono::seconds(20));
+
+  pid_t pid() const noexcept { return pid_; }
+  bool running();
+  // SIGTERM and wait (up to `grace`), then SIGKILL. Returns the exit status (or -signal).
+  int stop(std::chrono::milliseconds grace = std::chrono::seconds(10));
+  // SIGKILL and reap.
+  int kill();
+  void pause();   // SIGSTOP
+  void resume();  // SIGCONT
+  const std::filesystem::path& log_path() const noexcept { return log_path_; }
+  std::string log_tail(std::size_t bytes = 4000) const;
+
+ private:
+  ChildProcess(pid_t pid, int stdout_fd, std::filesystem::path log_path)
+      : pid_(pid), stdout_fd_(stdout_fd), log_path_(std::move(log_path)) {}
+  int reap(std::chrono::milliseconds timeout);
+
+  pid_t pid_ = -1;
+  int stdout_fd_ = -1;
+  std::filesystem::path log_path_;
+  std::string buffered_;
+  std::optional<int> exit_status_;
+};
+
+// A fresh empty directory under the test temp dir.
+std::filesystem::path fresh_directory(const std::string& name);
+
+}  // namespace mqkit::testing
