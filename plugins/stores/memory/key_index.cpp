@@ -1,69 +1,76 @@
 #include "key_index.hpp"
 
-#include <algorithm>
 #include <mutex>
-#include <string>
 
 namespace mqkit::plugins::stores::memory {
 
-std::uint64_t KeyIndex::hash_key(std::string_view key) noexcept { return std::hash<std::string_view>{}(key); }
+namespace {
+constexpr std::size_t kInitialSlots = 1024;
+}  // namespace
+
+KeyIndex::KeyIndex() : slots_(kInitialSlots, kNone) {}
+
+std::uint64_t KeyIndex::hash_of(std::string_view topic, std::string_view key) noexcept {
+  // RocketMQ indexes "topic#key"; combining two hashes gives the same without building it.
+  const std::uint64_t t = std::hash<std::string_view>{}(topic);
+  const std::uint64_t k = std::hash<std::string_view>{}(key);
+  return k ^ (t + 0x9E3779B97F4A7C15ULL + (k << 6) + (k >> 2));
+}
+
+const KeyIndex::Item* KeyIndex::item(std::int64_t sequence) const {
+  if (sequence < first_sequence_) return nullptr;  // kNone, or pruned
+  return &items_[static_cast<std::size_t>(sequence - first_sequence_)];
+}
 
 void KeyIndex::add(std::string_view topic, std::string_view keys, std::string_view unique_key, const Hit& hit) {
   std::unique_lock lock(mutex_);
-  TopicKeys* topic_keys = nullptr;
+  // Records arrive in commit order: an older one is a dispatch retried after a later dispatcher
+  // failed, and is indexed already.
+  if (hit.commit_offset < next_commit_offset_) return;
+  next_commit_offset_ = hit.commit_offset + 1;
+  const std::size_t first_new = items_.size();
   for_each_index_key(keys, unique_key, [&](std::string_view key) {
-    if (topic_keys == nullptr) {
-      auto& slot = topics_[std::string(topic)];
-      if (!slot) slot = std::make_unique<TopicKeys>();
-      topic_keys = slot.get();
+    const std::uint64_t key_hash = hash_of(topic, key);
+    // A key listed twice, or a UNIQ_KEY repeated in KEYS: one item per record and key.
+    for (std::size_t i = first_new; i < items_.size(); ++i) {
+      if (items_[i].key_hash == key_hash) return;
     }
-    const std::uint64_t key_hash = hash_key(key);
-    auto& hits = topic_keys->hits_by_key[key_hash];
-    // A key listed twice, a retried dispatch, or a UNIQ_KEY repeated in KEYS: one hit per record.
-    if (!hits.empty() && hits.back().commit_offset >= hit.commit_offset) return;
-    hits.push_back(hit);
-    added_.push_back({hit.commit_offset, topic_keys, key_hash});
+    std::int64_t& slot = slot_of(key_hash);
+    items_.push_back({key_hash, hit, slot});
+    slot = first_sequence_ + static_cast<std::int64_t>(items_.size()) - 1;
     last_update_ = hit;
   });
+  if (items_.size() > slots_.size()) grow();
+}
+
+void KeyIndex::grow() {
+  slots_.assign(slots_.size() * 2, kNone);
+  std::int64_t sequence = first_sequence_;
+  for (Item& live : items_) {
+    std::int64_t& slot = slot_of(live.key_hash);
+    live.previous = slot;
+    slot = sequence++;
+  }
 }
 
 void KeyIndex::prune(std::int64_t log_min_offset) {
   std::unique_lock lock(mutex_);
-  while (!added_.empty() && added_.front().commit_offset < log_min_offset) {
-    const Added& added = added_.front();
-    auto& by_key = added.topic->hits_by_key;
-    if (const auto it = by_key.find(added.key_hash); it != by_key.end()) {
-      auto& hits = it->second;
-      const auto live = std::partition_point(hits.begin(), hits.end(), [&](const Hit& h) {
-        return h.commit_offset < log_min_offset;
-      });
-      hits.erase(hits.begin(), live);
-      if (hits.empty()) by_key.erase(it);
-    }
-    added_.pop_front();
+  while (!items_.empty() && items_.front().hit.commit_offset < log_min_offset) {
+    items_.pop_front();
+    ++first_sequence_;
   }
-}
-
-void KeyIndex::erase_topic(std::string_view topic) {
-  std::unique_lock lock(mutex_);
-  const auto it = topics_.find(topic);
-  if (it == topics_.end()) return;
-  const TopicKeys* gone = it->second.get();
-  std::erase_if(added_, [&](const Added& added) { return added.topic == gone; });
-  topics_.erase(it);
 }
 
 void KeyIndex::visit(std::string_view topic, std::string_view key, std::int64_t begin_ms, std::int64_t end_ms,
                      const std::function<bool(const Hit&)>& visit) const {
+  const std::uint64_t key_hash = hash_of(topic, key);
   std::shared_lock lock(mutex_);
-  const auto topic_it = topics_.find(topic);
-  if (topic_it == topics_.end()) return;
-  const auto& by_key = topic_it->second->hits_by_key;
-  const auto hits = by_key.find(hash_key(key));
-  if (hits == by_key.end()) return;
-  for (auto hit = hits->second.rbegin(); hit != hits->second.rend(); ++hit) {
-    if (hit->store_timestamp < begin_ms || hit->store_timestamp > end_ms) continue;
-    if (!visit(*hit)) return;
+  for (const Item* candidate = item(slots_[key_hash & (slots_.size() - 1)]); candidate != nullptr;
+       candidate = item(candidate->previous)) {
+    if (candidate->key_hash != key_hash || candidate->hit.store_timestamp > end_ms) continue;
+    // Store timestamps never decrease along the log, so nothing older can be in range.
+    if (candidate->hit.store_timestamp < begin_ms) return;
+    if (!visit(candidate->hit)) return;
   }
 }
 

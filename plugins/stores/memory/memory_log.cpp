@@ -41,10 +41,11 @@ Result<RecordHead> read_record_head(std::span<const std::uint8_t> bytes, std::in
   return head;
 }
 
-MemoryLog::Chunk::Chunk(std::int64_t start_offset, std::int64_t capacity_bytes)
+MemoryLog::Chunk::Chunk(std::int64_t start_offset, std::int64_t capacity_bytes, Buffer recycled)
     : start(start_offset),
       capacity(capacity_bytes),
-      data(std::make_unique_for_overwrite<std::uint8_t[]>(static_cast<std::size_t>(capacity_bytes))),
+      data(recycled ? std::move(recycled)
+                    : std::make_unique_for_overwrite<std::uint8_t[]>(static_cast<std::size_t>(capacity_bytes))),
       end(start_offset) {}
 
 MemoryLog::MemoryLog(std::int64_t budget_bytes, std::int64_t chunk_size)
@@ -62,6 +63,7 @@ Result<MemoryLog::Reservation> MemoryLog::reserve(std::int64_t bytes, std::int64
   // chunks_mutex_.
   bool need_new = chunks_.empty() || chunks_.back()->free_bytes() < bytes;
   const std::int64_t new_capacity = std::max(bytes, std::min(chunk_size_, budget_ - metadata_bytes));
+  Buffer recycled;
   while (!chunks_.empty()) {
     const std::int64_t need = metadata_bytes + (need_new ? new_capacity : 0);
     if (accounted_.load(std::memory_order_relaxed) + need <= budget_) break;
@@ -71,9 +73,11 @@ Result<MemoryLog::Reservation> MemoryLog::reserve(std::int64_t bytes, std::int64
       need_new = true;
       continue;
     }
-    evict_oldest();
+    const std::int64_t freed_capacity = chunks_.front()->capacity;
+    Buffer freed = evict_oldest();
+    if (freed && freed_capacity == new_capacity) recycled = std::move(freed);
   }
-  if (need_new) add_chunk(new_capacity);
+  if (need_new) add_chunk(new_capacity, std::move(recycled));
   Chunk& chunk = *chunks_.back();
   const std::int64_t offset = chunk.end.load(std::memory_order_relaxed);
   return Reservation{offset,
@@ -101,16 +105,16 @@ Status MemoryLog::append_blank(std::int32_t size) {
   return Status::ok();
 }
 
-void MemoryLog::add_chunk(std::int64_t capacity) {
+void MemoryLog::add_chunk(std::int64_t capacity, Buffer recycled) {
   // Allocated outside the lock: readers keep going meanwhile.
-  auto chunk = std::make_shared<Chunk>(max_offset(), capacity);
+  auto chunk = std::make_shared<Chunk>(max_offset(), capacity, std::move(recycled));
   std::unique_lock lock(chunks_mutex_);
   if (!chunks_.empty()) chunks_.back()->sealed = true;
   chunks_.push_back(std::move(chunk));
   accounted_.fetch_add(capacity, std::memory_order_relaxed);
 }
 
-void MemoryLog::evict_oldest() {
+MemoryLog::Buffer MemoryLog::evict_oldest() {
   std::shared_ptr<Chunk> oldest;  // released after the lock, unless a StoredSlice still holds it
   {
     std::unique_lock lock(chunks_mutex_);
@@ -119,6 +123,9 @@ void MemoryLog::evict_oldest() {
     min_offset_.store(chunks_.empty() ? max_offset() : chunks_.front()->start, std::memory_order_release);
   }
   accounted_.fetch_sub(oldest->capacity + oldest->metadata_bytes, std::memory_order_relaxed);
+  // Out of chunks_, the chunk can gain no new holder: a count of one means nobody reads it.
+  if (oldest.use_count() != 1) return nullptr;
+  return std::move(oldest->data);
 }
 
 const std::shared_ptr<MemoryLog::Chunk>* MemoryLog::find_chunk(std::int64_t offset) const {

@@ -93,11 +93,13 @@ class MemoryLog {
                                                                   std::int64_t max_bytes) const;
 
  private:
+  using Buffer = std::unique_ptr<std::uint8_t[]>;
   struct Chunk {
-    Chunk(std::int64_t start_offset, std::int64_t capacity_bytes);
+    // Allocates the buffer unless a recycled one of `capacity_bytes` is given.
+    Chunk(std::int64_t start_offset, std::int64_t capacity_bytes, Buffer recycled);
     const std::int64_t start;
     const std::int64_t capacity;
-    const std::unique_ptr<std::uint8_t[]> data;
+    Buffer data;
     // Committed end (absolute offset). Written under the put lock, read by anyone.
     std::atomic<std::int64_t> end;
     // Put lock only.
@@ -112,9 +114,11 @@ class MemoryLog {
 
   // Shared or exclusive lock on chunks_mutex_ held.
   const std::shared_ptr<Chunk>* find_chunk(std::int64_t offset) const;
-  // Put lock held; takes chunks_mutex_ exclusively.
-  void evict_oldest();
-  void add_chunk(std::int64_t capacity);
+  // Put lock held; take chunks_mutex_ exclusively. Eviction hands back the oldest chunk's buffer
+  // for reuse when nobody holds a slice of it: at the budget, appends then write into memory
+  // that is already mapped instead of faulting in fresh pages.
+  Buffer evict_oldest();
+  void add_chunk(std::int64_t capacity, Buffer recycled);
 
   const std::int64_t budget_;
   const std::int64_t chunk_size_;

@@ -40,10 +40,10 @@ namespace {
 
 constexpr std::string_view kPluginName = "memory";
 
-// Budget charged per message for what the store keeps beside the record: its queue entry, and per
-// index key a hash map node, its hit and the pruning list entry.
+// Budget charged per message for what the store keeps beside the record: its queue entry and an
+// index item per key.
 constexpr std::int64_t kQueueEntryCost = sizeof(QueueEntry);
-constexpr std::int64_t kIndexKeyCost = 96;
+constexpr std::int64_t kIndexKeyCost = KeyIndex::kBytesPerKey;
 
 // Turns exceptions (allocation failures above all) into a Status: no exception may leave a plugin.
 template <typename Fn>
@@ -144,13 +144,13 @@ class QueueBuilder final : public v1::Dispatcher {
 // Builds the key index (RocketMQ's CommitLogDispatcherBuildIndex).
 class IndexBuilder final : public v1::Dispatcher {
  public:
-  IndexBuilder(const QueueTable& queues, KeyIndex& index) : queues_(queues), index_(index) {}
+  explicit IndexBuilder(KeyIndex& index) : index_(index) {}
   std::string_view name() const noexcept override { return "memory.index"; }
   Status dispatch(const v1::DispatchRecord& record) noexcept override {
     return guarded("building the key index", [&] {
       const bool rolled_back =
           (record.sys_flag & v1::sys_flag::kTransactionMask) == v1::sys_flag::kTransactionRollback;
-      if (!rolled_back && !queues_.deleted_before(record.topic, record.commit_offset)) {
+      if (!rolled_back) {
         index_.add(record.topic, record.keys, record.unique_key, {record.commit_offset, record.store_timestamp});
       }
       return Status::ok();
@@ -158,7 +158,6 @@ class IndexBuilder final : public v1::Dispatcher {
   }
 
  private:
-  const QueueTable& queues_;
   KeyIndex& index_;
 };
 
@@ -281,9 +280,11 @@ class MemoryStore final : public v1::MessageStore {
         index_.visit(topic, key, begin_ms, end_ms, [&](const KeyIndex::Hit& hit) {
           auto record = view.record_at(hit.commit_offset);
           if (!record) return true;  // evicted, not yet pruned from the index
-          // The index keeps key hashes: confirm the record really carries the key.
+          // The index keeps key hashes: confirm the record really carries the key, and that its
+          // topic was not deleted since (the index forgets nothing until eviction).
           const auto decoded = v1::decode_record(record->bytes);
-          if (decoded && decoded->topic == topic && record_has_key(decoded->properties, key)) {
+          if (decoded && decoded->topic == topic && record_has_key(decoded->properties, key) &&
+              !queues_.deleted_before(topic, hit.commit_offset)) {
             out.records.push_back(std::move(record).value());
           }
           return out.records.size() < static_cast<std::size_t>(max_count);
@@ -300,7 +301,6 @@ class MemoryStore final : public v1::MessageStore {
     return guarded("delete_topic", [&] {
       std::lock_guard lock(put_mutex_);
       queues_.erase_topic(topic, log_.max_offset());
-      index_.erase_topic(topic);
       log(v1::LogLevel::kInfo, "deleted topic " + std::string(topic));
       return Status::ok();
     });
@@ -488,7 +488,7 @@ class MemoryStore final : public v1::MessageStore {
   QueueTable queues_;
   KeyIndex index_;
   QueueBuilder queue_builder_{queues_};
-  IndexBuilder index_builder_{queues_, index_};
+  IndexBuilder index_builder_{index_};
   const std::array<v1::Dispatcher*, 2> dispatchers_{&queue_builder_, &index_builder_};
 
   std::mutex put_mutex_;

@@ -149,9 +149,13 @@ TEST_F(MemoryStoreTest, MessagesEvictedBeforeDispatchAreSkipped) {
 TEST_F(MemoryStoreTest, RecordsOfADeletedTopicDispatchedLateAreIgnored) {
   StoreHarness harness(kMemory);
   ASSERT_TRUE(harness.open(/*dispatch=*/false).is_ok());
-  for (int i = 0; i < 3; ++i) ASSERT_TRUE(harness.append(message("TopicA", 0, "old")).is_ok());
+  TestMessage old_message = message("TopicA", 0, "old");
+  old_message.keys("shared-key");
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(harness.append(old_message).is_ok());
   ASSERT_TRUE(harness.store().delete_topic("TopicA").is_ok());
-  const auto fresh = harness.append(message("TopicA", 0, "new"));
+  TestMessage new_message = message("TopicA", 0, "new");
+  new_message.keys("shared-key");
+  const auto fresh = harness.append(new_message);
   ASSERT_TRUE(fresh.is_ok());
   EXPECT_EQ(fresh->queue_offset, 0);
 
@@ -161,6 +165,10 @@ TEST_F(MemoryStoreTest, RecordsOfADeletedTopicDispatchedLateAreIgnored) {
   ASSERT_EQ(records.size(), 1u);
   EXPECT_EQ(text(decode(records[0])->body), "new");
   EXPECT_EQ(harness.store().max_offset("TopicA", 0), 1);
+  const auto found = harness.store().query_by_key("TopicA", "shared-key", 32, 0, std::numeric_limits<std::int64_t>::max());
+  ASSERT_TRUE(found.is_ok());
+  ASSERT_EQ(found->records.size(), 1u) << "the deleted topic's messages are not found by key";
+  EXPECT_EQ(text(decode(found->records[0])->body), "new");
 }
 
 // A slave copying a disk store's commit log receives its end-of-file blanks too.
