@@ -1,0 +1,40 @@
+// JSON bodies of admin requests that protocol/bodies.hpp does not define (yet): subscription
+// group settings, the reset-offset table and a group's connections. Written as fastjson writes
+// them (keys in alphabetical order) so Java admin tools and clients read them.
+//
+// Pure functions; any thread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "mqkit/broker/consumer_manager.hpp"
+#include "mqkit/broker/subscription_group_manager.hpp"
+#include "mqkit/plugin/v1/message_queue.hpp"
+#include "mqkit/plugin/v1/remoting_command.hpp"
+#include "mqkit/plugin/v1/status.hpp"
+
+namespace mqkit::broker {
+
+// SubscriptionGroupConfig (UPDATE_AND_CREATE_SUBSCRIPTIONGROUP body). Decoding requires
+// groupName; absent settings keep their defaults.
+std::string encode_subscription_group(const SubscriptionGroupConfig& group);
+plugin::v1::Result<SubscriptionGroupConfig> decode_subscription_group(std::string_view json);
+
+// SubscriptionGroupWrapper (GET_ALL_SUBSCRIPTIONGROUP_CONFIG): {"subscriptionGroupTable":{...}}.
+std::string encode_subscription_group_table(const std::map<std::string, SubscriptionGroupConfig>& groups);
+
+// ResetOffsetBody (RESET_CONSUMER_CLIENT_OFFSET, INVOKE_BROKER_TO_RESET_OFFSET): a peer whose
+// language is CPP gets ResetOffsetBodyForC ({"offsetTable":[{"brokerName",...,"offset"}]}),
+// every other peer fastjson's map keyed by MessageQueue objects, as RocketMQ sends them
+// (rocketmq-facts §1.11).
+std::string encode_reset_offset_body(const std::map<plugin::v1::MessageQueue, std::int64_t>& offsets,
+                                     plugin::v1::LanguageCode language);
+
+// ConsumerConnection (GET_CONSUMER_CONNECTION_LIST): the group's connections, how it consumes
+// and its subscriptions by topic.
+std::string encode_consumer_connection(const ConsumerGroupInfo& group);
+
+}  // namespace mqkit::broker

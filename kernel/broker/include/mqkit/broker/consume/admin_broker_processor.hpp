@@ -1,0 +1,57 @@
+// AdminBrokerProcessor: the admin and queue-metadata requests of RocketMQ's AdminBrokerProcessor
+// that tools (mqadmin, dashboards) and consumers send to a broker:
+//   topics          UPDATE_AND_CREATE_TOPIC 17, DELETE_TOPIC_IN_BROKER 215, GET_ALL_TOPIC_CONFIG 21
+//   queue offsets   GET_MAX_OFFSET 30, GET_MIN_OFFSET 31, SEARCH_OFFSET_BY_TIMESTAMP 29,
+//                   GET_EARLIEST_MSG_STORETIME 32
+//   ordered locks   LOCK_BATCH_MQ 41, UNLOCK_BATCH_MQ 42
+//   statistics      GET_CONSUME_STATS 208, GET_TOPIC_STATS_INFO 202, GET_BROKER_RUNTIME_INFO 28
+//   offsets reset   INVOKE_BROKER_TO_RESET_OFFSET 222 (see reset_offset.hpp)
+//   groups          UPDATE_AND_CREATE_SUBSCRIPTIONGROUP 200, DELETE_SUBSCRIPTIONGROUP 207,
+//                   GET_ALL_SUBSCRIPTIONGROUP_CONFIG 201, GET_CONSUMER_CONNECTION_LIST 203
+// Topic changes go through TopicConfigManager, which bumps the data version and so makes the
+// broker re-register with the name servers.
+//
+// Threads: the transport's request threads; stateless beyond the context.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "mqkit/broker/broker_context.hpp"
+#include "mqkit/broker/request_processor.hpp"
+
+namespace mqkit::broker {
+
+class AdminBrokerProcessor final : public RequestProcessor {
+ public:
+  explicit AdminBrokerProcessor(BrokerContext& context) : context_(context) {}
+
+  std::vector<std::int32_t> codes() const override;
+  void process(RemotingCommand request, Responder responder) override;
+
+ private:
+  using Handler = void (AdminBrokerProcessor::*)(const RemotingCommand&, const Responder&);
+  static const std::vector<std::pair<std::int32_t, Handler>>& handlers();
+
+  void update_and_create_topic(const RemotingCommand& request, const Responder& responder);
+  void delete_topic(const RemotingCommand& request, const Responder& responder);
+  void all_topic_config(const RemotingCommand& request, const Responder& responder);
+  void max_offset(const RemotingCommand& request, const Responder& responder);
+  void min_offset(const RemotingCommand& request, const Responder& responder);
+  void search_offset_by_time(const RemotingCommand& request, const Responder& responder);
+  void earliest_message_time(const RemotingCommand& request, const Responder& responder);
+  void lock_batch(const RemotingCommand& request, const Responder& responder);
+  void unlock_batch(const RemotingCommand& request, const Responder& responder);
+  void consume_stats(const RemotingCommand& request, const Responder& responder);
+  void topic_stats(const RemotingCommand& request, const Responder& responder);
+  void runtime_info(const RemotingCommand& request, const Responder& responder);
+  void reset_offset(const RemotingCommand& request, const Responder& responder);
+  void update_subscription_group(const RemotingCommand& request, const Responder& responder);
+  void delete_subscription_group(const RemotingCommand& request, const Responder& responder);
+  void all_subscription_groups(const RemotingCommand& request, const Responder& responder);
+  void consumer_connections(const RemotingCommand& request, const Responder& responder);
+
+  BrokerContext& context_;
+};
+
+}  // namespace mqkit::broker

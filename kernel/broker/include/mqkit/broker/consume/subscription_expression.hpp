@@ -1,0 +1,36 @@
+// Consumer subscription expressions as RocketMQ's FilterAPI reads them: "*" (or nothing) takes
+// every message, "TagA || TagB" the messages carrying one of those tags. Tags are matched on the
+// broker by hash code (Java String.hashCode), so the pull path and heartbeat handling must derive
+// the codes the same way — this is the one place that does (rocketmq-facts §2.5).
+//
+// Pure functions; any thread.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "mqkit/protocol/bodies.hpp"
+
+namespace mqkit::broker {
+
+inline constexpr std::string_view kSubscribeAll = "*";
+inline constexpr std::string_view kTagExpressionType = "TAG";
+
+// True for the TAG expression type (also when the type is not given); the broker filters no
+// other type (SQL92 needs a property filter mqkit does not have).
+bool is_tag_expression(std::string_view expression_type);
+
+// The subscription of `topic` to a TAG `expression`: tags split on "||" and trimmed, their hash
+// codes, and "*" as the expression when it names no tag.
+protocol::SubscriptionData parse_subscription(std::string_view topic, std::string_view expression,
+                                              std::int64_t sub_version);
+
+// Re-derives tagsSet/codeSet of a TAG subscription received from a client, so what the broker
+// filters on never depends on the client computing hashes right. Other types are left alone.
+void normalize_subscription(protocol::SubscriptionData& subscription);
+
+// The tag codes a read must match; empty when the subscription takes every message.
+std::vector<std::int32_t> tag_filter_codes(const protocol::SubscriptionData& subscription);
+
+}  // namespace mqkit::broker

@@ -1,0 +1,274 @@
+#include "mqkit/broker/consume/admin_broker_processor.hpp"
+
+#include <algorithm>
+
+#include "header_reader.hpp"
+#include "mqkit/broker/consume/admin_bodies.hpp"
+#include "mqkit/kernel/logging.hpp"
+#include "mqkit/protocol/codes.hpp"
+#include "mqkit/protocol/header_fields.hpp"
+#include "mqkit/protocol/validation.hpp"
+#include "queue_stats.hpp"
+#include "reset_offset.hpp"
+
+namespace mqkit::broker {
+
+namespace {
+
+namespace rc = protocol::response_code;
+namespace rq = protocol::request_code;
+
+void respond_value(const Responder& responder, std::string name, std::int64_t value) {
+  RemotingCommand response;
+  response.ext_fields.set(std::move(name), value);
+  responder.respond(std::move(response));
+}
+
+void respond_body(const Responder& responder, std::string_view body) {
+  RemotingCommand response;
+  protocol::set_body(response, body);
+  responder.respond(std::move(response));
+}
+
+void respond_status(const Responder& responder, const plugin::v1::Status& status) {
+  if (!status) return responder.fail(rc::kSystemError, status.message());
+  responder.respond(RemotingCommand{});
+}
+
+struct QueueHeader {
+  std::string topic;
+  std::int32_t queue_id = 0;
+};
+
+QueueHeader read_queue(HeaderReader& fields) {
+  QueueHeader q;
+  q.topic = fields.required("topic");
+  q.queue_id = fields.required_int32("queueId");
+  return q;
+}
+
+}  // namespace
+
+const std::vector<std::pair<std::int32_t, AdminBrokerProcessor::Handler>>& AdminBrokerProcessor::handlers() {
+  static const std::vector<std::pair<std::int32_t, Handler>> kHandlers = {
+      {rq::kUpdateAndCreateTopic, &AdminBrokerProcessor::update_and_create_topic},
+      {rq::kDeleteTopicInBroker, &AdminBrokerProcessor::delete_topic},
+      {rq::kGetAllTopicConfig, &AdminBrokerProcessor::all_topic_config},
+      {rq::kGetMaxOffset, &AdminBrokerProcessor::max_offset},
+      {rq::kGetMinOffset, &AdminBrokerProcessor::min_offset},
+      {rq::kSearchOffsetByTimestamp, &AdminBrokerProcessor::search_offset_by_time},
+      {rq::kGetEarliestMsgStoreTime, &AdminBrokerProcessor::earliest_message_time},
+      {rq::kLockBatchMq, &AdminBrokerProcessor::lock_batch},
+      {rq::kUnlockBatchMq, &AdminBrokerProcessor::unlock_batch},
+      {rq::kGetConsumeStats, &AdminBrokerProcessor::consume_stats},
+      {rq::kGetTopicStatsInfo, &AdminBrokerProcessor::topic_stats},
+      {rq::kGetBrokerRuntimeInfo, &AdminBrokerProcessor::runtime_info},
+      {rq::kInvokeBrokerToResetOffset, &AdminBrokerProcessor::reset_offset},
+      {rq::kUpdateAndCreateSubscriptionGroup, &AdminBrokerProcessor::update_subscription_group},
+      {rq::kDeleteSubscriptionGroup, &AdminBrokerProcessor::delete_subscription_group},
+      {rq::kGetAllSubscriptionGroupConfig, &AdminBrokerProcessor::all_subscription_groups},
+      {rq::kGetConsumerConnectionList, &AdminBrokerProcessor::consumer_connections},
+  };
+  return kHandlers;
+}
+
+std::vector<std::int32_t> AdminBrokerProcessor::codes() const {
+  std::vector<std::int32_t> codes;
+  for (const auto& [code, handler] : handlers()) codes.push_back(code);
+  return codes;
+}
+
+void AdminBrokerProcessor::process(RemotingCommand request, Responder responder) {
+  const auto& all = handlers();
+  const auto it = std::find_if(all.begin(), all.end(), [&](const auto& h) { return h.first == request.code; });
+  if (it == all.end()) {
+    return responder.fail(rc::kRequestCodeNotSupported, " request type " + std::to_string(request.code) + " not supported");
+  }
+  (this->*(it->second))(request, responder);
+}
+
+// ----------------------------------------------------------------------------------------------
+// Topics
+
+void AdminBrokerProcessor::update_and_create_topic(const RemotingCommand& request, const Responder& responder) {
+  HeaderReader fields(request.ext_fields);
+  protocol::TopicConfig topic;
+  topic.topic_name = fields.required("topic");
+  topic.read_queue_nums = fields.required_int32("readQueueNums");
+  topic.write_queue_nums = fields.required_int32("writeQueueNums");
+  topic.perm = fields.required_int32("perm");
+  topic.topic_filter_type = fields.optional("topicFilterType", "SINGLE_TAG");
+  topic.topic_sys_flag = static_cast<std::int32_t>(fields.optional_int("topicSysFlag", 0));
+  topic.order = fields.optional_bool("order", false);
+  if (!fields.ok()) return responder.fail(rc::kSystemError, fields.error());
+  if (topic.topic_name == context_.config->cluster_name) {
+    return responder.fail(rc::kSystemError, "the topic[" + topic.topic_name + "] is conflict with system reserved words.");
+  }
+  if (protocol::is_system_topic(topic.topic_name)) {
+    return responder.fail(rc::kSystemError, "The topic[" + topic.topic_name + "] is conflict with system topic.");
+  }
+  kernel::logger("broker")->info("topic {} created or updated by {}: {} read / {} write queues, perm {}",
+                                 topic.topic_name, responder.channel()->remote_address(), topic.read_queue_nums,
+                                 topic.write_queue_nums, topic.perm);
+  respond_status(responder, context_.topics->update(std::move(topic)));
+}
+
+void AdminBrokerProcessor::delete_topic(const RemotingCommand& request, const Responder& responder) {
+  HeaderReader fields(request.ext_fields);
+  const std::string topic = fields.required("topic");
+  if (!fields.ok()) return responder.fail(rc::kSystemError, fields.error());
+  if (protocol::is_system_topic(topic)) {
+    return responder.fail(rc::kSystemError, "The topic[" + topic + "] is conflict with system topic.");
+  }
+  kernel::logger("broker")->info("topic {} deleted by {}", topic, responder.channel()->remote_address());
+  if (auto removed = context_.topics->remove(topic); !removed) return respond_status(responder, removed);
+  context_.offsets->remove_topic(topic);
+  respond_status(responder, context_.store->delete_topic(topic));
+}
+
+void AdminBrokerProcessor::all_topic_config(const RemotingCommand&, const Responder& responder) {
+  respond_body(responder, protocol::encode(context_.topics->snapshot()));
+}
+
+// ----------------------------------------------------------------------------------------------
+// Queue offsets
+
+void AdminBrokerProcessor::max_offset(const RemotingCommand& request, const Responder& responder) {
+  HeaderReader fields(request.ext_fields);
+  const QueueHeader q = read_queue(fields);
+  if (!fields.ok()) return responder.fail(rc::kSystemError, fields.error());
+  respond_value(responder, "offset", context_.store->max_offset(q.topic, q.queue_id));
+}
+
+void AdminBrokerProcessor::min_offset(const RemotingCommand& request, const Responder& responder) {
+  HeaderReader fields(request.ext_fields);
+  const QueueHeader q = read_queue(fields);
+  if (!fields.ok()) return responder.fail(rc::kSystemError, fields.error());
+  respond_value(responder, "offset", context_.store->min_offset(q.topic, q.queue_id));
+}
+
+void AdminBrokerProcessor::search_offset_by_time(const RemotingCommand& request, const Responder& responder) {
+  HeaderReader fields(request.ext_fields);
+  const QueueHeader q = read_queue(fields);
+  const std::int64_t timestamp = fields.required_int("timestamp");
+  // 5.x clients may ask for the last message stored at or before the time instead.
+  const bool upper = fields.optional("boundaryType", "lower") == "upper";
+  if (!fields.ok()) return responder.fail(rc::kSystemError, fields.error());
+  auto offset = context_.store->offset_by_time(q.topic, q.queue_id, timestamp,
+                                               upper ? plugin::v1::TimeBoundary::kUpper : plugin::v1::TimeBoundary::kLower);
+  if (!offset) return responder.fail(rc::kSystemError, offset.status().message());
+  respond_value(responder, "offset", *offset);
+}
+
+void AdminBrokerProcessor::earliest_message_time(const RemotingCommand& request, const Responder& responder) {
+  HeaderReader fields(request.ext_fields);
+  const QueueHeader q = read_queue(fields);
+  if (!fields.ok()) return responder.fail(rc::kSystemError, fields.error());
+  // -1 when the queue holds nothing, as RocketMQ answers.
+  respond_value(responder, "timestamp", context_.store->earliest_message_time(q.topic, q.queue_id).value_or(-1));
+}
+
+// ----------------------------------------------------------------------------------------------
+// Ordered-consumption locks
+
+void AdminBrokerProcessor::lock_batch(const RemotingCommand& request, const Responder& responder) {
+  auto body = protocol::decode_lock_batch_request(protocol::body_text(request));
+  if (!body) return responder.fail(rc::kSystemError, body.status().message());
+  protocol::LockBatchResponse locked;
+  locked.lock_ok_mq_set = context_.locks->try_lock(body->consumer_group, body->mq_set, body->client_id, context_.clock());
+  if (locked.lock_ok_mq_set.size() < body->mq_set.size()) {
+    kernel::logger("broker")->debug("{} of group {} locked {} of {} queues", body->client_id, body->consumer_group,
+                                    locked.lock_ok_mq_set.size(), body->mq_set.size());
+  }
+  respond_body(responder, protocol::encode(locked));
+}
+
+void AdminBrokerProcessor::unlock_batch(const RemotingCommand& request, const Responder& responder) {
+  auto body = protocol::decode_lock_batch_request(protocol::body_text(request));
+  if (!body) return responder.fail(rc::kSystemError, body.status().message());
+  context_.locks->unlock(body->consumer_group, body->mq_set, body->client_id);
+  responder.respond(RemotingCommand{});
+}
+
+// ----------------------------------------------------------------------------------------------
+// Statistics
+
+void AdminBrokerProcessor::consume_stats(const RemotingCommand& request, const Responder& responder) {
+  HeaderReader fields(request.ext_fields);
+  const std::string group = fields.required("consumerGroup");
+  const std::string topic = fields.optional("topic");
+  if (!fields.ok()) return responder.fail(rc::kSystemError, fields.error());
+  respond_body(responder, protocol::encode(broker::consume_stats(context_, group, topic)));
+}
+
+void AdminBrokerProcessor::topic_stats(const RemotingCommand& request, const Responder& responder) {
+  HeaderReader fields(request.ext_fields);
+  const std::string name = fields.required("topic");
+  if (!fields.ok()) return responder.fail(rc::kSystemError, fields.error());
+  const auto topic = context_.topics->find(name);
+  if (!topic) return responder.fail(rc::kTopicNotExist, "topic[" + name + "] not exist");
+  respond_body(responder, protocol::encode(broker::topic_stats(context_, *topic)));
+}
+
+void AdminBrokerProcessor::runtime_info(const RemotingCommand&, const Responder& responder) {
+  respond_body(responder, protocol::encode(broker::runtime_info(context_)));
+}
+
+void AdminBrokerProcessor::reset_offset(const RemotingCommand& request, const Responder& responder) {
+  HeaderReader fields(request.ext_fields);
+  ResetRequest reset;
+  reset.topic = fields.required("topic");
+  reset.group = fields.required("group");
+  reset.timestamp_ms = fields.required_int("timestamp");
+  reset.force = fields.optional_bool("isForce", true);
+  if (!fields.ok()) return responder.fail(rc::kSystemError, fields.error());
+  const auto topic = context_.topics->find(reset.topic);
+  if (!topic) {
+    return responder.fail(rc::kSystemError,
+                          "[reset-offset] reset offset failed, no topic in this broker. topic=" + reset.topic);
+  }
+  const QueueOffsets offsets = reset_offsets(context_, *topic, reset);
+  const std::size_t told = notify_consumers_of_reset(context_, reset, offsets);
+  kernel::logger("broker")->info("offsets of group {} on {} reset to time {} by {}; {} online consumers told",
+                                 reset.group, reset.topic, reset.timestamp_ms, responder.channel()->remote_address(),
+                                 told);
+  respond_body(responder, encode_reset_offset_body(offsets, request.language));
+}
+
+// ----------------------------------------------------------------------------------------------
+// Consumer groups
+
+void AdminBrokerProcessor::update_subscription_group(const RemotingCommand& request, const Responder& responder) {
+  auto group = decode_subscription_group(protocol::body_text(request));
+  if (!group) return responder.fail(rc::kSystemError, group.status().message());
+  kernel::logger("broker")->info("group {} created or updated by {}", group->group_name,
+                                 responder.channel()->remote_address());
+  respond_status(responder, context_.groups->update(std::move(group).value()));
+}
+
+void AdminBrokerProcessor::delete_subscription_group(const RemotingCommand& request, const Responder& responder) {
+  HeaderReader fields(request.ext_fields);
+  const std::string group = fields.required("groupName");
+  const bool clean_offsets = fields.optional_bool("cleanOffset", false);  // 5.x admin tools
+  if (!fields.ok()) return responder.fail(rc::kSystemError, fields.error());
+  kernel::logger("broker")->info("group {} deleted by {}", group, responder.channel()->remote_address());
+  if (clean_offsets) context_.offsets->remove_group(group);
+  respond_status(responder, context_.groups->remove(group));
+}
+
+void AdminBrokerProcessor::all_subscription_groups(const RemotingCommand&, const Responder& responder) {
+  respond_body(responder, encode_subscription_group_table(context_.groups->all()));
+}
+
+void AdminBrokerProcessor::consumer_connections(const RemotingCommand& request, const Responder& responder) {
+  HeaderReader fields(request.ext_fields);
+  const std::string group = fields.required("consumerGroup");
+  if (!fields.ok()) return responder.fail(rc::kSystemError, fields.error());
+  const auto members = context_.consumers->find(group);
+  if (!members || members->connections.empty()) {
+    return responder.fail(rc::kConsumerNotOnline, "the consumer group[" + group + "] not online");
+  }
+  respond_body(responder, encode_consumer_connection(*members));
+}
+
+}  // namespace mqkit::broker

@@ -1,0 +1,223 @@
+#include "mqkit/broker/consume/pull_message_processor.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "header_reader.hpp"
+#include "mqkit/broker/consume/subscription_expression.hpp"
+#include "mqkit/kernel/logging.hpp"
+#include "mqkit/protocol/codes.hpp"
+#include "offset_commit.hpp"
+
+namespace mqkit::broker {
+
+namespace {
+
+namespace rc = protocol::response_code;
+namespace perm = protocol::perm;
+using plugin::v1::ReadStatus;
+
+struct PullHeader {
+  std::string group;
+  std::string topic;
+  std::int32_t queue_id = 0;
+  std::int64_t queue_offset = 0;
+  std::int32_t max_msg_nums = 0;
+  std::int32_t sys_flag = 0;
+  std::int64_t commit_offset = 0;
+  std::int64_t suspend_timeout_ms = 0;
+  std::string subscription;
+  std::int64_t sub_version = 0;
+  std::string expression_type;
+  std::int64_t max_msg_bytes = 0;  // 5.x clients; 0 = the broker's limit
+  std::string client_address;      // for messages only
+
+  bool has(std::int32_t flag) const { return (sys_flag & flag) != 0; }
+};
+
+std::string_view status_name(ReadStatus status) {
+  switch (status) {
+    case ReadStatus::kFound: return "FOUND";
+    case ReadStatus::kNoMatchedMessage: return "NO_MATCHED_MESSAGE";
+    case ReadStatus::kMessageWasRemoving: return "MESSAGE_WAS_REMOVING";
+    case ReadStatus::kOffsetFoundNull: return "OFFSET_FOUND_NULL";
+    case ReadStatus::kOffsetOverflowBadly: return "OFFSET_OVERFLOW_BADLY";
+    case ReadStatus::kOffsetOverflowOne: return "OFFSET_OVERFLOW_ONE";
+    case ReadStatus::kOffsetTooSmall: return "OFFSET_TOO_SMALL";
+    case ReadStatus::kNoMatchedLogicQueue: return "NO_MATCHED_LOGIC_QUEUE";
+    case ReadStatus::kNoMessageInQueue: return "NO_MESSAGE_IN_QUEUE";
+  }
+  return "UNKNOWN";
+}
+
+// RocketMQ's mapping of GetMessageStatus to pull response codes.
+std::int32_t pull_code(ReadStatus status, std::int64_t requested_offset) {
+  switch (status) {
+    case ReadStatus::kFound:
+      return rc::kSuccess;
+    case ReadStatus::kMessageWasRemoving:
+    case ReadStatus::kNoMatchedMessage:
+      return rc::kPullRetryImmediately;
+    case ReadStatus::kNoMatchedLogicQueue:
+    case ReadStatus::kNoMessageInQueue:
+      // An empty or unknown queue: a consumer asking for anything but 0 must start over.
+      return requested_offset != 0 ? rc::kPullOffsetMoved : rc::kPullNotFound;
+    case ReadStatus::kOffsetFoundNull:
+    case ReadStatus::kOffsetOverflowOne:
+      return rc::kPullNotFound;
+    case ReadStatus::kOffsetOverflowBadly:
+    case ReadStatus::kOffsetTooSmall:
+      return rc::kPullOffsetMoved;
+  }
+  return rc::kSystemError;
+}
+
+RemotingCommand refusal(std::int32_t code, std::string remark) {
+  RemotingCommand response;
+  response.code = code;
+  response.remark = std::move(remark);
+  return response;
+}
+
+// The subscription to filter by: the request's own when it carries one (the SUBSCRIPTION flag,
+// which Java and ali-ons always set), else what the group registered by heartbeat. A refusal
+// when there is none to use.
+std::optional<RemotingCommand> resolve_subscription(const BrokerContext& context, const PullHeader& header,
+                                                    const SubscriptionGroupConfig& group,
+                                                    protocol::SubscriptionData& out) {
+  if (header.has(pull_sys_flag::kSubscription)) {
+    out = parse_subscription(header.topic, header.subscription, header.sub_version);
+    out.expression_type = header.expression_type.empty() ? std::string(kTagExpressionType) : header.expression_type;
+  } else {
+    const auto info = context.consumers->find(header.group);
+    if (!info) return refusal(rc::kSubscriptionNotExist, "the consumer's group info not exist");
+    if (!group.consume_broadcast_enable && info->message_model == "BROADCASTING") {
+      return refusal(rc::kNoPermission, "the consumer group[" + header.group + "] can not consume by broadcast way");
+    }
+    const auto found = info->subscriptions.find(header.topic);
+    if (found == info->subscriptions.end()) return refusal(rc::kSubscriptionNotExist, "the consumer's subscription not exist");
+    if (found->second.sub_version < header.sub_version) {
+      return refusal(rc::kSubscriptionNotLatest, "the consumer's subscription not latest");
+    }
+    out = found->second;
+  }
+  if (!is_tag_expression(out.expression_type)) {
+    return refusal(rc::kSystemError, "The broker does not support consumer to filter message by " + out.expression_type);
+  }
+  return std::nullopt;
+}
+
+void run_parked(BrokerContext& context, const std::shared_ptr<const PullHeader>& header,
+                const Responder& responder) noexcept;
+
+// Runs one pull. Returns the answer, or nullopt when the pull was parked for long polling (only
+// possible with allow_suspend; the parked pull answers itself later).
+std::optional<RemotingCommand> pull_once(BrokerContext& context, const std::shared_ptr<const PullHeader>& header_ptr,
+                                         const Responder& responder, bool allow_suspend) {
+  const PullHeader& header = *header_ptr;
+  const BrokerConfig& config = *context.config;
+  if (!perm::readable(config.broker_permission)) {
+    return refusal(rc::kNoPermission, "the broker[" + config.broker_ip + "] pulling message is forbidden");
+  }
+  const auto group = context.groups->find_or_create(header.group);
+  if (!group) {
+    return refusal(rc::kSubscriptionGroupNotExist, "subscription group [" + header.group + "] does not exist");
+  }
+  if (!group->consume_enable) return refusal(rc::kNoPermission, "subscription group no permission, " + header.group);
+  const auto topic = context.topics->find(header.topic);
+  if (!topic) return refusal(rc::kTopicNotExist, "topic[" + header.topic + "] not exist, apply first please!");
+  if (!perm::readable(topic->perm)) {
+    return refusal(rc::kNoPermission, "the topic[" + header.topic + "] pulling message is forbidden");
+  }
+  if (header.queue_id < 0 || header.queue_id >= topic->read_queue_nums) {
+    return refusal(rc::kSystemError, "queueId[" + std::to_string(header.queue_id) + "] is illegal, topic:[" +
+                                         header.topic + "] topicConfig.readQueueNums:[" +
+                                         std::to_string(topic->read_queue_nums) + "] consumer:[" +
+                                         header.client_address + "]");
+  }
+  protocol::SubscriptionData subscription;
+  if (auto refused = resolve_subscription(context, header, *group, subscription)) return refused;
+
+  const std::vector<std::int32_t> tag_codes = tag_filter_codes(subscription);
+  plugin::v1::ReadRequest read;
+  read.topic = header.topic;
+  read.queue_id = header.queue_id;
+  read.offset = header.queue_offset;
+  read.max_count = std::max(1, std::min(header.max_msg_nums, config.max_transfer_count));
+  read.max_bytes = header.max_msg_bytes > 0 ? std::min(header.max_msg_bytes, config.max_transfer_bytes)
+                                            : config.max_transfer_bytes;
+  read.tag_codes = tag_codes;
+  auto result = context.store->read(read);
+  if (!result) return refusal(rc::kSystemError, "store getMessage failed: " + result.status().message());
+
+  RemotingCommand response;
+  response.code = pull_code(result->status, header.queue_offset);
+  response.remark = std::string(status_name(result->status));
+  response.ext_fields.set("suggestWhichBrokerId", std::int64_t{0});  // always the master: no slave reads
+  response.ext_fields.set("nextBeginOffset", result->next_begin_offset);
+  response.ext_fields.set("minOffset", result->min_offset);
+  response.ext_fields.set("maxOffset", result->max_offset);
+  if (response.code == rc::kSuccess) response.body_slices = std::move(result->records);
+  if (response.code == rc::kPullOffsetMoved) {
+    kernel::logger("broker")->info("pull offset {} of {}:{} by group {} moved to {}", header.queue_offset,
+                                   header.topic, header.queue_id, header.group, result->next_begin_offset);
+  }
+
+  // Stored once, by the first run of a pull only (a parked pull re-runs with the same header).
+  if (allow_suspend && header.has(pull_sys_flag::kCommitOffset) && config.broker_id == 0) {
+    commit_client_offset(*context.offsets, header.group, header.topic, header.queue_id, header.commit_offset);
+  }
+
+  if (response.code == rc::kPullNotFound && allow_suspend && header.has(pull_sys_flag::kSuspend)) {
+    const std::int64_t wait_ms = config.long_polling_enable ? header.suspend_timeout_ms : config.short_polling_time_ms;
+    LongPollingService& polling = *context.long_polling;
+    polling.hold(header.topic, header.queue_id, header.queue_offset, context.clock() + wait_ms,
+                 [&context, header_ptr, responder] { run_parked(context, header_ptr, responder); });
+    // A message dispatched between the read and the hold woke nobody: wake the pull now.
+    const std::int64_t max_offset = context.store->max_offset(header.topic, header.queue_id);
+    if (max_offset > header.queue_offset) polling.notify(header.topic, header.queue_id, max_offset);
+    return std::nullopt;
+  }
+  return response;
+}
+
+void run_parked(BrokerContext& context, const std::shared_ptr<const PullHeader>& header,
+                const Responder& responder) noexcept {
+  try {
+    if (auto response = pull_once(context, header, responder, /*allow_suspend=*/false)) {
+      responder.respond(std::move(*response));
+    }
+  } catch (const std::exception& e) {
+    responder.fail(rc::kSystemError, e.what());
+  }
+}
+
+}  // namespace
+
+std::vector<std::int32_t> PullMessageProcessor::codes() const { return {protocol::request_code::kPullMessage}; }
+
+void PullMessageProcessor::process(RemotingCommand request, Responder responder) {
+  HeaderReader fields(request.ext_fields);
+  auto header = std::make_shared<PullHeader>();
+  header->group = fields.required("consumerGroup");
+  header->topic = fields.required("topic");
+  header->queue_id = fields.required_int32("queueId");
+  header->queue_offset = fields.required_int("queueOffset");
+  header->max_msg_nums = fields.required_int32("maxMsgNums");
+  header->sys_flag = fields.required_int32("sysFlag");
+  header->commit_offset = fields.optional_int("commitOffset", 0);
+  header->suspend_timeout_ms = fields.optional_int("suspendTimeoutMillis", 0);
+  header->subscription = fields.optional("subscription");
+  header->sub_version = fields.optional_int("subVersion", 0);
+  header->expression_type = fields.optional("expressionType");
+  header->max_msg_bytes = fields.optional_int("maxMsgBytes", 0);
+  if (!fields.ok()) return responder.fail(protocol::response_code::kSystemError, fields.error());
+  header->client_address = responder.channel()->remote_address();
+  if (auto response = pull_once(context_, header, responder, /*allow_suspend=*/true)) {
+    responder.respond(std::move(*response));
+  }
+}
+
+}  // namespace mqkit::broker

@@ -1,0 +1,86 @@
+#include "queue_stats.hpp"
+
+#include <set>
+
+#include "mqkit/plugin/v1/message_record.hpp"
+#include "mqkit/protocol/codes.hpp"
+
+namespace mqkit::broker {
+
+namespace {
+
+// Store time of the record at a commit log offset, 0 when it is gone.
+std::int64_t record_store_time(plugin::v1::MessageStore& store, std::int64_t commit_offset) {
+  const auto record = store.read_at(commit_offset);
+  if (!record) return 0;
+  const auto decoded = plugin::v1::decode_record(record->bytes);
+  return decoded ? decoded->store_timestamp : 0;
+}
+
+}  // namespace
+
+std::int64_t message_store_time(plugin::v1::MessageStore& store, const std::string& topic, std::int32_t queue_id,
+                                std::int64_t queue_offset) {
+  const auto commit_offset = store.commit_offset_of(topic, queue_id, queue_offset);
+  return commit_offset ? record_store_time(store, *commit_offset) : 0;
+}
+
+protocol::ConsumeStats consume_stats(const BrokerContext& context, const std::string& group, const std::string& topic) {
+  const std::set<std::string> topics = topic.empty() ? context.offsets->topics_of_group(group) : std::set{topic};
+  const auto members = context.consumers->find(group);
+  protocol::ConsumeStats stats;
+  for (const auto& name : topics) {
+    const auto config = context.topics->find(name);
+    if (!config) continue;
+    if (members && !members->subscriptions.empty() && !members->subscriptions.count(name)) continue;
+    for (std::int32_t queue_id = 0; queue_id < config->read_queue_nums; ++queue_id) {
+      protocol::OffsetWrapper progress;
+      progress.broker_offset = std::max<std::int64_t>(0, context.store->max_offset(name, queue_id));
+      progress.consumer_offset = std::max<std::int64_t>(0, context.offsets->query(group, name, queue_id).value_or(0));
+      if (progress.consumer_offset > 0) {
+        progress.last_timestamp = message_store_time(*context.store, name, queue_id, progress.consumer_offset - 1);
+      }
+      stats.offset_table[{name, context.config->broker_name, queue_id}] = progress;
+    }
+  }
+  return stats;
+}
+
+protocol::TopicStatsTable topic_stats(const BrokerContext& context, const protocol::TopicConfig& topic) {
+  protocol::TopicStatsTable stats;
+  for (std::int32_t queue_id = 0; queue_id < topic.write_queue_nums; ++queue_id) {
+    protocol::TopicOffset range;
+    range.min_offset = std::max<std::int64_t>(0, context.store->min_offset(topic.topic_name, queue_id));
+    range.max_offset = std::max<std::int64_t>(0, context.store->max_offset(topic.topic_name, queue_id));
+    if (range.max_offset > 0) {
+      range.last_update_timestamp = message_store_time(*context.store, topic.topic_name, queue_id, range.max_offset - 1);
+    }
+    stats.offset_table[{topic.topic_name, context.config->broker_name, queue_id}] = range;
+  }
+  return stats;
+}
+
+protocol::KvTable runtime_info(const BrokerContext& context) {
+  const plugin::v1::StoreStats store = context.store->stats();
+  protocol::KvTable info;
+  auto& t = info.table;
+  t["brokerVersion"] = std::to_string(protocol::version::kV4_9_4);
+  t["brokerVersionDesc"] = "V4_9_4";
+  t["brokerActive"] = "true";
+  t["commitLogMinOffset"] = std::to_string(store.commit_log_min_offset);
+  t["commitLogMaxOffset"] = std::to_string(store.commit_log_max_offset);
+  t["commitLogDiskRatio"] = std::to_string(store.disk_used_ratio);
+  t["dispatchBehindBytes"] = std::to_string(std::max<std::int64_t>(0, store.commit_log_max_offset - store.dispatched_offset));
+  t["flushBehindBytes"] = std::to_string(std::max<std::int64_t>(0, store.commit_log_max_offset - store.flushed_offset));
+  t["storeWritable"] = store.writable ? "true" : "false";
+  t["storeMemoryBytes"] = std::to_string(store.memory_bytes);
+  t["earliestMessageTimeStamp"] =
+      std::to_string(store.commit_log_max_offset > store.commit_log_min_offset
+                         ? record_store_time(*context.store, store.commit_log_min_offset)
+                         : 0);
+  t["consumerGroupCount"] = std::to_string(context.consumers->groups().size());
+  t["topicCount"] = std::to_string(context.topics->snapshot().topic_config_table.size());
+  return info;
+}
+
+}  // namespace mqkit::broker
