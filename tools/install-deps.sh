@@ -11,10 +11,17 @@ packages=(
   rapidjson-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   zlib1g-dev libssl-dev   # CRC32 / zlib compression; MD5 for consistent-hash allocation
+  nodejs npm              # the ali-ons interop tests
 )
+# A Node.js installed another way (e.g. a newer release) serves as well.
+if command -v node >/dev/null && command -v npm >/dev/null; then
+  packages=("${packages[@]/nodejs}")
+  packages=("${packages[@]/npm}")
+fi
 
 missing=()
 for p in "${packages[@]}"; do
+  [ -n "$p" ] || continue
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 

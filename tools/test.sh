@@ -3,6 +3,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./tools/install-deps.sh
+# The stock RocketMQ client the interop tests drive (pure JavaScript, from the npm registry).
+if command -v npm >/dev/null; then
+  (cd tests/interop/ali-ons && npm install --no-audit --no-fund --loglevel=error >/dev/null)
+  export MQKIT_REQUIRE_INTEROP=1
+fi
 cmake --preset relwithdebinfo >/dev/null
 cmake --build --preset relwithdebinfo
 ctest --preset relwithdebinfo -j "$(nproc)" --timeout 600

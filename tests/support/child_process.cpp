@@ -123,6 +123,24 @@ int ChildProcess::kill() {
   return *exit_status_;
 }
 
+std::optional<int> ChildProcess::wait_exit(std::chrono::milliseconds timeout) {
+  const int status = reap(timeout);
+  if (status == INT32_MIN) return std::nullopt;
+  return status;
+}
+
+std::string ChildProcess::output() {
+  char chunk[4096];
+  while (true) {
+    pollfd p{stdout_fd_, POLLIN, 0};
+    if (::poll(&p, 1, 0) <= 0) break;
+    const ssize_t n = ::read(stdout_fd_, chunk, sizeof chunk);
+    if (n <= 0) break;
+    buffered_.append(chunk, static_cast<std::size_t>(n));
+  }
+  return buffered_;
+}
+
 void ChildProcess::pause() { ::kill(pid_, SIGSTOP); }
 void ChildProcess::resume() { ::kill(pid_, SIGCONT); }
 

@@ -21,6 +21,7 @@ class ChildProcess {
   static plugin::v1::Result<ChildProcess> spawn(const std::string& binary, const std::vector<std::string>& args,
                                                 const std::string& log_name);
 
+  ChildProcess() = default;  // no process
   ChildProcess(ChildProcess&& other) noexcept;
   ChildProcess& operator=(ChildProcess&& other) noexcept;
   ChildProcess(const ChildProcess&) = delete;
@@ -36,6 +37,10 @@ class ChildProcess {
   int stop(std::chrono::milliseconds grace = std::chrono::seconds(10));
   // SIGKILL and reap.
   int kill();
+  // Waits for the process to exit by itself; nullopt when it is still running at the timeout.
+  std::optional<int> wait_exit(std::chrono::milliseconds timeout);
+  // Everything the process wrote to standard output so far (reads what is pending).
+  std::string output();
   void pause();   // SIGSTOP
   void resume();  // SIGCONT
   const std::filesystem::path& log_path() const noexcept { return log_path_; }

@@ -1,0 +1,69 @@
+#include "local_cluster.hpp"
+
+namespace mqkit::testing {
+
+using plugin::v1::Status;
+
+LocalCluster::LocalCluster(std::string test_name) : test_name_(std::move(test_name)), dir_(fresh_directory(test_name_)) {}
+
+LocalCluster::~LocalCluster() {
+  for (auto& b : brokers_) b.process.stop();
+  for (auto& n : namesrvs_) n.process.stop();
+}
+
+Status LocalCluster::launch(const std::string& binary, Node& node) {
+  MQKIT_ASSIGN_OR_RETURN(node.process, ChildProcess::spawn(binary, node.args, node.log_name));
+  MQKIT_ASSIGN_OR_RETURN(node.port, node.process.wait_ready());
+  return Status::ok();
+}
+
+Status LocalCluster::add_namesrv(const std::vector<std::string>& overrides) {
+  Node node;
+  node.log_name = test_name_ + "-namesrv" + std::to_string(namesrvs_.size());
+  node.args = {"--set", "namesrv.listen_host=127.0.0.1", "--set", "namesrv.listen_port=0"};
+  for (const auto& o : overrides) node.args.insert(node.args.end(), {"--set", o});
+  MQKIT_RETURN_IF_ERROR(launch("mqnamesrv", node));
+  namesrvs_.push_back(std::move(node));
+  return Status::ok();
+}
+
+Status LocalCluster::add_broker(const BrokerSpec& spec) {
+  Node node;
+  node.log_name = test_name_ + "-" + spec.name;
+  const auto store_dir = dir_ / spec.name;
+  node.args = {"--set", "broker.broker_name=" + spec.name, "--set", "broker.broker_cluster_name=" + spec.cluster,
+               "--set", "broker.broker_ip1=127.0.0.1", "--set", "broker.listen_host=127.0.0.1",
+               "--set", "broker.listen_port=0", "--set", "broker.namesrv_addr=" + namesrv_addrs(),
+               "--set", "store.plugin=" + spec.store};
+  if (spec.store == "commitlog") node.args.insert(node.args.end(), {"--set", "store.store_path=" + store_dir.string()});
+  for (const auto& o : spec.overrides) node.args.insert(node.args.end(), {"--set", o});
+  MQKIT_RETURN_IF_ERROR(launch("mqbroker", node));
+  // Restarts keep the port, so clients and routes stay valid.
+  for (auto& a : node.args) {
+    if (a == "broker.listen_port=0") a = "broker.listen_port=" + std::to_string(node.port);
+  }
+  brokers_.push_back(std::move(node));
+  return Status::ok();
+}
+
+Status LocalCluster::restart_broker(std::size_t i, bool crash) {
+  Node& node = brokers_.at(i);
+  if (crash) {
+    node.process.kill();
+  } else {
+    node.process.stop();
+  }
+  node.log_name += "-restarted";
+  return launch("mqbroker", node);
+}
+
+std::string LocalCluster::namesrv_addrs() const {
+  std::string out;
+  for (std::size_t i = 0; i < namesrvs_.size(); ++i) out += (i ? ";" : "") + namesrv_addr(i);
+  return out;
+}
+
+std::string LocalCluster::namesrv_addr(std::size_t i) const { return "127.0.0.1:" + std::to_string(namesrvs_.at(i).port); }
+std::string LocalCluster::broker_addr(std::size_t i) const { return "127.0.0.1:" + std::to_string(brokers_.at(i).port); }
+
+}  // namespace mqkit::testing
