@@ -15,7 +15,7 @@ struct BrokerSpec {
   std::string name = "broker-a";
   std::string cluster = "DefaultCluster";
   std::string store = "commitlog";         // store plugin
-  std::vector<std::string> overrides;      // extra --set values
+  std::vector<std::string> overrides{};    // extra --set values
 };
 
 class LocalCluster {
