@@ -100,6 +100,8 @@ Status BrokerController::start_services() {
   auto host = plugin::v1::parse_host_address(config_.address());
   if (!host) return host.status().with_context("broker_ip1");
   context_.store_host = *host;
+  // Delayed delivery appends records, which carry the store host: only once it is known.
+  MQKIT_RETURN_IF_ERROR(start_processor_services(extra_services_));
 
   registrar_ = std::make_unique<NameServerRegistrar>(config_, transport_, *topics_);
   topics_->on_change([this] { registration_needed_ = true; });

@@ -1,16 +1,45 @@
-// The broker's request processors, wired in one place.
+// The broker's request processors and the services they need, wired in one place.
 #include "mqkit/broker/broker_controller.hpp"
+#include "mqkit/broker/consume/admin_broker_processor.hpp"
+#include "mqkit/broker/consume/client_manage_processor.hpp"
+#include "mqkit/broker/consume/consumer_manage_processor.hpp"
+#include "mqkit/broker/consume/pull_message_processor.hpp"
+#include "mqkit/broker/consume/query_message_processor.hpp"
+#include "mqkit/broker/send/schedule_message_service.hpp"
+#include "mqkit/broker/send/send_message_processor.hpp"
 
 namespace mqkit::broker {
 
+namespace {
+struct ProcessorServices {
+  std::unique_ptr<ScheduleMessageService> schedule;
+};
+}  // namespace
+
 plugin::v1::Result<std::shared_ptr<void>> install_processors(BrokerRequestHandler& handler, BrokerContext& context,
                                                              MetadataFiles& files) {
-  (void)handler;
-  (void)context;
-  (void)files;
-  return std::shared_ptr<void>();
+  auto services = std::make_shared<ProcessorServices>();
+  services->schedule = std::make_unique<ScheduleMessageService>(context, files);
+  context.schedule = services->schedule.get();
+  // Schedule-topic consume queue entries carry their delivery time, as in RocketMQ.
+  context.dispatch->set_tags_code_fn(ScheduleMessageService::tags_code_fn(context.config->delay_level_ms));
+
+  handler.add(std::make_shared<SendMessageProcessor>(context));
+  handler.add(std::make_shared<PullMessageProcessor>(context));
+  handler.add(std::make_shared<ClientManageProcessor>(context));
+  handler.add(std::make_shared<ConsumerManageProcessor>(context));
+  handler.add(std::make_shared<QueryMessageProcessor>(context));
+  handler.add(std::make_shared<AdminBrokerProcessor>(context));
+  return std::static_pointer_cast<void>(services);
 }
 
-void stop_processor_services(const std::shared_ptr<void>& services) noexcept { (void)services; }
+plugin::v1::Status start_processor_services(const std::shared_ptr<void>& services) {
+  return static_cast<ProcessorServices*>(services.get())->schedule->start();
+}
+
+void stop_processor_services(const std::shared_ptr<void>& services) noexcept {
+  if (!services) return;
+  static_cast<ProcessorServices*>(services.get())->schedule->stop();
+}
 
 }  // namespace mqkit::broker

@@ -64,7 +64,8 @@ class BrokerController final : public kernel::Component {
 // started (e.g. delayed-message delivery). Defined with the processors.
 plugin::v1::Result<std::shared_ptr<void>> install_processors(BrokerRequestHandler& handler, BrokerContext& context,
                                                              MetadataFiles& files);
-// Stops what install_processors started.
+// Starts those services (after the dispatch pipeline runs) and stops them.
+plugin::v1::Status start_processor_services(const std::shared_ptr<void>& services);
 void stop_processor_services(const std::shared_ptr<void>& services) noexcept;
 
 // The first non-loopback IPv4 address of this host, or 127.0.0.1.
