@@ -1,0 +1,359 @@
+#include "commit_log.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+#include "big_endian.hpp"
+#include "mqkit/plugin/v1/message_record.hpp"
+
+namespace mqkit::plugins::stores::commitlog {
+
+namespace {
+
+using plugin::v1::kBlankHeaderSize;
+using plugin::v1::kBlankMagic;
+using plugin::v1::kMessageMagicV1;
+using plugin::v1::MessageToAppend;
+
+// Copies a finished record (or batch) so that its first 4 bytes, the size, land last: a process
+// killed mid-copy leaves a zero size, which recovery reads as the end of the log, never a
+// record with a whole header and a torn tail.
+void copy_records(std::uint8_t* destination, std::span<const std::uint8_t> records) {
+  std::memcpy(destination + 4, records.data() + 4, records.size() - 4);
+  std::atomic_thread_fence(std::memory_order_release);
+  std::memcpy(destination, records.data(), 4);
+}
+
+}  // namespace
+
+bool takes_queue_offset(std::int32_t sys_flag) noexcept {
+  const std::int32_t type = sys_flag & plugin::v1::sys_flag::kTransactionMask;
+  return type != plugin::v1::sys_flag::kTransactionPrepared && type != plugin::v1::sys_flag::kTransactionRollback;
+}
+
+v1::Status validate_topic_name(std::string_view topic) {
+  if (topic.empty()) return v1::Status::invalid_argument("topic is empty");
+  if (topic == "." || topic == ".." || topic.find('/') != std::string_view::npos ||
+      topic.find('\0') != std::string_view::npos) {
+    return v1::Status::invalid_argument("topic '" + std::string(topic) +
+                                        "' cannot name a consume queue directory ('/', NUL, '.' and '..' are refused)");
+  }
+  return v1::Status::ok();
+}
+
+CommitLog::CommitLog(Env& env, Logger log, CommitLogOptions options)
+    : env_(env),
+      log_(log),
+      options_(std::move(options)),
+      files_(env, log, options_.dir, options_.file_size, MappedFile::Allocation::kReserve),
+      allocator_(env, log, options_.dir, options_.file_size) {}
+
+CommitLog::~CommitLog() { allocator_.stop(); }
+
+v1::Status CommitLog::load() { return files_.load(); }
+
+void CommitLog::restore(std::int64_t max_offset, std::int64_t flushed_offset, std::int64_t last_store_timestamp,
+                        QueueOffsetTable queue_offsets) {
+  for (const auto& file : files_.snapshot()) {
+    const std::int64_t wrote = std::clamp<std::int64_t>(max_offset - file->start_offset(), 0, file->size());
+    file->set_wrote_position(wrote);
+    file->set_flushed_position(std::clamp<std::int64_t>(flushed_offset - file->start_offset(), 0, wrote));
+  }
+  std::lock_guard put(put_mutex_);
+  std::lock_guard publish(publish_mutex_);
+  queue_offsets_ = std::move(queue_offsets);
+  committed_.store(max_offset, std::memory_order_release);
+  flushed_.store(std::min(flushed_offset, max_offset), std::memory_order_release);
+  last_store_timestamp_.store(last_store_timestamp, std::memory_order_release);
+  flushed_store_timestamp_.store(last_store_timestamp, std::memory_order_release);
+}
+
+void CommitLog::close() {
+  {
+    std::lock_guard lock(put_mutex_);
+    closed_ = true;
+  }
+  allocator_.stop();
+}
+
+std::int64_t CommitLog::min_offset() const {
+  const std::int64_t min = files_.min_offset();
+  return min < 0 ? max_offset() : min;
+}
+
+std::int64_t CommitLog::scratch_bytes() const {
+  std::lock_guard lock(put_mutex_);
+  return static_cast<std::int64_t>(scratch_.capacity());
+}
+
+v1::Status CommitLog::validate(std::span<const MessageToAppend> batch, std::vector<std::int32_t>& sizes,
+                               std::int64_t& total) const {
+  if (batch.empty()) return v1::Status::invalid_argument("append of an empty batch");
+  const auto& first = batch.front();
+  MQKIT_RETURN_IF_ERROR(validate_topic_name(first.topic));
+  if (first.queue_id < 0) return v1::Status::invalid_argument("queue id " + std::to_string(first.queue_id) + " is negative");
+  total = 0;
+  sizes.reserve(batch.size());
+  for (const auto& message : batch) {
+    if (message.topic != first.topic || message.queue_id != first.queue_id) {
+      return v1::Status::invalid_argument("a batch must share one topic and queue: '" + std::string(first.topic) + "'/" +
+                                          std::to_string(first.queue_id) + " and '" + std::string(message.topic) +
+                                          "'/" + std::to_string(message.queue_id) + " were mixed");
+    }
+    if (static_cast<std::int64_t>(message.body.size()) > options_.max_message_size) {
+      return v1::Status::invalid_argument("message body is " + std::to_string(message.body.size()) +
+                                          " bytes, more than max_message_size (" +
+                                          std::to_string(options_.max_message_size) + ")");
+    }
+    const std::int32_t size = plugin::v1::record_size(message);
+    if (size > options_.max_message_size + kRecordSlack) {
+      return v1::Status::invalid_argument("message record is " + std::to_string(size) +
+                                          " bytes, more than max_message_size + 64 KiB (" +
+                                          std::to_string(options_.max_message_size + kRecordSlack) + ")");
+    }
+    sizes.push_back(size);
+    total += size;
+  }
+  if (total + kBlankHeaderSize > options_.file_size) {
+    return v1::Status::invalid_argument("records of " + std::to_string(total) +
+                                        " bytes do not fit in a commit log file of " +
+                                        std::to_string(options_.file_size) + " bytes (mapped_file_size_commit_log)");
+  }
+  return v1::Status::ok();
+}
+
+v1::Result<std::shared_ptr<MappedFile>> CommitLog::next_file(std::int64_t start_offset) {
+  MQKIT_ASSIGN_OR_RETURN(auto file, allocator_.take(start_offset));
+  MQKIT_RETURN_IF_ERROR(files_.append_file(file));
+  allocator_.request(start_offset + options_.file_size);
+  return file;
+}
+
+v1::Result<std::shared_ptr<MappedFile>> CommitLog::current_file() {
+  auto file = files_.last();
+  if (!file) return next_file(max_offset() / options_.file_size * options_.file_size);
+  if (file->is_full()) return next_file(file->end_offset());
+  return file;
+}
+
+void CommitLog::publish(std::int64_t committed, std::int64_t store_timestamp) {
+  std::lock_guard lock(publish_mutex_);
+  committed_.store(committed, std::memory_order_release);
+  last_store_timestamp_.store(store_timestamp, std::memory_order_release);
+}
+
+v1::Result<AppendOutcome> CommitLog::append(std::span<const MessageToAppend> batch) {
+  std::vector<std::int32_t> sizes;
+  std::int64_t total = 0;
+  MQKIT_RETURN_IF_ERROR(validate(batch, sizes, total));
+  const MessageToAppend& first = batch.front();
+
+  std::lock_guard lock(put_mutex_);
+  if (closed_) return v1::Status::unavailable("the store is shutting down");
+  MQKIT_ASSIGN_OR_RETURN(auto file, current_file());
+  std::int64_t position = file->wrote_position();
+  const bool roll = total + kBlankHeaderSize > file->size() - position;
+  const std::int64_t commit_offset = roll ? file->end_offset() : file->start_offset() + position;
+  const std::int64_t store_timestamp = env_.now_ms();
+  const std::int64_t first_queue_offset = queue_offsets_.next(first.topic, first.queue_id);
+
+  // Encode first: a message the codec refuses changes nothing, not even the end-of-file blank.
+  scratch_.resize(static_cast<std::size_t>(total));
+  std::int64_t queue_offset = first_queue_offset;
+  std::int64_t within = 0;
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    const bool counted = takes_queue_offset(batch[i].sys_flag);
+    const plugin::v1::RecordPlacement placement{counted ? queue_offset : 0, commit_offset + within, store_timestamp};
+    MQKIT_RETURN_IF_ERROR(plugin::v1::encode_record(
+        batch[i], placement,
+        std::span<std::uint8_t>(scratch_).subspan(static_cast<std::size_t>(within), static_cast<std::size_t>(sizes[i]))));
+    if (counted) ++queue_offset;
+    within += sizes[i];
+  }
+
+  if (roll) {
+    std::uint8_t* blank = file->data() + position;
+    store_i32(blank + 4, kBlankMagic);
+    store_i32(blank, static_cast<std::int32_t>(file->size() - position));
+    file->set_wrote_position(file->size());
+    publish(file->end_offset(), last_store_timestamp_.load(std::memory_order_relaxed));
+    MQKIT_ASSIGN_OR_RETURN(file, next_file(file->end_offset()));
+    position = 0;
+  }
+
+  copy_records(file->data() + position, scratch_);
+  file->set_wrote_position(position + total);
+  publish(commit_offset + total, store_timestamp);
+  if (queue_offset != first_queue_offset) queue_offsets_.set(first.topic, first.queue_id, queue_offset);
+
+  AppendOutcome outcome;
+  outcome.result.commit_offset = commit_offset;
+  outcome.result.bytes = static_cast<std::int32_t>(total);
+  outcome.result.queue_offset = takes_queue_offset(first.sys_flag) ? first_queue_offset : 0;
+  outcome.result.message_count = static_cast<std::int32_t>(batch.size());
+  outcome.result.store_timestamp = store_timestamp;
+  outcome.end_offset = commit_offset + total;
+  return outcome;
+}
+
+v1::Status CommitLog::append_replicated(std::int64_t commit_offset, std::span<const std::uint8_t> records) {
+  std::lock_guard lock(put_mutex_);
+  if (closed_) return v1::Status::unavailable("the store is shutting down");
+  if (commit_offset != max_offset()) {
+    return v1::Status::invalid_argument("replicated records start at commit offset " + std::to_string(commit_offset) +
+                                        " but the commit log ends at " + std::to_string(max_offset()));
+  }
+  // Check everything before writing anything: whole records and blanks that end their file.
+  struct Piece {
+    std::int64_t offset;
+    std::int64_t length;
+  };
+  std::vector<Piece> pieces;
+  QueueOffsetTable raised;
+  std::int64_t last_timestamp = last_store_timestamp_.load(std::memory_order_relaxed);
+  std::int64_t offset = commit_offset;
+  for (std::size_t at = 0; at < records.size();) {
+    const std::int64_t room = options_.file_size - offset % options_.file_size;
+    const auto rest = records.subspan(at);
+    if (rest.size() >= 8 && load_i32(rest.data() + 4) == kBlankMagic) {
+      if (load_i32(rest.data()) != room || static_cast<std::int64_t>(rest.size()) < room) {
+        return v1::Status::corruption("replicated end-of-file blank at commit offset " + std::to_string(offset) +
+                                      " does not fill its file (" + std::to_string(room) + " bytes left)");
+      }
+      pieces.push_back({offset, room});
+      at += static_cast<std::size_t>(room);
+      offset += room;
+      continue;
+    }
+    auto record = plugin::v1::decode_record(rest, plugin::v1::CrcCheck::kVerify);
+    if (!record.is_ok()) return record.status().with_context("replicated record at commit offset " + std::to_string(offset));
+    if (record->commit_offset != offset || record->total_size + kBlankHeaderSize > room) {
+      return v1::Status::corruption("replicated record at commit offset " + std::to_string(offset) + " says offset " +
+                                    std::to_string(record->commit_offset) + " or does not fit its file");
+    }
+    // Queue offsets carry over, so this store continues them if it ever takes writes itself.
+    if (takes_queue_offset(record->sys_flag)) raised.raise(record->topic, record->queue_id, record->queue_offset + 1);
+    pieces.push_back({offset, record->total_size});
+    last_timestamp = record->store_timestamp;
+    at += static_cast<std::size_t>(record->total_size);
+    offset += record->total_size;
+  }
+  std::size_t at = 0;
+  for (const auto& piece : pieces) {
+    auto file = files_.last();
+    if (!file || file->is_full()) {
+      MQKIT_ASSIGN_OR_RETURN(file, file ? next_file(file->end_offset())
+                                        : next_file(piece.offset / options_.file_size * options_.file_size));
+    }
+    const std::int64_t position = piece.offset - file->start_offset();
+    copy_records(file->data() + position, records.subspan(at, static_cast<std::size_t>(piece.length)));
+    file->set_wrote_position(position + piece.length);
+    at += static_cast<std::size_t>(piece.length);
+  }
+  queue_offsets_.raise_all(raised);
+  publish(offset, last_timestamp);
+  return v1::Status::ok();
+}
+
+v1::Result<std::int64_t> CommitLog::flush() {
+  std::lock_guard lock(flush_mutex_);
+  std::int64_t target = 0;
+  std::int64_t timestamp = 0;
+  {
+    std::lock_guard publish(publish_mutex_);
+    target = committed_.load(std::memory_order_acquire);
+    timestamp = last_store_timestamp_.load(std::memory_order_acquire);
+  }
+  if (target <= flushed_offset()) return flushed_offset();
+  MQKIT_RETURN_IF_ERROR(files_.flush_to(target));
+  flushed_.store(target, std::memory_order_release);
+  flushed_store_timestamp_.store(timestamp, std::memory_order_release);
+  return target;
+}
+
+v1::Result<plugin::v1::StoredSlice> CommitLog::read(std::int64_t commit_offset, std::int32_t size) const {
+  const std::int64_t committed = max_offset();
+  if (size <= 0 || commit_offset < 0 || commit_offset + size > committed) {
+    return v1::Status::not_found("commit offset " + std::to_string(commit_offset) + " (+" + std::to_string(size) +
+                                 ") is outside the commit log, which ends at " + std::to_string(committed));
+  }
+  auto file = files_.find(commit_offset);
+  if (!file || commit_offset - file->start_offset() + size > file->size()) {
+    return v1::Status::not_found("commit offset " + std::to_string(commit_offset) + " is no longer stored");
+  }
+  return file->slice(commit_offset - file->start_offset(), size);
+}
+
+v1::Result<plugin::v1::StoredSlice> CommitLog::read_record(std::int64_t commit_offset) const {
+  const std::int64_t committed = max_offset();
+  auto file = commit_offset < committed ? files_.find(commit_offset) : nullptr;
+  if (!file) {
+    return v1::Status::not_found("no record at commit offset " + std::to_string(commit_offset) +
+                                 ": the commit log holds [" + std::to_string(min_offset()) + ", " +
+                                 std::to_string(committed) + ")");
+  }
+  const std::int64_t position = commit_offset - file->start_offset();
+  const std::int64_t available = std::min(committed - file->start_offset(), file->size()) - position;
+  auto record = plugin::v1::decode_record({file->data() + position, static_cast<std::size_t>(available)});
+  if (!record.is_ok() || record->commit_offset != commit_offset) {
+    return v1::Status::not_found("no record starts at commit offset " + std::to_string(commit_offset) +
+                                 (record.is_ok() ? std::string() : " (" + record.status().message() + ")"));
+  }
+  return file->slice(position, record->total_size);
+}
+
+v1::Result<std::int64_t> CommitLog::store_timestamp_at(std::int64_t commit_offset) const {
+  MQKIT_ASSIGN_OR_RETURN(const auto slice, read_record(commit_offset));
+  MQKIT_ASSIGN_OR_RETURN(const auto record, plugin::v1::decode_record(slice.bytes));
+  return record.store_timestamp;
+}
+
+v1::Result<plugin::v1::DispatchChunk> CommitLog::read_for_dispatch(std::int64_t from, std::int64_t max_bytes) const {
+  const std::int64_t committed = max_offset();
+  std::int64_t start = std::max(from, min_offset());
+  while (start < committed) {
+    auto file = files_.find(start);
+    if (!file) {
+      return v1::Status::internal("commit log has no file for committed offset " + std::to_string(start));
+    }
+    const std::int64_t position = start - file->start_offset();
+    const std::int64_t file_end = std::min(committed - file->start_offset(), file->size());
+    const std::uint8_t* data = file->data();
+    if (position + kBlankHeaderSize > file_end || load_i32(data + position + 4) == kBlankMagic) {
+      start = file->end_offset();
+      continue;
+    }
+    std::int64_t end = position;
+    bool blank_follows = false;
+    while (end + kBlankHeaderSize <= file_end) {
+      const std::int32_t size = load_i32(data + end);
+      const std::int32_t magic = load_i32(data + end + 4);
+      if (magic == kBlankMagic) {
+        blank_follows = true;
+        break;
+      }
+      if (magic != kMessageMagicV1 || size < kBlankHeaderSize || end + size > file_end) {
+        return v1::Status::corruption("commit log: no valid record at committed offset " +
+                                      std::to_string(file->start_offset() + end) + " in " + file->path());
+      }
+      if (end > position && end + size - position > max_bytes) break;
+      end += size;
+    }
+    plugin::v1::DispatchChunk chunk;
+    chunk.bytes = file->slice(position, end - position);
+    chunk.start_offset = start;
+    chunk.next_offset = blank_follows ? file->end_offset() : start + (end - position);
+    return chunk;
+  }
+  plugin::v1::DispatchChunk empty;
+  empty.start_offset = empty.next_offset = std::max(from, std::min(start, committed));
+  return empty;
+}
+
+void CommitLog::remove_topic(std::string_view topic) {
+  std::lock_guard lock(put_mutex_);
+  queue_offsets_.remove_topic(topic);
+}
+
+}  // namespace mqkit::plugins::stores::commitlog

@@ -1,0 +1,169 @@
+#include "flush.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace mqkit::plugins::stores::commitlog {
+
+namespace {
+// How long the group-commit thread sleeps when nobody wakes it (RocketMQ waits 10 ms).
+constexpr std::chrono::milliseconds kGroupCommitWait{10};
+constexpr std::chrono::milliseconds kWatchdogIdle{100};
+}  // namespace
+
+CommitLogFlusher::CommitLogFlusher(CommitLog& commit_log, Logger log, FlushOptions options, FailureFn on_failure)
+    : commit_log_(commit_log), log_(log), options_(options), on_failure_(std::move(on_failure)) {}
+
+CommitLogFlusher::~CommitLogFlusher() { abandon(v1::Status::unavailable("the store was destroyed before the flush")); }
+
+void CommitLogFlusher::start() {
+  if (options_.mode == FlushMode::kSync) {
+    flusher_.start([this] { run_group_commit(); });
+    watchdog_.start([this] { run_watchdog(); });
+  } else {
+    flusher_.start([this] { run_async(); });
+  }
+}
+
+void CommitLogFlusher::stop() {
+  flusher_.stop();
+  watchdog_.stop();
+  auto flushed = flush_now();
+  answer(flushed.is_ok() ? *flushed : -1, flushed.status());
+}
+
+void CommitLogFlusher::abandon(const v1::Status& status) {
+  flusher_.stop();
+  watchdog_.stop();
+  answer(-1, status);
+}
+
+void CommitLogFlusher::submit(std::int64_t end_offset, plugin::v1::AppendResult result,
+                              plugin::v1::AppendCallback done) {
+  bool durable = false;
+  bool failed = false;
+  {
+    std::lock_guard lock(mutex_);
+    failed = failed_;
+    durable = commit_log_.flushed_offset() >= end_offset;
+    if (!failed && !durable) {
+      waiters_.push_back({end_offset, std::chrono::steady_clock::now() + options_.sync_timeout, result, std::move(done)});
+    }
+  }
+  if (failed) {
+    done(v1::Status::io_error("an earlier commit log flush failed; the record may not be durable"));
+  } else if (durable) {
+    done(result);
+  } else {
+    flusher_.wakeup();
+  }
+}
+
+std::size_t CommitLogFlusher::waiting() const {
+  std::lock_guard lock(mutex_);
+  return waiters_.size();
+}
+
+v1::Result<std::int64_t> CommitLogFlusher::flush_now() {
+  auto flushed = commit_log_.flush();
+  if (!flushed.is_ok()) {
+    bool first = false;
+    {
+      std::lock_guard lock(mutex_);
+      first = !failed_;
+      failed_ = true;
+    }
+    if (first) {
+      log_.error("commit log flush failed: " + flushed.status().to_string() +
+                 "; the store refuses writes until it is restarted");
+      if (on_failure_) on_failure_(flushed.status());
+    }
+  }
+  return flushed;
+}
+
+void CommitLogFlusher::answer(std::int64_t flushed, const v1::Status& error) {
+  std::vector<Waiter> ready;
+  {
+    std::lock_guard lock(mutex_);
+    auto keep = waiters_.begin();
+    for (auto it = waiters_.begin(); it != waiters_.end(); ++it) {
+      if (!error.is_ok() || it->end_offset <= flushed) {
+        ready.push_back(std::move(*it));
+      } else {
+        if (keep != it) *keep = std::move(*it);
+        ++keep;
+      }
+    }
+    waiters_.erase(keep, waiters_.end());
+  }
+  for (auto& waiter : ready) {
+    if (error.is_ok()) {
+      waiter.done(waiter.result);
+    } else {
+      waiter.done(error.code() == v1::StatusCode::kIoError ? error.with_context("commit log flush failed") : error);
+    }
+  }
+}
+
+void CommitLogFlusher::run_group_commit() {
+  while (!flusher_.stopping()) {
+    flusher_.wait_for(kGroupCommitWait);
+    // Appends that did not wait (WAIT=false) are flushed on the same beat as those that do.
+    if (waiting() == 0 && commit_log_.flushed_offset() >= commit_log_.max_offset()) continue;
+    auto flushed = flush_now();
+    answer(flushed.is_ok() ? *flushed : -1, flushed.status());
+  }
+}
+
+void CommitLogFlusher::run_watchdog() {
+  while (!watchdog_.stopping()) {
+    const auto now = std::chrono::steady_clock::now();
+    std::vector<Waiter> expired;
+    auto next_wait = kWatchdogIdle;
+    {
+      std::lock_guard lock(mutex_);
+      // Deadlines rise along the queue: every waiter got the same timeout when it was queued.
+      while (!waiters_.empty() && waiters_.front().deadline <= now) {
+        expired.push_back(std::move(waiters_.front()));
+        waiters_.pop_front();
+      }
+      if (!waiters_.empty()) {
+        next_wait = std::min(next_wait, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                            waiters_.front().deadline - now) + std::chrono::milliseconds(1));
+      }
+    }
+    if (!expired.empty()) {
+      log_.warn("sync flush did not finish within " + std::to_string(options_.sync_timeout.count()) + " ms; " +
+                std::to_string(expired.size()) + " append(s) acknowledged as FLUSH_DISK_TIMEOUT");
+    }
+    for (auto& waiter : expired) {
+      waiter.result.flush_timed_out = true;
+      waiter.done(waiter.result);
+    }
+    watchdog_.wait_for(next_wait);
+  }
+}
+
+void CommitLogFlusher::run_async() {
+  auto last_thorough = std::chrono::steady_clock::now();
+  const std::int64_t file_size = commit_log_.options().file_size;
+  while (!flusher_.stopping()) {
+    flusher_.wait_for(options_.interval);
+    const auto now = std::chrono::steady_clock::now();
+    std::int64_t least_pages = options_.least_pages;
+    if (now - last_thorough >= options_.thorough_interval) {
+      least_pages = 0;
+      last_thorough = now;
+    }
+    const std::int64_t committed = commit_log_.max_offset();
+    const std::int64_t flushed = commit_log_.flushed_offset();
+    if (committed <= flushed) continue;
+    // A file that filled up is flushed whatever its dirty page count (RocketMQ does the same).
+    const bool file_done = flushed / file_size != committed / file_size;
+    if (least_pages > 0 && !file_done && committed / kFlushPageSize - flushed / kFlushPageSize < least_pages) continue;
+    (void)flush_now();
+  }
+}
+
+}  // namespace mqkit::plugins::stores::commitlog

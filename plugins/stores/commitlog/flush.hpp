@@ -1,0 +1,94 @@
+// CommitLogFlusher: makes the commit log durable (RocketMQ's FlushRealTimeService and
+// GroupCommitService).
+//
+// ASYNC_FLUSH: every flush_interval (or when woken after an append) the flusher msyncs the
+// commit log if at least `least_pages` 4 KiB pages are dirty, and everything at least every
+// `thorough_interval`. Appends are acknowledged before they are durable.
+//
+// SYNC_FLUSH (group commit): an append that waits registers its end offset and callback; the
+// flusher wakes, msyncs everything committed so far — one msync for every writer that queued
+// meanwhile — and calls back each writer whose bytes are now durable. A writer still waiting
+// after `sync_timeout` is called back with flush_timed_out = true (RocketMQ's
+// FLUSH_DISK_TIMEOUT) by a separate watchdog thread, so a flush stuck in the kernel cannot keep
+// a producer waiting forever. Each callback is called exactly once.
+//
+// A failed flush fails every waiting writer with the I/O error and reports it to the owner
+// (the store then refuses writes: after a failed fsync the page cache can no longer be trusted).
+//
+// Threads: submit()/wakeup() from appending threads (never under the put lock); callbacks run
+// on the flusher or watchdog thread, or on the submitting thread when the bytes were already
+// durable; start()/stop() from the owner.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+
+#include "commit_log.hpp"
+#include "logger.hpp"
+#include "options.hpp"
+#include "service_thread.hpp"
+
+namespace mqkit::plugins::stores::commitlog {
+
+struct FlushOptions {
+  FlushMode mode = FlushMode::kAsync;
+  std::chrono::milliseconds interval{500};
+  std::int64_t least_pages = 4;
+  std::chrono::milliseconds thorough_interval{10'000};
+  std::chrono::milliseconds sync_timeout{5000};
+};
+
+class CommitLogFlusher {
+ public:
+  using FailureFn = std::function<void(const v1::Status&)>;
+
+  CommitLogFlusher(CommitLog& commit_log, Logger log, FlushOptions options, FailureFn on_failure);
+  ~CommitLogFlusher();
+  CommitLogFlusher(const CommitLogFlusher&) = delete;
+  CommitLogFlusher& operator=(const CommitLogFlusher&) = delete;
+
+  void start();
+  // Flushes what is committed, answers every waiting writer, stops the threads.
+  void stop();
+  // Stops without flushing; waiting writers get `status` (a simulated crash).
+  void abandon(const v1::Status& status);
+
+  // SYNC_FLUSH: calls `done` once the bytes below `end_offset` are durable, or with
+  // flush_timed_out after the sync timeout, or with the flush error.
+  void submit(std::int64_t end_offset, plugin::v1::AppendResult result, plugin::v1::AppendCallback done);
+  // ASYNC_FLUSH: something was appended.
+  void wakeup() { flusher_.wakeup(); }
+
+  std::size_t waiting() const;
+
+ private:
+  struct Waiter {
+    std::int64_t end_offset;
+    std::chrono::steady_clock::time_point deadline;
+    plugin::v1::AppendResult result;
+    plugin::v1::AppendCallback done;
+  };
+
+  void run_async();
+  void run_group_commit();
+  void run_watchdog();
+  // Flushes and reports a failure; returns the flushed offset or the error.
+  v1::Result<std::int64_t> flush_now();
+  // Calls back (outside the lock) every waiter at or below `flushed`, or all with `error`.
+  void answer(std::int64_t flushed, const v1::Status& error);
+
+  CommitLog& commit_log_;
+  Logger log_;
+  const FlushOptions options_;
+  FailureFn on_failure_;
+  ServiceThread flusher_;
+  ServiceThread watchdog_;
+  mutable std::mutex mutex_;
+  std::deque<Waiter> waiters_;  // guarded by mutex_
+  bool failed_ = false;         // guarded by mutex_: the first failure was reported
+};
+
+}  // namespace mqkit::plugins::stores::commitlog

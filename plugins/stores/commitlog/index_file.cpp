@@ -1,0 +1,150 @@
+#include "index_file.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <ctime>
+
+#include "big_endian.hpp"
+#include "mqkit/plugin/v1/java_hash.hpp"
+
+namespace mqkit::plugins::stores::commitlog {
+
+namespace {
+
+constexpr std::int64_t kBeginTimestampAt = 0;
+constexpr std::int64_t kEndTimestampAt = 8;
+constexpr std::int64_t kBeginPhyOffsetAt = 16;
+constexpr std::int64_t kEndPhyOffsetAt = 24;
+constexpr std::int64_t kHashSlotCountAt = 32;
+constexpr std::int64_t kIndexCountAt = 36;
+constexpr std::int64_t kReserveStep = 1 << 20;
+
+}  // namespace
+
+IndexFile::IndexFile(std::shared_ptr<MappedFile> file, std::int64_t slot_count, std::int64_t item_count)
+    : file_(std::move(file)), slot_count_(slot_count), item_count_(item_count) {}
+
+v1::Result<std::unique_ptr<IndexFile>> IndexFile::create(Env& env, const std::string& path, std::int64_t slot_count,
+                                                         std::int64_t item_count, std::int64_t end_phy_offset,
+                                                         std::int64_t end_timestamp) {
+  MQKIT_ASSIGN_OR_RETURN(auto mapped, MappedFile::create(env, path, 0, file_size(slot_count, item_count),
+                                                         MappedFile::Allocation::kSparse));
+  std::unique_ptr<IndexFile> index(new IndexFile(std::move(mapped), slot_count, item_count));
+  index->reserved_until_ = index->item_position(0);
+  v1::Status reserved = index->file_->reserve(0, index->reserved_until_);
+  if (!reserved.is_ok()) {
+    (void)index->destroy(env);
+    return reserved;
+  }
+  std::uint8_t* header = index->file_->data();
+  store_i64(header + kBeginTimestampAt, end_timestamp > 0 ? end_timestamp : 0);
+  store_i64(header + kEndTimestampAt, end_timestamp > 0 ? end_timestamp : 0);
+  store_i64(header + kBeginPhyOffsetAt, end_phy_offset > 0 ? end_phy_offset : 0);
+  store_i64(header + kEndPhyOffsetAt, end_phy_offset > 0 ? end_phy_offset : 0);
+  store_i32(header + kIndexCountAt, 1);
+  return index;
+}
+
+v1::Result<std::unique_ptr<IndexFile>> IndexFile::open(Env& env, const std::string& path, std::int64_t slot_count,
+                                                       std::int64_t item_count) {
+  MQKIT_ASSIGN_OR_RETURN(auto mapped, MappedFile::open(env, path, 0, file_size(slot_count, item_count),
+                                                       MappedFile::Allocation::kSparse));
+  std::unique_ptr<IndexFile> index(new IndexFile(std::move(mapped), slot_count, item_count));
+  // A header never written (crash right after creation) still counts from 1.
+  if (index->index_count() <= 0) store_i32(index->file_->data() + kIndexCountAt, 1);
+  index->reserved_until_ = index->item_position(index->index_count()) / kReserveStep * kReserveStep;
+  return index;
+}
+
+std::int64_t IndexFile::begin_timestamp() const noexcept { return load_i64(file_->data() + kBeginTimestampAt); }
+std::int64_t IndexFile::end_timestamp() const noexcept { return load_i64(file_->data() + kEndTimestampAt); }
+std::int64_t IndexFile::begin_phy_offset() const noexcept { return load_i64(file_->data() + kBeginPhyOffsetAt); }
+std::int64_t IndexFile::end_phy_offset() const noexcept { return load_i64(file_->data() + kEndPhyOffsetAt); }
+std::int32_t IndexFile::index_count() const noexcept { return load_i32(file_->data() + kIndexCountAt); }
+
+bool IndexFile::time_matched(std::int64_t begin, std::int64_t end) const noexcept {
+  const std::int64_t first = begin_timestamp();
+  const std::int64_t last = end_timestamp();
+  return (begin < first && end > last) || (begin >= first && begin <= last) || (end >= first && end <= last);
+}
+
+std::int32_t IndexFile::key_hash(std::string_view key) noexcept {
+  const std::int32_t hash = plugin::v1::java_string_hash(key);
+  return hash == INT_MIN ? 0 : (hash < 0 ? -hash : hash);
+}
+
+v1::Result<bool> IndexFile::put(std::string_view key, std::int64_t phy_offset, std::int64_t store_timestamp) {
+  const std::int32_t count = index_count();
+  if (count >= item_count_) return false;
+  std::uint8_t* data = file_->data();
+  const std::int32_t hash = key_hash(key);
+  const std::int64_t slot_position = kHeaderSize + (hash % slot_count_) * kSlotSize;
+  std::int32_t previous = load_i32(data + slot_position);
+  if (previous <= 0 || previous >= count) previous = 0;
+
+  const std::int64_t position = item_position(count);
+  if (position + kItemSize > reserved_until_) {
+    const std::int64_t until = std::min(file_->size(), (position + kItemSize) / kReserveStep * kReserveStep + kReserveStep);
+    MQKIT_RETURN_IF_ERROR(file_->reserve(reserved_until_, until - reserved_until_));
+    reserved_until_ = until;
+  }
+  if (count <= 1) {
+    store_i64(data + kBeginPhyOffsetAt, phy_offset);
+    store_i64(data + kBeginTimestampAt, store_timestamp);
+  }
+  const std::int64_t begin = begin_timestamp();
+  const std::int64_t diff = begin <= 0 ? 0 : std::clamp<std::int64_t>((store_timestamp - begin) / 1000, 0, INT_MAX);
+
+  // Item first, then the slot and the header: a reader (or a crash) never follows a slot to an
+  // item that is not written yet.
+  store_i32(data + position, hash);
+  store_i64(data + position + 4, phy_offset);
+  store_i32(data + position + 12, static_cast<std::int32_t>(diff));
+  store_i32(data + position + 16, previous);
+  store_i32(data + slot_position, count);
+  store_i32(data + kHashSlotCountAt, load_i32(data + kHashSlotCountAt) + 1);
+  store_i64(data + kEndPhyOffsetAt, phy_offset);
+  store_i64(data + kEndTimestampAt, store_timestamp);
+  store_i32(data + kIndexCountAt, count + 1);
+  return true;
+}
+
+void IndexFile::select(std::string_view key, std::size_t max, std::int64_t begin, std::int64_t end,
+                       std::vector<std::int64_t>& out) const {
+  const std::int32_t count = index_count();
+  const std::uint8_t* data = file_->data();
+  const std::int32_t hash = key_hash(key);
+  const std::int32_t slot = load_i32(data + kHeaderSize + (hash % slot_count_) * kSlotSize);
+  if (slot <= 0 || slot >= count) return;
+  const std::int64_t first_time = begin_timestamp();
+  for (std::int32_t item = slot; out.size() < max;) {
+    const std::uint8_t* at = data + item_position(item);
+    const std::int32_t item_hash = load_i32(at);
+    const std::int64_t phy_offset = load_i64(at + 4);
+    const std::int32_t diff = load_i32(at + 12);
+    const std::int32_t previous = load_i32(at + 16);
+    if (diff < 0) break;
+    // An item only knows its second: it was stored somewhere in [time, time + 999]. Matching the
+    // whole second (the caller checks the record's exact time) finds records RocketMQ's exact
+    // comparison of the truncated time would miss.
+    const std::int64_t time = first_time + static_cast<std::int64_t>(diff) * 1000;
+    const bool in_range = time + 999 >= begin && time <= end;
+    if (item_hash == hash && in_range) out.push_back(phy_offset);
+    // Chains run newest first: once older than `begin`, nothing further can match.
+    if (previous <= 0 || previous >= count || previous == item || time + 999 < begin) break;
+    item = previous;
+  }
+}
+
+std::string index_file_name(std::int64_t time_ms) {
+  const std::time_t seconds = static_cast<std::time_t>(time_ms / 1000);
+  std::tm local{};
+  localtime_r(&seconds, &local);
+  char name[64];
+  std::snprintf(name, sizeof name, "%04d%02d%02d%02d%02d%02d%03d", local.tm_year + 1900, local.tm_mon + 1,
+                local.tm_mday, local.tm_hour, local.tm_min, local.tm_sec, static_cast<int>(time_ms % 1000));
+  return name;
+}
+
+}  // namespace mqkit::plugins::stores::commitlog

@@ -1,0 +1,110 @@
+#include "mapped_file.hpp"
+
+#include <charconv>
+#include <cstdio>
+
+namespace mqkit::plugins::stores::commitlog {
+
+MappedFile::MappedFile(std::string path, std::int64_t start_offset, std::int64_t size, std::unique_ptr<File> file,
+                       std::unique_ptr<Mapping> mapping)
+    : path_(std::move(path)),
+      start_offset_(start_offset),
+      size_(size),
+      file_(std::move(file)),
+      mapping_(std::move(mapping)),
+      data_(mapping_->data()) {}
+
+MappedFile::~MappedFile() = default;
+
+v1::Result<std::shared_ptr<MappedFile>> MappedFile::map_file(std::string path, std::int64_t start_offset,
+                                                             std::int64_t size, std::unique_ptr<File> file) {
+  MQKIT_ASSIGN_OR_RETURN(auto mapping, file->map(size));
+  return std::shared_ptr<MappedFile>(
+      new MappedFile(std::move(path), start_offset, size, std::move(file), std::move(mapping)));
+}
+
+v1::Result<std::shared_ptr<MappedFile>> MappedFile::create(Env& env, const std::string& path,
+                                                           std::int64_t start_offset, std::int64_t size,
+                                                           Allocation allocation) {
+  MQKIT_ASSIGN_OR_RETURN(auto file, env.open(path, OpenMode::kCreateNew));
+  v1::Status sized = allocation == Allocation::kReserve ? file->allocate(0, size) : file->truncate(size);
+  if (!sized.is_ok()) {
+    // Leave no half-made file behind: recovery would have to guess what it is.
+    file.reset();
+    (void)env.remove_file(path);
+    return sized;
+  }
+  return map_file(path, start_offset, size, std::move(file));
+}
+
+v1::Result<std::shared_ptr<MappedFile>> MappedFile::open(Env& env, const std::string& path,
+                                                         std::int64_t start_offset, std::int64_t size,
+                                                         Allocation allocation) {
+  MQKIT_ASSIGN_OR_RETURN(auto file, env.open(path, OpenMode::kOpenExisting));
+  MQKIT_ASSIGN_OR_RETURN(const std::int64_t actual, file->size());
+  if (actual > size) {
+    return v1::Status::corruption("file " + path + " is " + std::to_string(actual) + " bytes but the configured size is " +
+                                  std::to_string(size) + " (was the mapped file size changed?)");
+  }
+  if (actual < size) {
+    MQKIT_RETURN_IF_ERROR(allocation == Allocation::kReserve ? file->allocate(0, size) : file->truncate(size));
+  }
+  return map_file(path, start_offset, size, std::move(file));
+}
+
+bool MappedFile::should_flush(std::int64_t least_pages) const noexcept {
+  const std::int64_t wrote = wrote_position();
+  const std::int64_t flushed = flushed_position();
+  if (wrote <= flushed) return false;
+  if (wrote >= size_) return true;
+  if (least_pages > 0) return wrote / kFlushPageSize - flushed / kFlushPageSize >= least_pages;
+  return true;
+}
+
+v1::Status MappedFile::flush_to(std::int64_t position) noexcept {
+  std::lock_guard lock(flush_mutex_);
+  const std::int64_t flushed = flushed_position();
+  position = std::min(position, size_);
+  if (position <= flushed) return v1::Status::ok();
+  MQKIT_RETURN_IF_ERROR(mapping_->sync(flushed, position - flushed));
+  flushed_.store(position, std::memory_order_release);
+  return v1::Status::ok();
+}
+
+v1::Status MappedFile::sync_all() noexcept {
+  std::lock_guard lock(flush_mutex_);
+  return mapping_->sync(0, size_);
+}
+
+plugin::v1::StoredSlice MappedFile::slice(std::int64_t position, std::int64_t length) {
+  return {{data_ + position, static_cast<std::size_t>(length)}, shared_from_this()};
+}
+
+v1::Status MappedFile::destroy(Env& env) noexcept {
+  if (destroyed_.exchange(true)) return v1::Status::ok();
+  return env.remove_file(path_);
+}
+
+std::string offset_file_name(std::int64_t offset) {
+  char name[32];
+  std::snprintf(name, sizeof name, "%020lld", static_cast<long long>(offset));
+  return name;
+}
+
+bool parse_offset_file_name(std::string_view name, std::int64_t* offset) noexcept {
+  if (name.size() != 20) return false;
+  for (char c : name) {
+    if (c < '0' || c > '9') return false;
+  }
+  const auto [end, error] = std::from_chars(name.data(), name.data() + name.size(), *offset);
+  return error == std::errc() && end == name.data() + name.size();
+}
+
+std::string join_path(std::string_view dir, std::string_view name) {
+  std::string path(dir);
+  if (!path.empty() && path.back() != '/') path += '/';
+  path += name;
+  return path;
+}
+
+}  // namespace mqkit::plugins::stores::commitlog

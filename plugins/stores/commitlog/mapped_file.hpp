@@ -1,0 +1,109 @@
+// MappedFile: one fixed-size data file of the store (a commit log segment, a consume queue
+// segment, an index file), memory-mapped whole. `start_offset` is the logical offset of its
+// first byte, which is also its 20-digit file name.
+//
+// Lifetime: always held by shared_ptr. Readers get StoredSlices whose keep_alive is that
+// shared_ptr, so a file deleted by retention (destroy(): the name is unlinked at once) stays
+// mapped until the last reader lets go; the mapping and the descriptor go with the last
+// reference.
+//
+// Threads: one writer at a time (the put lock for the commit log, the reput thread for consume
+// queues and indexes) advances wrote_position with release semantics after the bytes are in
+// place; any thread may read bytes below wrote_position (acquire). flush_to() may run on any
+// thread and is serialized internally.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "env.hpp"
+#include "mqkit/plugin/v1/buffer.hpp"
+
+namespace mqkit::plugins::stores::commitlog {
+
+// The page size RocketMQ counts dirty pages in (flush "least pages" settings).
+inline constexpr std::int64_t kFlushPageSize = 4096;
+
+class MappedFile : public std::enable_shared_from_this<MappedFile> {
+ public:
+  enum class Allocation : std::uint8_t {
+    kReserve,  // reserve every block now: writes through the mapping never hit a full disk
+    kSparse,   // only set the size: blocks are allocated when written (the owner reserves ranges)
+  };
+
+  // Creates a new zero-filled file; AlreadyExists when the name is taken.
+  static v1::Result<std::shared_ptr<MappedFile>> create(Env& env, const std::string& path, std::int64_t start_offset,
+                                                        std::int64_t size, Allocation allocation);
+  // Opens an existing file. A file shorter than `size` (a crash while it was being created) is
+  // extended; a longer one is refused (the configured size changed).
+  static v1::Result<std::shared_ptr<MappedFile>> open(Env& env, const std::string& path, std::int64_t start_offset,
+                                                      std::int64_t size, Allocation allocation);
+
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  ~MappedFile();
+
+  const std::string& path() const noexcept { return path_; }
+  std::int64_t start_offset() const noexcept { return start_offset_; }
+  std::int64_t size() const noexcept { return size_; }
+  std::int64_t end_offset() const noexcept { return start_offset_ + size_; }
+  std::uint8_t* data() noexcept { return data_; }
+  const std::uint8_t* data() const noexcept { return data_; }
+
+  std::int64_t wrote_position() const noexcept { return wrote_.load(std::memory_order_acquire); }
+  void set_wrote_position(std::int64_t position) noexcept { wrote_.store(position, std::memory_order_release); }
+  std::int64_t flushed_position() const noexcept { return flushed_.load(std::memory_order_acquire); }
+  // Recovery only: everything below `position` is known to be on disk.
+  void set_flushed_position(std::int64_t position) noexcept { flushed_.store(position, std::memory_order_release); }
+  bool is_full() const noexcept { return wrote_position() >= size_; }
+
+  // RocketMQ's rule: a full file always flushes; otherwise at least `least_pages` dirty pages
+  // (0 = any dirty byte).
+  bool should_flush(std::int64_t least_pages) const noexcept;
+  // Makes [flushed_position, position) durable and advances flushed_position.
+  v1::Status flush_to(std::int64_t position) noexcept;
+
+  // Makes the whole file durable (files written at random places, like index files).
+  v1::Status sync_all() noexcept;
+
+  // A view of [position, position + length) that keeps this file mapped while it lives.
+  plugin::v1::StoredSlice slice(std::int64_t position, std::int64_t length);
+  std::shared_ptr<const void> keep_alive() { return shared_from_this(); }
+
+  File& file() noexcept { return *file_; }
+  // Reserves disk blocks for [offset, offset + length) of a sparse file.
+  v1::Status reserve(std::int64_t offset, std::int64_t length) noexcept { return file_->allocate(offset, length); }
+
+  // Unlinks the file. Readers holding a slice keep reading the old bytes; the space is freed
+  // when the last reference drops.
+  v1::Status destroy(Env& env) noexcept;
+  bool destroyed() const noexcept { return destroyed_.load(std::memory_order_acquire); }
+
+ private:
+  MappedFile(std::string path, std::int64_t start_offset, std::int64_t size, std::unique_ptr<File> file,
+             std::unique_ptr<Mapping> mapping);
+  static v1::Result<std::shared_ptr<MappedFile>> map_file(std::string path, std::int64_t start_offset,
+                                                          std::int64_t size, std::unique_ptr<File> file);
+
+  const std::string path_;
+  const std::int64_t start_offset_;
+  const std::int64_t size_;
+  std::unique_ptr<File> file_;
+  std::unique_ptr<Mapping> mapping_;
+  std::uint8_t* data_;
+  std::atomic<std::int64_t> wrote_{0};
+  std::atomic<std::int64_t> flushed_{0};
+  std::atomic<bool> destroyed_{false};
+  std::mutex flush_mutex_;
+};
+
+// "00000000001073741824": the 20-digit, zero-padded offset RocketMQ names data files with.
+std::string offset_file_name(std::int64_t offset);
+// Parses such a name; false for anything else (temporary files, stray names).
+bool parse_offset_file_name(std::string_view name, std::int64_t* offset) noexcept;
+std::string join_path(std::string_view dir, std::string_view name);
+
+}  // namespace mqkit::plugins::stores::commitlog

@@ -1,0 +1,44 @@
+// ServiceThread: a named background thread that sleeps between rounds of work and can be woken
+// early or stopped (RocketMQ's ServiceThread). The flusher, the file allocator and the
+// housekeeping loop are built on it.
+//
+// Threads: start()/stop() from the owner's thread; wakeup() from any thread; wait_for() and
+// stopping() from the service's own thread.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace mqkit::plugins::stores::commitlog {
+
+class ServiceThread {
+ public:
+  ServiceThread() = default;
+  ~ServiceThread() { stop(); }
+  ServiceThread(const ServiceThread&) = delete;
+  ServiceThread& operator=(const ServiceThread&) = delete;
+
+  // Runs `body` on a new thread; the body loops until stopping() and sleeps with wait_for().
+  void start(std::function<void()> body);
+  // Asks the body to finish, wakes it and joins. Idempotent.
+  void stop();
+  void wakeup();
+  // Sleeps until `timeout` passes, wakeup() is called or stop() is called. A wakeup that came
+  // while the body was busy is not lost: the next wait returns at once.
+  void wait_for(std::chrono::milliseconds timeout);
+  bool stopping() const;
+  bool running() const noexcept { return thread_.joinable(); }
+
+ private:
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  bool notified_ = false;
+  std::thread thread_;
+};
+
+}  // namespace mqkit::plugins::stores::commitlog

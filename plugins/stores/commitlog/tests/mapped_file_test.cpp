@@ -1,0 +1,126 @@
+#include "mapped_file.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+
+#include "logger.hpp"
+#include "mapped_file_queue.hpp"
+#include "test_util.hpp"
+
+namespace mqkit::plugins::stores::commitlog::testing {
+namespace {
+
+TEST(MappedFileTest, NamesAreTwentyDigitOffsets) {
+  EXPECT_EQ(offset_file_name(0), "00000000000000000000");
+  EXPECT_EQ(offset_file_name(1073741824), "00000000001073741824");
+  std::int64_t offset = 0;
+  EXPECT_TRUE(parse_offset_file_name("00000000001073741824", &offset));
+  EXPECT_EQ(offset, 1073741824);
+  EXPECT_FALSE(parse_offset_file_name("0000000000107374182", &offset));
+  EXPECT_FALSE(parse_offset_file_name("00000000001073741824.tmp", &offset));
+  EXPECT_FALSE(parse_offset_file_name("0000000000107374182x", &offset));
+}
+
+TEST(MappedFileTest, CreateReservesZeroedSpaceAndRefusesDuplicates) {
+  TempDir dir;
+  auto env = posix_env();
+  auto file = MappedFile::create(*env, dir / "00000000000000004096", 4096, 8192, MappedFile::Allocation::kReserve);
+  ASSERT_TRUE(file.is_ok()) << file.status().to_string();
+  EXPECT_EQ((*file)->start_offset(), 4096);
+  EXPECT_EQ((*file)->end_offset(), 4096 + 8192);
+  EXPECT_EQ(std::filesystem::file_size(dir / "00000000000000004096"), 8192u);
+  for (std::int64_t i = 0; i < 8192; ++i) ASSERT_EQ((*file)->data()[i], 0);
+  auto again = MappedFile::create(*env, dir / "00000000000000004096", 4096, 8192, MappedFile::Allocation::kReserve);
+  EXPECT_EQ(again.status().code(), v1::StatusCode::kAlreadyExists);
+}
+
+TEST(MappedFileTest, WritesThroughTheMappingReachTheFile) {
+  TempDir dir;
+  auto env = posix_env();
+  const std::string path = dir / "00000000000000000000";
+  {
+    auto file = MappedFile::create(*env, path, 0, 8192, MappedFile::Allocation::kReserve).value();
+    std::memcpy(file->data() + 100, "hello", 5);
+    file->set_wrote_position(105);
+    EXPECT_TRUE(file->should_flush(0));
+    EXPECT_FALSE(file->should_flush(1)) << "less than one dirty page";
+    ASSERT_TRUE(file->flush_to(file->wrote_position()).is_ok());
+    EXPECT_EQ(file->flushed_position(), 105);
+    EXPECT_FALSE(file->should_flush(0));
+  }
+  const auto bytes = read_file(path);
+  ASSERT_EQ(bytes.size(), 8192u);
+  EXPECT_EQ(std::string(bytes.begin() + 100, bytes.begin() + 105), "hello");
+  auto reopened = MappedFile::open(*env, path, 0, 8192, MappedFile::Allocation::kReserve);
+  ASSERT_TRUE(reopened.is_ok());
+  EXPECT_EQ(std::memcmp((*reopened)->data() + 100, "hello", 5), 0);
+  auto wrong_size = MappedFile::open(*env, path, 0, 4096, MappedFile::Allocation::kReserve);
+  EXPECT_EQ(wrong_size.status().code(), v1::StatusCode::kCorruption) << "a longer file means the configured size changed";
+}
+
+TEST(MappedFileTest, SliceKeepsADestroyedFileMapped) {
+  TempDir dir;
+  auto env = posix_env();
+  const std::string path = dir / "00000000000000000000";
+  v1::StoredSlice slice;
+  {
+    auto file = MappedFile::create(*env, path, 0, 4096, MappedFile::Allocation::kReserve).value();
+    std::memcpy(file->data(), "still here", 10);
+    slice = file->slice(0, 10);
+    ASSERT_TRUE(file->destroy(*env).is_ok());
+    EXPECT_TRUE(file->destroyed());
+  }
+  EXPECT_FALSE(std::filesystem::exists(path)) << "the name goes at once";
+  EXPECT_EQ(text(slice.bytes), "still here") << "the bytes stay while a reader holds them";
+}
+
+TEST(MappedFileQueueTest, LoadFindsFilesByOffsetAndRejectsGaps) {
+  TempDir dir;
+  auto env = posix_env();
+  CapturingHost host;
+  {
+    MappedFileQueue queue(*env, Logger(host), dir.path(), 4096, MappedFile::Allocation::kReserve);
+    ASSERT_TRUE(queue.create_file(8192).is_ok()) << "an empty queue may start at any file boundary";
+    ASSERT_TRUE(queue.create_file(12288).is_ok());
+    EXPECT_FALSE(queue.create_file(20480).is_ok()) << "files must be contiguous";
+  }
+  std::ofstream(dir / "stray.tmp") << "x";
+  MappedFileQueue queue(*env, Logger(host), dir.path(), 4096, MappedFile::Allocation::kReserve);
+  ASSERT_TRUE(queue.load().is_ok());
+  EXPECT_TRUE(host.logged({"ignoring", "stray.tmp"}));
+  EXPECT_EQ(queue.count(), 2u);
+  EXPECT_EQ(queue.min_offset(), 8192);
+  EXPECT_EQ(queue.find(8191), nullptr);
+  EXPECT_EQ(queue.find(8192)->start_offset(), 8192);
+  EXPECT_EQ(queue.find(16383)->start_offset(), 12288);
+  EXPECT_EQ(queue.find(16384), nullptr);
+
+  MappedFile::create(*env, dir / offset_file_name(40960), 40960, 4096, MappedFile::Allocation::kReserve).value();
+  MappedFileQueue gapped(*env, Logger(host), dir.path(), 4096, MappedFile::Allocation::kReserve);
+  EXPECT_EQ(gapped.load().code(), v1::StatusCode::kCorruption);
+}
+
+TEST(MappedFileQueueTest, TruncateScrubsTheTailAndDropsLaterFiles) {
+  TempDir dir;
+  auto env = posix_env();
+  CapturingHost host;
+  MappedFileQueue queue(*env, Logger(host), dir.path(), 4096, MappedFile::Allocation::kReserve);
+  auto first = queue.create_file(0).value();
+  auto second = queue.create_file(4096).value();
+  std::memset(first->data(), 0xAB, 4096);
+  std::memset(second->data(), 0xCD, 100);
+  auto dropped = queue.truncate_from(1000);
+  ASSERT_TRUE(dropped.is_ok());
+  EXPECT_EQ(*dropped, (4096 - 1000) + 100);
+  EXPECT_EQ(queue.count(), 1u);
+  EXPECT_EQ(first->wrote_position(), 1000);
+  EXPECT_EQ(first->data()[999], 0xAB);
+  EXPECT_EQ(first->data()[1000], 0);
+  EXPECT_EQ(first->data()[4095], 0);
+  EXPECT_FALSE(std::filesystem::exists(dir / offset_file_name(4096)));
+}
+
+}  // namespace
+}  // namespace mqkit::plugins::stores::commitlog::testing
