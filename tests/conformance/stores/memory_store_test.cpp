@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "plugin_fixture.hpp"
@@ -127,6 +129,41 @@ TEST_F(MemoryStoreTest, MessageLargerThanTheBudgetIsRefused) {
   fill(harness, 0, 3);
   ASSERT_TRUE(harness.wait_dispatched());
   EXPECT_EQ(harness.read_all("TopicA", 0).size(), 4u);
+}
+
+// Reads, queries and lookups by commit offset while one thread appends through many evictions
+// and the reput thread dispatches: every record handed out must be whole and where it says.
+TEST_F(MemoryStoreTest, ReadersRunConcurrentlyWithAppendsAndEviction) {
+  StoreHarness harness(kMemory, kSmallBudget);
+  ASSERT_TRUE(harness.open().is_ok());
+  constexpr int kMessages = 2000;
+  std::atomic<bool> writing{true};
+  std::thread writer([&] {
+    fill(harness, 0, kMessages);
+    writing.store(false);
+  });
+  auto& store = harness.store();
+  const auto check_oldest_page = [&] {
+    const auto page = harness.read("TopicA", 0, store.min_offset("TopicA", 0));
+    if (page.status != ReadStatus::kFound) return;
+    for (std::size_t i = 0; i < page.records.size(); ++i) {
+      const auto record = decode(page.records[i]);
+      ASSERT_TRUE(record);
+      EXPECT_EQ(record->queue_offset, page.queue_offsets[i]);
+      EXPECT_TRUE(store.read_at(record->commit_offset).is_ok() ||
+                  store.stats().commit_log_min_offset > record->commit_offset);
+    }
+    const std::string key = "key-" + std::to_string(page.queue_offsets.back());
+    const auto found = store.query_by_key("TopicA", key, 32, 0, std::numeric_limits<std::int64_t>::max());
+    ASSERT_TRUE(found.is_ok());
+    for (const auto& slice : found->records) EXPECT_TRUE(decode(slice));
+  };
+  while (writing.load()) check_oldest_page();
+  writer.join();
+  ASSERT_TRUE(harness.wait_dispatched());
+  check_oldest_page();
+  EXPECT_EQ(store.max_offset("TopicA", 0), kMessages);
+  EXPECT_LE(store.stats().memory_bytes, kBudget);
 }
 
 TEST_F(MemoryStoreTest, MessagesEvictedBeforeDispatchAreSkipped) {
