@@ -107,10 +107,13 @@ void AdminBrokerProcessor::update_and_create_topic(const RemotingCommand& reques
   if (protocol::is_system_topic(topic.topic_name)) {
     return responder.fail(rc::kSystemError, "The topic[" + topic.topic_name + "] is conflict with system topic.");
   }
-  kernel::logger("broker")->info("topic {} created or updated by {}: {} read / {} write queues, perm {}",
-                                 topic.topic_name, responder.channel()->remote_address(), topic.read_queue_nums,
-                                 topic.write_queue_nums, topic.perm);
-  respond_status(responder, context_.topics->update(std::move(topic)));
+  const plugin::v1::Status updated = context_.topics->update(topic);
+  if (updated) {
+    kernel::logger("broker")->info("topic {} created or updated by {}: {} read / {} write queues, perm {}",
+                                   topic.topic_name, responder.channel()->remote_address(), topic.read_queue_nums,
+                                   topic.write_queue_nums, topic.perm);
+  }
+  respond_status(responder, updated);
 }
 
 void AdminBrokerProcessor::delete_topic(const RemotingCommand& request, const Responder& responder) {

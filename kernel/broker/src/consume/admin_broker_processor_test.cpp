@@ -1,0 +1,301 @@
+#include "mqkit/broker/consume/admin_broker_processor.hpp"
+
+#include <gtest/gtest.h>
+
+#include "consume_test_support.hpp"
+#include "mqkit/broker/consume/admin_bodies.hpp"
+#include "mqkit/broker/testing/broker_harness.hpp"
+#include "mqkit/protocol/codes.hpp"
+#include "mqkit/protocol/header_fields.hpp"
+
+namespace mqkit::broker {
+namespace {
+
+namespace rc = protocol::response_code;
+namespace rq = protocol::request_code;
+using plugin::v1::MessageQueue;
+using testing::FakeChannel;
+using testing::TestMessage;
+
+class AdminBrokerProcessorTest : public ::testing::Test {
+ protected:
+  BrokerContext& context() { return harness_.context(); }
+  RemotingCommand call(RemotingCommand request) { return testing::call(processor_, channel_, std::move(request)); }
+
+  // Three messages in T:0, one in T:1.
+  void fill() {
+    testing::create_topic(context(), "T", 2);
+    for (int i = 0; i < 3; ++i) stored_.push_back(testing::append(context(), TestMessage{"T", 0, "m", "", "", ""}));
+    testing::append(context(), TestMessage{"T", 1, "m", "", "", ""});
+    harness_.wait_dispatched();
+  }
+
+  RemotingCommand queue_request(std::int32_t code, std::int32_t queue_id,
+                                std::initializer_list<std::pair<std::string, std::string>> more = {}) {
+    auto request = testing::make_request(code, {{"topic", "T"}, {"queueId", std::to_string(queue_id)}});
+    for (const auto& [k, v] : more) request.ext_fields.set(k, v);
+    return request;
+  }
+
+  RemotingCommand lock_request(std::int32_t code, const std::string& client_id, std::set<MessageQueue> queues) {
+    protocol::LockBatchRequest body;
+    body.consumer_group = "cg";
+    body.client_id = client_id;
+    body.mq_set = std::move(queues);
+    auto request = testing::make_request(code, {});
+    protocol::set_body(request, protocol::encode(body));
+    return request;
+  }
+
+  void join(const std::shared_ptr<FakeChannel>& channel, const std::string& client_id,
+            plugin::v1::LanguageCode language) {
+    protocol::ConsumerData data;
+    data.group_name = "cg";
+    data.consume_type = "CONSUME_PASSIVELY";
+    data.message_model = "CLUSTERING";
+    data.consume_from_where = "CONSUME_FROM_LAST_OFFSET";
+    protocol::SubscriptionData s;
+    s.topic = "T";
+    s.sub_string = "*";
+    data.subscription_data_set.push_back(s);
+    context().consumers->register_consumer(data, {channel, client_id, language, 401, 0});
+  }
+
+  testing::BrokerHarness harness_;
+  AdminBrokerProcessor processor_{harness_.context()};
+  std::shared_ptr<FakeChannel> channel_ = std::make_shared<FakeChannel>();
+  std::vector<plugin::v1::AppendResult> stored_;
+};
+
+TEST_F(AdminBrokerProcessorTest, CreateTopicBumpsTheDataVersion) {
+  const auto before = context().topics->snapshot().data_version;
+  const RemotingCommand created =
+      call(testing::make_request(rq::kUpdateAndCreateTopic, {{"topic", "Orders"},
+                                                             {"defaultTopic", "TBW102"},
+                                                             {"readQueueNums", "4"},
+                                                             {"writeQueueNums", "2"},
+                                                             {"perm", "6"},
+                                                             {"topicFilterType", "SINGLE_TAG"},
+                                                             {"topicSysFlag", "0"},
+                                                             {"order", "true"}}));
+  ASSERT_EQ(created.code, rc::kSuccess) << created.remark.value_or("");
+  const auto topic = context().topics->find("Orders");
+  ASSERT_TRUE(topic.has_value());
+  EXPECT_EQ(topic->read_queue_nums, 4);
+  EXPECT_EQ(topic->write_queue_nums, 2);
+  EXPECT_TRUE(topic->order);
+  EXPECT_GT(context().topics->snapshot().data_version.counter, before.counter);
+
+  const RemotingCommand all = call(testing::make_request(rq::kGetAllTopicConfig, {}));
+  auto table = protocol::decode_topic_config_table(protocol::body_text(all));
+  ASSERT_TRUE(table.is_ok()) << table.status().to_string();
+  EXPECT_EQ(table->topic_config_table.at("Orders").write_queue_nums, 2);
+  EXPECT_EQ(table->data_version, context().topics->snapshot().data_version);
+}
+
+TEST_F(AdminBrokerProcessorTest, CreateTopicRefusesReservedAndInvalidNames) {
+  const auto create = [&](const std::string& name) {
+    return call(testing::make_request(rq::kUpdateAndCreateTopic,
+                                      {{"topic", name}, {"readQueueNums", "1"}, {"writeQueueNums", "1"}, {"perm", "6"}}));
+  };
+  const RemotingCommand cluster = create(harness_.config().cluster_name);
+  EXPECT_EQ(cluster.code, rc::kSystemError);
+  EXPECT_EQ(cluster.remark, "the topic[DefaultCluster] is conflict with system reserved words.");
+  EXPECT_EQ(create("TBW102").remark, "The topic[TBW102] is conflict with system topic.");
+  EXPECT_EQ(create("bad topic").code, rc::kSystemError);
+  EXPECT_EQ(call(testing::make_request(rq::kUpdateAndCreateTopic, {{"topic", "X"}})).code, rc::kSystemError);
+}
+
+TEST_F(AdminBrokerProcessorTest, DeleteTopicForgetsConfigMessagesAndOffsets) {
+  fill();
+  context().offsets->commit("cg", "T", 0, 2);
+  const auto before = context().topics->snapshot().data_version;
+  EXPECT_EQ(call(testing::make_request(rq::kDeleteTopicInBroker, {{"topic", "T"}})).code, rc::kSuccess);
+  EXPECT_FALSE(context().topics->find("T").has_value());
+  EXPECT_GT(context().topics->snapshot().data_version.counter, before.counter);
+  EXPECT_FALSE(context().offsets->query("cg", "T", 0).has_value());
+  EXPECT_EQ(context().store->max_offset("T", 0), 0);
+  EXPECT_EQ(call(testing::make_request(rq::kDeleteTopicInBroker, {{"topic", "TBW102"}})).code, rc::kSystemError);
+  EXPECT_TRUE(context().topics->find("TBW102").has_value());
+}
+
+TEST_F(AdminBrokerProcessorTest, QueueOffsetsAndTimes) {
+  fill();
+  EXPECT_EQ(testing::ext_int(call(queue_request(rq::kGetMaxOffset, 0)), "offset"), 3);
+  EXPECT_EQ(testing::ext_int(call(queue_request(rq::kGetMinOffset, 0)), "offset"), 0);
+  EXPECT_EQ(testing::ext_int(call(queue_request(rq::kGetMaxOffset, 5)), "offset"), 0);
+
+  const std::int64_t first_time = stored_.front().store_timestamp;
+  EXPECT_EQ(testing::ext_int(call(queue_request(rq::kGetEarliestMsgStoreTime, 0)), "timestamp"), first_time);
+  EXPECT_EQ(testing::ext_int(call(queue_request(rq::kGetEarliestMsgStoreTime, 5)), "timestamp"), -1);
+
+  const auto search = [&](std::int64_t time) {
+    return testing::ext_int(call(queue_request(rq::kSearchOffsetByTimestamp, 0, {{"timestamp", std::to_string(time)}})),
+                            "offset");
+  };
+  EXPECT_EQ(search(0), 0);
+  EXPECT_EQ(search(first_time), 0);
+  EXPECT_EQ(search(stored_.back().store_timestamp + 60'000), 3);  // nothing that late: the end
+
+  EXPECT_EQ(call(testing::make_request(rq::kGetMaxOffset, {{"topic", "T"}})).remark,
+            "the custom field <queueId> is null");
+}
+
+TEST_F(AdminBrokerProcessorTest, LocksAreExclusivePerClient) {
+  const MessageQueue q0{"T", "broker-a", 0}, q1{"T", "broker-a", 1}, q2{"T", "broker-a", 2};
+  const auto locked = [&](const RemotingCommand& response) {
+    auto body = protocol::decode_lock_batch_response(protocol::body_text(response));
+    EXPECT_TRUE(body.is_ok()) << body.status().to_string();
+    return body ? body->lock_ok_mq_set : std::set<MessageQueue>{};
+  };
+  EXPECT_EQ(locked(call(lock_request(rq::kLockBatchMq, "c1", {q0, q1}))), (std::set<MessageQueue>{q0, q1}));
+  EXPECT_EQ(locked(call(lock_request(rq::kLockBatchMq, "c2", {q1, q2}))), std::set<MessageQueue>{q2});
+  EXPECT_EQ(call(lock_request(rq::kUnlockBatchMq, "c1", {q1})).code, rc::kSuccess);
+  EXPECT_EQ(locked(call(lock_request(rq::kLockBatchMq, "c2", {q1}))), std::set<MessageQueue>{q1});
+
+  auto bad = testing::make_request(rq::kLockBatchMq, {});
+  protocol::set_body(bad, "[");
+  EXPECT_EQ(call(std::move(bad)).code, rc::kSystemError);
+}
+
+TEST_F(AdminBrokerProcessorTest, ConsumeAndTopicStats) {
+  fill();
+  context().offsets->commit("cg", "T", 0, 2);
+  const RemotingCommand consume =
+      call(testing::make_request(rq::kGetConsumeStats, {{"consumerGroup", "cg"}, {"topic", "T"}}));
+  auto stats = protocol::decode_consume_stats(protocol::body_text(consume));
+  ASSERT_TRUE(stats.is_ok()) << stats.status().to_string();
+  ASSERT_EQ(stats->offset_table.size(), 2u);
+  const auto& q0 = stats->offset_table.at({"T", "broker-a", 0});
+  EXPECT_EQ(q0.broker_offset, 3);
+  EXPECT_EQ(q0.consumer_offset, 2);
+  EXPECT_EQ(q0.last_timestamp, stored_[1].store_timestamp);
+  const auto& q1 = stats->offset_table.at({"T", "broker-a", 1});
+  EXPECT_EQ(q1.broker_offset, 1);
+  EXPECT_EQ(q1.consumer_offset, 0);
+  EXPECT_EQ(q1.last_timestamp, 0);
+
+  // Without a topic: every topic the group has offsets for.
+  auto all = protocol::decode_consume_stats(
+      protocol::body_text(call(testing::make_request(rq::kGetConsumeStats, {{"consumerGroup", "cg"}}))));
+  ASSERT_TRUE(all.is_ok());
+  EXPECT_EQ(all->offset_table.size(), 2u);
+
+  auto topic = protocol::decode_topic_stats(
+      protocol::body_text(call(testing::make_request(rq::kGetTopicStatsInfo, {{"topic", "T"}}))));
+  ASSERT_TRUE(topic.is_ok()) << topic.status().to_string();
+  const auto& range = topic->offset_table.at({"T", "broker-a", 0});
+  EXPECT_EQ(range.min_offset, 0);
+  EXPECT_EQ(range.max_offset, 3);
+  EXPECT_EQ(range.last_update_timestamp, stored_[2].store_timestamp);
+  EXPECT_EQ(call(testing::make_request(rq::kGetTopicStatsInfo, {{"topic", "Nope"}})).code, rc::kTopicNotExist);
+}
+
+TEST_F(AdminBrokerProcessorTest, RuntimeInfoReportsTheStore) {
+  fill();
+  auto info = protocol::decode_kv_table(
+      protocol::body_text(call(testing::make_request(rq::kGetBrokerRuntimeInfo, {}))));
+  ASSERT_TRUE(info.is_ok()) << info.status().to_string();
+  EXPECT_EQ(info->table.at("commitLogMaxOffset"), std::to_string(context().store->stats().commit_log_max_offset));
+  EXPECT_EQ(info->table.at("commitLogMinOffset"), "0");
+  EXPECT_EQ(info->table.at("earliestMessageTimeStamp"), std::to_string(stored_.front().store_timestamp));
+}
+
+TEST_F(AdminBrokerProcessorTest, ResetOffsetByTimeCommitsAndTellsOnlineConsumers) {
+  fill();
+  context().offsets->commit("cg", "T", 0, 3);
+  context().offsets->commit("cg", "T", 1, 1);
+  auto java = std::make_shared<FakeChannel>(11);
+  auto cpp = std::make_shared<FakeChannel>(12);
+  join(java, "java-client", plugin::v1::LanguageCode::kJava);
+  join(cpp, "cpp-client", plugin::v1::LanguageCode::kCpp);
+
+  const RemotingCommand reset = call(testing::make_request(
+      rq::kInvokeBrokerToResetOffset, {{"topic", "T"}, {"group", "cg"}, {"timestamp", "0"}, {"isForce", "true"}}));
+  ASSERT_EQ(reset.code, rc::kSuccess) << reset.remark.value_or("");
+  EXPECT_EQ(context().offsets->query("cg", "T", 0), 0);
+  EXPECT_EQ(context().offsets->query("cg", "T", 1), 0);
+  const std::map<MessageQueue, std::int64_t> zero{{{"T", "broker-a", 0}, 0}, {{"T", "broker-a", 1}, 0}};
+  EXPECT_EQ(protocol::body_text(reset), encode_reset_offset_body(zero, plugin::v1::LanguageCode::kCpp));
+
+  ASSERT_EQ(java->sent().size(), 1u);
+  const RemotingCommand notice = java->last();
+  EXPECT_EQ(notice.code, rq::kResetConsumerClientOffset);
+  EXPECT_TRUE(notice.is_oneway());
+  EXPECT_EQ(notice.ext_fields.get("group"), "cg");
+  EXPECT_EQ(notice.ext_fields.get("timestamp"), "0");
+  EXPECT_EQ(protocol::body_text(notice),
+            R"({"offsetTable":{{"brokerName":"broker-a","queueId":0,"topic":"T"}:0,)"
+            R"({"brokerName":"broker-a","queueId":1,"topic":"T"}:0}})");
+  ASSERT_EQ(cpp->sent().size(), 1u);
+  EXPECT_EQ(protocol::body_text(cpp->last()),
+            R"({"offsetTable":[{"brokerName":"broker-a","offset":0,"queueId":0,"topic":"T"},)"
+            R"({"brokerName":"broker-a","offset":0,"queueId":1,"topic":"T"}]})");
+
+  // To the end, but without force an earlier offset stays.
+  context().offsets->commit("cg", "T", 0, 2);
+  context().offsets->commit("cg", "T", 1, 1);
+  ASSERT_EQ(call(testing::make_request(rq::kInvokeBrokerToResetOffset,
+                                       {{"topic", "T"}, {"group", "cg"}, {"timestamp", "-1"}, {"isForce", "false"}}))
+                .code,
+            rc::kSuccess);
+  EXPECT_EQ(context().offsets->query("cg", "T", 0), 2);
+  EXPECT_EQ(context().offsets->query("cg", "T", 1), 1);
+  ASSERT_EQ(call(testing::make_request(rq::kInvokeBrokerToResetOffset,
+                                       {{"topic", "T"}, {"group", "cg"}, {"timestamp", "-1"}}))
+                .code,
+            rc::kSuccess);
+  EXPECT_EQ(context().offsets->query("cg", "T", 0), 3);
+  EXPECT_EQ(context().offsets->query("cg", "T", 1), 1);
+
+  EXPECT_EQ(call(testing::make_request(rq::kInvokeBrokerToResetOffset,
+                                       {{"topic", "Nope"}, {"group", "cg"}, {"timestamp", "0"}}))
+                .remark,
+            "[reset-offset] reset offset failed, no topic in this broker. topic=Nope");
+}
+
+TEST_F(AdminBrokerProcessorTest, SubscriptionGroupsCanBeManaged) {
+  auto update = testing::make_request(rq::kUpdateAndCreateSubscriptionGroup, {});
+  protocol::set_body(update, R"({"groupName":"g1","consumeEnable":false,"retryMaxTimes":"3","retryQueueNums":2})");
+  ASSERT_EQ(call(std::move(update)).code, rc::kSuccess);
+  const auto g1 = context().groups->find("g1");
+  ASSERT_TRUE(g1.has_value());
+  EXPECT_FALSE(g1->consume_enable);
+  EXPECT_EQ(g1->retry_max_times, 3);
+  EXPECT_EQ(g1->retry_queue_nums, 2);
+  EXPECT_TRUE(g1->consume_broadcast_enable);  // default kept
+
+  auto nameless = testing::make_request(rq::kUpdateAndCreateSubscriptionGroup, {});
+  protocol::set_body(nameless, R"({"consumeEnable":true})");
+  EXPECT_EQ(call(std::move(nameless)).code, rc::kSystemError);
+
+  const RemotingCommand all = call(testing::make_request(rq::kGetAllSubscriptionGroupConfig, {}));
+  EXPECT_NE(protocol::body_text(all).find(R"("g1":{"brokerId":0,)"), std::string_view::npos)
+      << protocol::body_text(all);
+
+  context().offsets->commit("g1", "T", 0, 4);
+  EXPECT_EQ(call(testing::make_request(rq::kDeleteSubscriptionGroup, {{"groupName", "g1"}, {"cleanOffset", "true"}}))
+                .code,
+            rc::kSuccess);
+  EXPECT_FALSE(context().groups->find("g1").has_value());
+  EXPECT_FALSE(context().offsets->query("g1", "T", 0).has_value());
+}
+
+TEST_F(AdminBrokerProcessorTest, ConsumerConnectionList) {
+  const RemotingCommand offline = call(testing::make_request(rq::kGetConsumerConnectionList, {{"consumerGroup", "cg"}}));
+  EXPECT_EQ(offline.code, rc::kConsumerNotOnline);
+  EXPECT_EQ(offline.remark, "the consumer group[cg] not online");
+
+  join(std::make_shared<FakeChannel>(5, "10.0.0.5:4000"), "c1", plugin::v1::LanguageCode::kJava);
+  const RemotingCommand online = call(testing::make_request(rq::kGetConsumerConnectionList, {{"consumerGroup", "cg"}}));
+  ASSERT_EQ(online.code, rc::kSuccess);
+  const std::string_view body = protocol::body_text(online);
+  EXPECT_NE(body.find(R"({"connectionSet":[{"clientAddr":"10.0.0.5:4000","clientId":"c1","language":"JAVA","version":401}])"),
+            std::string_view::npos)
+      << body;
+  EXPECT_NE(body.find(R"("messageModel":"CLUSTERING","subscriptionTable":{"T":{)"), std::string_view::npos) << body;
+  EXPECT_NE(body.find(R"("subString":"*")"), std::string_view::npos) << body;
+}
+
+}  // namespace
+}  // namespace mqkit::broker

@@ -1,0 +1,271 @@
+#include "mqkit/broker/consume/pull_message_processor.hpp"
+
+#include <gtest/gtest.h>
+
+#include "consume_test_support.hpp"
+#include "mqkit/broker/testing/broker_harness.hpp"
+#include "mqkit/plugin/v1/java_hash.hpp"
+#include "mqkit/protocol/codes.hpp"
+
+namespace mqkit::broker {
+namespace {
+
+namespace rc = protocol::response_code;
+using testing::BrokerHarness;
+using testing::FakeChannel;
+using testing::TestMessage;
+
+constexpr std::int32_t kSubscriptionOnly = pull_sys_flag::kSubscription;
+constexpr std::int32_t kLongPoll = pull_sys_flag::kSubscription | pull_sys_flag::kSuspend;
+
+class PullMessageProcessorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    testing::create_topic(context(), "T", 4);
+  }
+
+  BrokerContext& context() { return harness_.context(); }
+
+  void put(std::int32_t queue_id, const std::string& body, const std::string& tags = "") {
+    testing::append(context(), TestMessage{"T", queue_id, body, tags, "", ""});
+  }
+
+  RemotingCommand pull_request(std::int32_t queue_id, std::int64_t offset, std::int32_t sys_flag,
+                               const std::string& subscription = "*", std::int32_t max = 32) {
+    return testing::make_request(protocol::request_code::kPullMessage,
+                                 {{"consumerGroup", "cg"},
+                                  {"topic", "T"},
+                                  {"queueId", std::to_string(queue_id)},
+                                  {"queueOffset", std::to_string(offset)},
+                                  {"maxMsgNums", std::to_string(max)},
+                                  {"sysFlag", std::to_string(sys_flag)},
+                                  {"commitOffset", "0"},
+                                  {"suspendTimeoutMillis", "15000"},
+                                  {"subscription", subscription},
+                                  {"subVersion", "0"}});
+  }
+
+  RemotingCommand pull(RemotingCommand request) { return testing::call(processor_, channel_, std::move(request)); }
+
+  // Starts a pull that may be parked; its answer, if any, shows up on channel_.
+  void start_pull(RemotingCommand request) {
+    Responder responder(channel_, request);
+    processor_.process(std::move(request), responder);
+  }
+
+  BrokerHarness harness_;
+  PullMessageProcessor processor_{harness_.context()};
+  std::shared_ptr<FakeChannel> channel_ = std::make_shared<FakeChannel>();
+};
+
+TEST_F(PullMessageProcessorTest, FoundAnswersTheStoredRecordsAndQueueOffsets) {
+  for (int i = 0; i < 3; ++i) put(0, "m" + std::to_string(i));
+  harness_.wait_dispatched();
+
+  const RemotingCommand all = pull(pull_request(0, 0, kSubscriptionOnly));
+  EXPECT_EQ(all.code, rc::kSuccess);
+  EXPECT_EQ(all.remark, "FOUND");
+  const auto records = testing::records_of(all);
+  ASSERT_EQ(records.size(), 3u);
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    EXPECT_EQ(testing::body_of(records[i]), "m" + std::to_string(i));
+    EXPECT_EQ(records[i].queue_offset, static_cast<std::int64_t>(i));
+    EXPECT_EQ(records[i].topic, "T");
+  }
+  EXPECT_EQ(testing::ext_int(all, "nextBeginOffset"), 3);
+  EXPECT_EQ(testing::ext_int(all, "minOffset"), 0);
+  EXPECT_EQ(testing::ext_int(all, "maxOffset"), 3);
+  EXPECT_EQ(testing::ext_int(all, "suggestWhichBrokerId"), 0);
+
+  const RemotingCommand some = pull(pull_request(0, 1, kSubscriptionOnly, "*", 1));
+  ASSERT_EQ(testing::records_of(some).size(), 1u);
+  EXPECT_EQ(testing::body_of(testing::records_of(some)[0]), "m1");
+  EXPECT_EQ(testing::ext_int(some, "nextBeginOffset"), 2);
+}
+
+TEST_F(PullMessageProcessorTest, TransferIsCappedByTheBrokerLimit) {
+  harness_.config().max_transfer_count = 2;
+  for (int i = 0; i < 5; ++i) put(0, "m");
+  harness_.wait_dispatched();
+  const RemotingCommand response = pull(pull_request(0, 0, kSubscriptionOnly));
+  EXPECT_EQ(testing::records_of(response).size(), 2u);
+  EXPECT_EQ(testing::ext_int(response, "nextBeginOffset"), 2);
+}
+
+TEST_F(PullMessageProcessorTest, TagFilterKeepsOnlySubscribedTags) {
+  put(0, "a", "TagA");
+  put(0, "c1", "TagC");
+  put(0, "b", "TagB");
+  put(0, "c2", "TagC");
+  harness_.wait_dispatched();
+
+  const RemotingCommand matched = pull(pull_request(0, 0, kSubscriptionOnly, "TagA || TagB"));
+  ASSERT_EQ(matched.code, rc::kSuccess);
+  const auto records = testing::records_of(matched);
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(testing::body_of(records[0]), "a");
+  EXPECT_EQ(testing::body_of(records[1]), "b");
+
+  // Nothing from offset 3 matches: the client is told to go on from past what was examined.
+  const RemotingCommand skipped = pull(pull_request(0, 3, kSubscriptionOnly, "TagA||TagB"));
+  EXPECT_EQ(skipped.code, rc::kPullRetryImmediately);
+  EXPECT_EQ(testing::ext_int(skipped, "nextBeginOffset"), 4);
+  EXPECT_TRUE(skipped.body_slices.empty());
+}
+
+TEST_F(PullMessageProcessorTest, CaughtUpPullIsHeldUntilAMessageArrives) {
+  put(0, "old");
+  harness_.wait_dispatched();
+  start_pull(pull_request(0, 1, kLongPoll));
+  EXPECT_TRUE(channel_->sent().empty());
+  EXPECT_EQ(context().long_polling->held(), 1u);
+
+  put(0, "new");
+  ASSERT_TRUE(channel_->wait_for(1));
+  const RemotingCommand response = channel_->last();
+  EXPECT_EQ(response.code, rc::kSuccess);
+  const auto records = testing::records_of(response);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(testing::body_of(records[0]), "new");
+  EXPECT_EQ(testing::ext_int(response, "nextBeginOffset"), 2);
+  EXPECT_EQ(context().long_polling->held(), 0u);
+}
+
+TEST_F(PullMessageProcessorTest, HeldPullOnAnEmptyQueueIsWokenByTheFirstMessage) {
+  start_pull(pull_request(2, 0, kLongPoll));
+  EXPECT_TRUE(channel_->sent().empty());
+  put(2, "first");
+  ASSERT_TRUE(channel_->wait_for(1));
+  EXPECT_EQ(channel_->last().code, rc::kSuccess);
+  EXPECT_EQ(testing::records_of(channel_->last()).size(), 1u);
+}
+
+TEST_F(PullMessageProcessorTest, HeldPullIsAnsweredNotFoundAtItsDeadline) {
+  start_pull(pull_request(0, 0, kLongPoll));
+  EXPECT_TRUE(channel_->sent().empty());
+  harness_.now() += 15'001;
+  ASSERT_TRUE(channel_->wait_for(1));
+  const RemotingCommand response = channel_->last();
+  EXPECT_EQ(response.code, rc::kPullNotFound);
+  EXPECT_EQ(testing::ext_int(response, "nextBeginOffset"), 0);
+  EXPECT_EQ(channel_->sent().size(), 1u);
+}
+
+TEST_F(PullMessageProcessorTest, ShortPollingHoldsForTheConfiguredTimeOnly) {
+  harness_.config().long_polling_enable = false;
+  start_pull(pull_request(0, 0, kLongPoll));
+  EXPECT_TRUE(channel_->sent().empty());
+  harness_.now() += harness_.config().short_polling_time_ms + 1;  // far below the client's 15 s
+  ASSERT_TRUE(channel_->wait_for(1));
+  EXPECT_EQ(channel_->last().code, rc::kPullNotFound);
+}
+
+TEST_F(PullMessageProcessorTest, PullWithoutSuspendFlagIsAnsweredAtOnce) {
+  const RemotingCommand response = pull(pull_request(0, 0, kSubscriptionOnly));
+  EXPECT_EQ(response.code, rc::kPullNotFound);
+  EXPECT_EQ(context().long_polling->held(), 0u);
+}
+
+TEST_F(PullMessageProcessorTest, CommitOffsetRidesOnThePull) {
+  put(0, "m");
+  harness_.wait_dispatched();
+  RemotingCommand request = pull_request(0, 0, kSubscriptionOnly | pull_sys_flag::kCommitOffset);
+  request.ext_fields.set("commitOffset", std::int64_t{1});
+  EXPECT_EQ(pull(std::move(request)).code, rc::kSuccess);
+  EXPECT_EQ(context().offsets->query("cg", "T", 0), 1);
+
+  RemotingCommand without_flag = pull_request(0, 0, kSubscriptionOnly);
+  without_flag.ext_fields.set("commitOffset", std::int64_t{5});
+  pull(std::move(without_flag));
+  EXPECT_EQ(context().offsets->query("cg", "T", 0), 1);
+}
+
+TEST_F(PullMessageProcessorTest, OffsetsOutsideTheQueueAreMoved) {
+  for (int i = 0; i < 3; ++i) put(0, "m");
+  harness_.wait_dispatched();
+
+  const RemotingCommand beyond = pull(pull_request(0, 10, kLongPoll));
+  EXPECT_EQ(beyond.code, rc::kPullOffsetMoved);
+  EXPECT_EQ(beyond.remark, "OFFSET_OVERFLOW_BADLY");
+  EXPECT_EQ(testing::ext_int(beyond, "maxOffset"), 3);
+
+  // An empty queue: offset 0 waits for messages, any other offset must start over.
+  const RemotingCommand empty_moved = pull(pull_request(1, 5, kSubscriptionOnly));
+  EXPECT_EQ(empty_moved.code, rc::kPullOffsetMoved);
+  EXPECT_EQ(testing::ext_int(empty_moved, "nextBeginOffset"), 0);
+  EXPECT_EQ(pull(pull_request(1, 0, kSubscriptionOnly)).code, rc::kPullNotFound);
+}
+
+TEST_F(PullMessageProcessorTest, RefusesWhatCannotBePulled) {
+  RemotingCommand unknown_topic = pull_request(0, 0, kSubscriptionOnly);
+  unknown_topic.ext_fields.set("topic", std::string("Nope"));
+  EXPECT_EQ(pull(std::move(unknown_topic)).code, rc::kTopicNotExist);
+
+  const RemotingCommand bad_queue = pull(pull_request(9, 0, kSubscriptionOnly));
+  EXPECT_EQ(bad_queue.code, rc::kSystemError);
+  EXPECT_EQ(bad_queue.remark->rfind("queueId[9] is illegal, topic:[T] topicConfig.readQueueNums:[4]", 0), 0u)
+      << *bad_queue.remark;
+
+  auto group = context().groups->find_or_create("cg").value();
+  group.consume_enable = false;
+  ASSERT_TRUE(context().groups->update(group).is_ok());
+  EXPECT_EQ(pull(pull_request(0, 0, kSubscriptionOnly)).code, rc::kNoPermission);
+
+  RemotingCommand incomplete = pull_request(0, 0, kSubscriptionOnly);
+  incomplete.ext_fields = {};
+  incomplete.ext_fields.set("consumerGroup", std::string("cg"));
+  const RemotingCommand missing = pull(std::move(incomplete));
+  EXPECT_EQ(missing.code, rc::kSystemError);
+  EXPECT_EQ(missing.remark, "the custom field <topic> is null");
+
+  RemotingCommand sql = pull_request(0, 0, kSubscriptionOnly, "a > 1");
+  sql.ext_fields.set("consumerGroup", std::string("cg2"));
+  sql.ext_fields.set("expressionType", std::string("SQL92"));
+  const RemotingCommand sql_response = pull(std::move(sql));
+  EXPECT_EQ(sql_response.code, rc::kSystemError);
+  EXPECT_EQ(sql_response.remark, "The broker does not support consumer to filter message by SQL92");
+}
+
+TEST(PullMessageProcessorGroupTest, UnknownGroupWithoutAutoCreation) {
+  BrokerHarness harness("auto_create_subscription_group = false");
+  testing::create_topic(harness.context(), "T", 1);
+  PullMessageProcessor processor(harness.context());
+  auto request = testing::make_request(protocol::request_code::kPullMessage,
+                                       {{"consumerGroup", "cg"}, {"topic", "T"}, {"queueId", "0"},
+                                        {"queueOffset", "0"}, {"maxMsgNums", "32"}, {"sysFlag", "4"}});
+  const RemotingCommand response = testing::call(processor, std::make_shared<FakeChannel>(), std::move(request));
+  EXPECT_EQ(response.code, rc::kSubscriptionGroupNotExist);
+}
+
+TEST_F(PullMessageProcessorTest, WithoutSubscriptionFlagTheHeartbeatSubscriptionIsUsed) {
+  put(0, "a", "TagA");
+  put(0, "b", "TagB");
+  harness_.wait_dispatched();
+  RemotingCommand before_heartbeat = pull_request(0, 0, 0);
+  EXPECT_EQ(pull(std::move(before_heartbeat)).code, rc::kSubscriptionNotExist);
+
+  protocol::ConsumerData consumer;
+  consumer.group_name = "cg";
+  consumer.message_model = "CLUSTERING";
+  protocol::SubscriptionData s;
+  s.topic = "T";
+  s.sub_string = "TagB";
+  s.code_set = {plugin::v1::java_string_hash("TagB")};
+  s.sub_version = 100;
+  consumer.subscription_data_set.push_back(s);
+  context().consumers->register_consumer(consumer, {channel_, "c1", plugin::v1::LanguageCode::kJava, 401, 0});
+
+  RemotingCommand newer = pull_request(0, 0, 0);
+  newer.ext_fields.set("subVersion", std::int64_t{200});
+  EXPECT_EQ(pull(std::move(newer)).code, rc::kSubscriptionNotLatest);
+
+  RemotingCommand current = pull_request(0, 0, 0);
+  current.ext_fields.set("subVersion", std::int64_t{100});
+  const RemotingCommand found = pull(std::move(current));
+  ASSERT_EQ(found.code, rc::kSuccess);
+  ASSERT_EQ(testing::records_of(found).size(), 1u);
+  EXPECT_EQ(testing::body_of(testing::records_of(found)[0]), "b");
+}
+
+}  // namespace
+}  // namespace mqkit::broker
