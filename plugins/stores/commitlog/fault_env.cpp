@@ -1,0 +1,181 @@
+#include "fault_env.hpp"
+
+#include <thread>
+
+namespace mqkit::plugins::stores::commitlog {
+
+namespace {
+
+bool matches(const std::optional<std::string>& fault, const std::string& path) {
+  return fault && path.find(*fault) != std::string::npos;
+}
+
+class FaultMapping final : public Mapping {
+ public:
+  FaultMapping(std::unique_ptr<Mapping> base, std::string path, std::shared_ptr<FaultEnv::State> state)
+      : base_(std::move(base)), path_(std::move(path)), state_(std::move(state)) {}
+  std::uint8_t* data() noexcept override { return base_->data(); }
+  std::int64_t size() const noexcept override { return base_->size(); }
+  v1::Status sync(std::int64_t offset, std::int64_t length) noexcept override {
+    MQKIT_RETURN_IF_ERROR(state_->sync_error(path_));
+    return base_->sync(offset, length);
+  }
+
+ private:
+  std::unique_ptr<Mapping> base_;
+  std::string path_;
+  std::shared_ptr<FaultEnv::State> state_;
+};
+
+class FaultFile final : public File {
+ public:
+  FaultFile(std::unique_ptr<File> base, std::shared_ptr<FaultEnv::State> state)
+      : base_(std::move(base)), state_(std::move(state)) {}
+  const std::string& path() const noexcept override { return base_->path(); }
+  v1::Result<std::int64_t> size() noexcept override { return base_->size(); }
+  v1::Status allocate(std::int64_t offset, std::int64_t length) noexcept override {
+    MQKIT_RETURN_IF_ERROR(state_->write_error(path(), "allocating"));
+    return base_->allocate(offset, length);
+  }
+  v1::Status truncate(std::int64_t length) noexcept override {
+    MQKIT_RETURN_IF_ERROR(state_->write_error(path(), "truncating"));
+    return base_->truncate(length);
+  }
+  v1::Result<std::size_t> read_at(std::int64_t offset, std::span<std::uint8_t> out) noexcept override {
+    return base_->read_at(offset, out);
+  }
+  v1::Status write_at(std::int64_t offset, std::span<const std::uint8_t> data) noexcept override {
+    MQKIT_RETURN_IF_ERROR(state_->write_error(path(), "writing"));
+    return base_->write_at(offset, data);
+  }
+  v1::Status sync() noexcept override {
+    MQKIT_RETURN_IF_ERROR(state_->sync_error(path()));
+    return base_->sync();
+  }
+  v1::Result<std::unique_ptr<Mapping>> map(std::int64_t length) noexcept override {
+    MQKIT_ASSIGN_OR_RETURN(auto mapping, base_->map(length));
+    return std::unique_ptr<Mapping>(std::make_unique<FaultMapping>(std::move(mapping), path(), state_));
+  }
+  v1::Status try_lock() noexcept override { return base_->try_lock(); }
+
+ private:
+  std::unique_ptr<File> base_;
+  std::shared_ptr<FaultEnv::State> state_;
+};
+
+}  // namespace
+
+v1::Status FaultEnv::State::write_error(const std::string& path, std::string_view what) {
+  std::lock_guard lock(mutex);
+  if (disk_full) {
+    ++injected;
+    return v1::Status::io_error(std::string(what) + " " + path + ": No space left on device (injected)");
+  }
+  if (matches(write_fault, path)) {
+    ++injected;
+    return v1::Status::io_error(std::string(what) + " " + path + ": Input/output error (injected)");
+  }
+  return v1::Status::ok();
+}
+
+v1::Status FaultEnv::State::sync_error(const std::string& path) {
+  std::chrono::milliseconds delay{0};
+  bool fail = false;
+  {
+    std::lock_guard lock(mutex);
+    delay = sync_delay;
+    fail = matches(sync_fault, path);
+  }
+  if (delay.count() > 0) std::this_thread::sleep_for(delay);
+  ++syncs;
+  if (!fail) return v1::Status::ok();
+  ++injected;
+  return v1::Status::io_error("fsync " + path + ": Input/output error (injected)");
+}
+
+FaultEnv::FaultEnv(std::shared_ptr<Env> base) : base_(std::move(base)), state_(std::make_shared<State>()) {}
+
+void FaultEnv::fail_writes(std::string path_part) {
+  std::lock_guard lock(state_->mutex);
+  state_->write_fault = std::move(path_part);
+}
+
+void FaultEnv::fail_syncs(std::string path_part) {
+  std::lock_guard lock(state_->mutex);
+  state_->sync_fault = std::move(path_part);
+}
+
+void FaultEnv::set_disk_full(bool full) {
+  std::lock_guard lock(state_->mutex);
+  state_->disk_full = full;
+}
+
+void FaultEnv::set_disk_used_ratio(std::optional<double> ratio) {
+  std::lock_guard lock(state_->mutex);
+  state_->used_ratio = ratio;
+}
+
+void FaultEnv::set_sync_delay(std::chrono::milliseconds delay) {
+  std::lock_guard lock(state_->mutex);
+  state_->sync_delay = delay;
+}
+
+void FaultEnv::set_now_ms(std::optional<std::int64_t> now) {
+  std::lock_guard lock(state_->mutex);
+  state_->now = now;
+}
+
+void FaultEnv::heal() {
+  std::lock_guard lock(state_->mutex);
+  state_->write_fault.reset();
+  state_->sync_fault.reset();
+  state_->disk_full = false;
+  state_->used_ratio.reset();
+  state_->sync_delay = std::chrono::milliseconds(0);
+}
+
+v1::Result<std::unique_ptr<File>> FaultEnv::open(const std::string& path, OpenMode mode) noexcept {
+  if (mode != OpenMode::kOpenExisting && !base_->exists(path)) {
+    MQKIT_RETURN_IF_ERROR(state_->write_error(path, "creating"));
+  }
+  MQKIT_ASSIGN_OR_RETURN(auto file, base_->open(path, mode));
+  return std::unique_ptr<File>(std::make_unique<FaultFile>(std::move(file), state_));
+}
+
+v1::Status FaultEnv::rename(const std::string& from, const std::string& to) noexcept {
+  MQKIT_RETURN_IF_ERROR(state_->write_error(to, "renaming to"));
+  return base_->rename(from, to);
+}
+
+v1::Status FaultEnv::create_dirs(const std::string& path) noexcept {
+  if (!base_->exists(path)) MQKIT_RETURN_IF_ERROR(state_->write_error(path, "creating directory"));
+  return base_->create_dirs(path);
+}
+
+v1::Result<DiskUsage> FaultEnv::disk_usage(const std::string& path) noexcept {
+  std::optional<double> ratio;
+  {
+    std::lock_guard lock(state_->mutex);
+    ratio = state_->disk_full ? std::optional<double>(1.0) : state_->used_ratio;
+  }
+  if (!ratio) return base_->disk_usage(path);
+  DiskUsage usage;
+  usage.total_bytes = 1'000'000'000;
+  usage.available_bytes = static_cast<std::int64_t>((1.0 - *ratio) * static_cast<double>(usage.total_bytes));
+  return usage;
+}
+
+v1::Status FaultEnv::sync_dir(const std::string& path) noexcept {
+  MQKIT_RETURN_IF_ERROR(state_->sync_error(path));
+  return base_->sync_dir(path);
+}
+
+std::int64_t FaultEnv::now_ms() noexcept {
+  {
+    std::lock_guard lock(state_->mutex);
+    if (state_->now) return *state_->now;
+  }
+  return base_->now_ms();
+}
+
+}  // namespace mqkit::plugins::stores::commitlog

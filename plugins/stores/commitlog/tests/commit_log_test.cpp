@@ -1,0 +1,166 @@
+#include "commit_log.hpp"
+
+#include <gtest/gtest.h>
+
+#include "big_endian.hpp"
+#include "test_util.hpp"
+
+namespace mqkit::plugins::stores::commitlog::testing {
+namespace {
+
+using v1::kBlankMagic;
+
+class CommitLogTest : public ::testing::Test {
+ protected:
+  CommitLogTest() : log_(*env_, Logger(host_), {dir_ / "commitlog", kFileSize, 16 * 1024}) {
+    EXPECT_TRUE(log_.load().is_ok());
+  }
+  v1::AppendResult append(const Message& m) {
+    const auto view = m.view();
+    auto outcome = log_.append(std::span(&view, 1));
+    EXPECT_TRUE(outcome.is_ok()) << outcome.status().to_string();
+    return outcome.is_ok() ? outcome->result : v1::AppendResult{};
+  }
+
+  static constexpr std::int64_t kFileSize = 4096;
+  TempDir dir_;
+  CapturingHost host_;
+  std::shared_ptr<Env> env_ = posix_env();
+  CommitLog log_;
+};
+
+TEST_F(CommitLogTest, AppendsRecordsBackToBackWithAssignedOffsets) {
+  const auto a = append(message("T", 0, "first"));
+  const auto b = append(message("T", 0, "second"));
+  const auto c = append(message("T", 1, "third"));
+  EXPECT_EQ(a.commit_offset, 0);
+  EXPECT_EQ(b.commit_offset, a.bytes);
+  EXPECT_EQ(c.commit_offset, a.bytes + b.bytes);
+  EXPECT_EQ(a.queue_offset, 0);
+  EXPECT_EQ(b.queue_offset, 1);
+  EXPECT_EQ(c.queue_offset, 0);
+  EXPECT_EQ(log_.max_offset(), a.bytes + b.bytes + c.bytes);
+
+  // The stored bytes are RocketMQ records with the placement stamped in.
+  auto slice = log_.read_record(b.commit_offset);
+  ASSERT_TRUE(slice.is_ok()) << slice.status().to_string();
+  auto record = v1::decode_record(slice->bytes, v1::CrcCheck::kVerify);
+  ASSERT_TRUE(record.is_ok());
+  EXPECT_EQ(text(record->body), "second");
+  EXPECT_EQ(record->commit_offset, b.commit_offset);
+  EXPECT_EQ(record->queue_offset, 1);
+  EXPECT_EQ(record->store_timestamp, b.store_timestamp);
+  EXPECT_EQ(log_.store_timestamp_at(b.commit_offset).value(), b.store_timestamp);
+
+  EXPECT_EQ(log_.read_record(b.commit_offset + 1).status().code(), v1::StatusCode::kNotFound);
+  EXPECT_EQ(log_.read_record(log_.max_offset()).status().code(), v1::StatusCode::kNotFound);
+}
+
+TEST_F(CommitLogTest, ARecordThatDoesNotFitLeavesABlankAndRollsOver) {
+  // 242-byte records while two more would fit; then a 492-byte one cannot (it needs 8 spare bytes).
+  std::vector<v1::AppendResult> placed;
+  while (log_.max_offset() + 2 * 242 + 8 <= kFileSize) placed.push_back(append(message("T", 0, std::string(150, 'x'))));
+  ASSERT_EQ(placed.back().bytes, 242);
+  const std::int64_t end_of_first = log_.max_offset();
+  const auto big = append(message("T", 0, std::string(400, 'y')));
+  EXPECT_EQ(big.commit_offset, kFileSize) << "records never span files";
+  EXPECT_EQ(big.queue_offset, static_cast<std::int64_t>(placed.size()));
+  EXPECT_EQ(log_.files().count(), 2u);
+
+  const auto first_file = read_file(dir_ / "commitlog/00000000000000000000");
+  ASSERT_EQ(first_file.size(), static_cast<std::size_t>(kFileSize));
+  EXPECT_EQ(load_i32(first_file.data() + end_of_first), kFileSize - end_of_first) << "blank: remaining bytes";
+  EXPECT_EQ(load_i32(first_file.data() + end_of_first + 4), kBlankMagic);
+  EXPECT_TRUE(std::filesystem::exists(dir_ / "commitlog/00000000000000004096"));
+
+  // Dispatch reads skip the blank and never cross a file.
+  auto chunk = log_.read_for_dispatch(0, 1 << 20);
+  ASSERT_TRUE(chunk.is_ok());
+  EXPECT_EQ(chunk->start_offset, 0);
+  EXPECT_EQ(static_cast<std::int64_t>(chunk->bytes.bytes.size()), end_of_first);
+  EXPECT_EQ(chunk->next_offset, kFileSize) << "the padding is skipped";
+  auto next = log_.read_for_dispatch(chunk->next_offset, 1 << 20);
+  ASSERT_TRUE(next.is_ok());
+  EXPECT_EQ(next->start_offset, kFileSize);
+  EXPECT_EQ(next->next_offset, log_.max_offset());
+  auto caught_up = log_.read_for_dispatch(log_.max_offset(), 1 << 20);
+  ASSERT_TRUE(caught_up.is_ok());
+  EXPECT_TRUE(caught_up->bytes.bytes.empty());
+  EXPECT_EQ(caught_up->next_offset, log_.max_offset());
+}
+
+TEST_F(CommitLogTest, DispatchChunksHoldWholeRecordsWithinMaxBytes) {
+  const auto a = append(message("T", 0, "a"));
+  append(message("T", 0, "b"));
+  append(message("T", 0, "c"));
+  auto chunk = log_.read_for_dispatch(0, a.bytes + 10);
+  ASSERT_TRUE(chunk.is_ok());
+  EXPECT_EQ(static_cast<std::int64_t>(chunk->bytes.bytes.size()), a.bytes);
+  auto tiny = log_.read_for_dispatch(a.commit_offset, 1);
+  ASSERT_TRUE(tiny.is_ok());
+  EXPECT_EQ(static_cast<std::int64_t>(tiny->bytes.bytes.size()), a.bytes) << "at least one record";
+}
+
+TEST_F(CommitLogTest, RefusesWhatRocketMqRefuses) {
+  const auto refuse = [&](const Message& m) {
+    const auto view = m.view();
+    return log_.append(std::span(&view, 1)).status().code();
+  };
+  EXPECT_EQ(refuse(message("T", 0, std::string(16 * 1024 + 1, 'b'))), v1::StatusCode::kInvalidArgument)
+      << "body over max_message_size";
+  EXPECT_EQ(refuse(message("", 0, "b")), v1::StatusCode::kInvalidArgument);
+  EXPECT_EQ(refuse(message("a/b", 0, "b")), v1::StatusCode::kInvalidArgument) << "would escape consumequeue/";
+  EXPECT_EQ(refuse(message("..", 0, "b")), v1::StatusCode::kInvalidArgument);
+  EXPECT_EQ(refuse(message("T", 0, std::string(kFileSize, 'b'))), v1::StatusCode::kInvalidArgument)
+      << "larger than a commit log file";
+  EXPECT_EQ(log_.max_offset(), 0);
+}
+
+TEST_F(CommitLogTest, PreparedTransactionsTakeNoQueueOffset) {
+  Message prepared = message("T", 0, "half");
+  prepared.sys_flag = v1::sys_flag::kTransactionPrepared;
+  EXPECT_EQ(append(prepared).queue_offset, 0);
+  EXPECT_EQ(append(message("T", 0, "plain")).queue_offset, 0);
+  EXPECT_EQ(append(message("T", 0, "plain")).queue_offset, 1);
+}
+
+TEST_F(CommitLogTest, FlushMakesCommittedBytesDurable) {
+  append(message("T", 0, "x"));
+  EXPECT_EQ(log_.flushed_offset(), 0);
+  auto flushed = log_.flush();
+  ASSERT_TRUE(flushed.is_ok());
+  EXPECT_EQ(*flushed, log_.max_offset());
+  EXPECT_EQ(log_.flushed_offset(), log_.max_offset());
+  EXPECT_EQ(log_.flushed_store_timestamp(), log_.last_store_timestamp());
+}
+
+TEST_F(CommitLogTest, ReplicatedBytesAreCheckedThenCopied) {
+  std::vector<std::uint8_t> master;
+  {
+    TempDir other;
+    CommitLog source(*env_, Logger(host_), {other / "commitlog", kFileSize, 16 * 1024});
+    for (int i = 0; i < 40; ++i) {
+      const auto view = message("T", i % 2, std::string(100, 'm')).view();
+      ASSERT_TRUE(source.append(std::span(&view, 1)).is_ok());
+    }
+    for (std::int64_t offset = 0; offset < source.max_offset();) {
+      // A replica copies padding too: read raw file bytes, blanks included.
+      auto file = source.files().find(offset);
+      const std::int64_t end = std::min(source.max_offset(), file->end_offset());
+      master.insert(master.end(), file->data() + (offset - file->start_offset()), file->data() + (end - file->start_offset()));
+      offset = end;
+    }
+  }
+  ASSERT_GT(master.size(), static_cast<std::size_t>(kFileSize)) << "the copy crosses a file end";
+  EXPECT_EQ(log_.append_replicated(5, master).code(), v1::StatusCode::kInvalidArgument);
+  auto corrupt = master;
+  corrupt[88] ^= 0xFF;  // a body byte: the CRC no longer matches
+  EXPECT_FALSE(log_.append_replicated(0, corrupt).is_ok());
+  EXPECT_EQ(log_.max_offset(), 0) << "nothing of a refused copy is written";
+  ASSERT_TRUE(log_.append_replicated(0, master).is_ok());
+  EXPECT_EQ(log_.max_offset(), static_cast<std::int64_t>(master.size()));
+  EXPECT_EQ(append(message("T", 0, "next")).queue_offset, 20) << "queue offsets continue the copy's";
+}
+
+}  // namespace
+}  // namespace mqkit::plugins::stores::commitlog::testing

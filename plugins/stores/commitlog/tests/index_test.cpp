@@ -1,0 +1,154 @@
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <limits>
+
+#include "big_endian.hpp"
+#include "fault_env.hpp"
+#include "index_file.hpp"
+#include "index_service.hpp"
+#include "mqkit/plugin/v1/java_hash.hpp"
+#include "test_util.hpp"
+
+namespace mqkit::plugins::stores::commitlog::testing {
+namespace {
+
+constexpr std::int64_t kForever = std::numeric_limits<std::int64_t>::max();
+
+std::vector<std::int64_t> select(const IndexFile& file, std::string_view key, std::int64_t begin = 0,
+                                 std::int64_t end = kForever, std::size_t max = 100) {
+  std::vector<std::int64_t> out;
+  file.select(key, max, begin, end, out);
+  return out;
+}
+
+TEST(IndexFileTest, KeyHashIsJavaAbsHashCode) {
+  EXPECT_EQ(IndexFile::key_hash("TopicA#k1"), std::abs(v1::java_string_hash("TopicA#k1")));
+  // "polygenelubricants" hashes to Integer.MIN_VALUE, whose abs stays negative: RocketMQ uses 0.
+  ASSERT_EQ(v1::java_string_hash("polygenelubricants"), std::numeric_limits<std::int32_t>::min());
+  EXPECT_EQ(IndexFile::key_hash("polygenelubricants"), 0);
+  EXPECT_EQ(index_file_name(0).size(), 17u);
+}
+
+TEST(IndexFileTest, LayoutMatchesRocketMq) {
+  TempDir dir;
+  auto env = posix_env();
+  const std::string path = dir / "20260101000000000";
+  {
+    auto file = IndexFile::create(*env, path, 10, 5, 0, 0).value();
+    ASSERT_TRUE(file->put("T#a", 1000, 5'000'000).value());
+    ASSERT_TRUE(file->put("T#b", 2000, 5'002'500).value());
+    ASSERT_TRUE(file->flush().is_ok());
+  }
+  const auto bytes = read_file(path);
+  ASSERT_EQ(bytes.size(), static_cast<std::size_t>(40 + 10 * 4 + 5 * 20));
+  EXPECT_EQ(load_i64(bytes.data()), 5'000'000) << "begin timestamp";
+  EXPECT_EQ(load_i64(bytes.data() + 8), 5'002'500) << "end timestamp";
+  EXPECT_EQ(load_i64(bytes.data() + 16), 1000) << "begin phy offset";
+  EXPECT_EQ(load_i64(bytes.data() + 24), 2000) << "end phy offset";
+  EXPECT_EQ(load_i32(bytes.data() + 32), 2) << "hash slot count";
+  EXPECT_EQ(load_i32(bytes.data() + 36), 3) << "index count starts at 1";
+  const std::int32_t hash_b = IndexFile::key_hash("T#b");
+  EXPECT_EQ(load_i32(bytes.data() + 40 + (hash_b % 10) * 4), 2) << "slot holds the newest item number";
+  const std::uint8_t* item2 = bytes.data() + 40 + 10 * 4 + 2 * 20;
+  EXPECT_EQ(load_i32(item2), hash_b);
+  EXPECT_EQ(load_i64(item2 + 4), 2000);
+  EXPECT_EQ(load_i32(item2 + 12), 2) << "seconds since the begin timestamp";
+}
+
+TEST(IndexFileTest, CollisionsChainNewestFirstAndTimeNarrows) {
+  TempDir dir;
+  auto env = posix_env();
+  // One slot: every key collides and the chain holds them all.
+  auto file = IndexFile::create(*env, dir / "20260101000000000", 1, 100, 0, 0).value();
+  for (int i = 0; i < 6; ++i) {
+    ASSERT_TRUE(file->put(i % 2 == 0 ? "T#even" : "T#odd", 100 * i, 1'000'000 + 10'000 * i).value());
+  }
+  EXPECT_EQ(select(*file, "T#even"), (std::vector<std::int64_t>{400, 200, 0}));
+  EXPECT_EQ(select(*file, "T#odd"), (std::vector<std::int64_t>{500, 300, 100}));
+  EXPECT_EQ(select(*file, "T#even", 0, kForever, 2), (std::vector<std::int64_t>{400, 200}));
+  EXPECT_EQ(select(*file, "T#even", 1'015'000, 1'035'000), (std::vector<std::int64_t>{200}));
+  EXPECT_TRUE(select(*file, "T#none").empty());
+}
+
+TEST(IndexFileTest, FullFileRefusesAndIsSparse) {
+  TempDir dir;
+  auto env = posix_env();
+  const std::string path = dir / "20260101000000000";
+  auto file = IndexFile::create(*env, path, 1000, 100'000, 0, 0).value();
+  for (int i = 0; i < 99'999; i += 10'000) ASSERT_TRUE(file->put("T#k" + std::to_string(i), i, 1).value());
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_size, 40 + 4000 + 2'000'000);
+  EXPECT_LT(st.st_blocks * 512, 1'200'000) << "items are reserved as they come, not all at creation";
+
+  auto small = IndexFile::create(*env, dir / "20260101000000001", 4, 3, 0, 0).value();
+  EXPECT_TRUE(small->put("T#a", 1, 1).value());
+  EXPECT_TRUE(small->put("T#b", 2, 1).value());
+  EXPECT_TRUE(small->is_full()) << "3 items hold 2 entries: item 0 is never used";
+  EXPECT_FALSE(small->put("T#c", 3, 1).value());
+}
+
+v1::DispatchRecord record_at(std::int64_t offset, std::string_view keys, std::string_view unique = "",
+                             std::int64_t timestamp = 1'000'000) {
+  v1::DispatchRecord record;
+  record.topic = "T";
+  record.commit_offset = offset;
+  record.size = 100;
+  record.store_timestamp = timestamp;
+  record.keys = keys;
+  record.unique_key = unique;
+  return record;
+}
+
+TEST(IndexServiceTest, IndexesEveryKeyAndUniqueKeyAndRollsFiles) {
+  TempDir dir;
+  auto env = std::make_shared<FaultEnv>();
+  CapturingHost host;
+  IndexService index(*env, Logger(host), dir / "index", 16, 4);  // 3 entries per file
+  ASSERT_TRUE(index.build(record_at(0, "a b", "U0")).is_ok());
+  env->set_now_ms(env->now_ms() + 5);  // distinct file names
+  ASSERT_TRUE(index.build(record_at(100, "  b ", "", 1'001'000)).is_ok());
+  ASSERT_TRUE(index.build(record_at(200, "c", "U2", 1'002'000)).is_ok());
+  EXPECT_EQ(index.file_count(), 2u) << "the first file held 3 entries";
+  EXPECT_EQ(index.query("T", "b", 10, 0, kForever).commit_offsets, (std::vector<std::int64_t>{100, 0}));
+  EXPECT_EQ(index.query("T", "U2", 10, 0, kForever).commit_offsets, (std::vector<std::int64_t>{200}));
+  EXPECT_TRUE(index.query("Other", "b", 10, 0, kForever).commit_offsets.empty());
+  const IndexQuery latest = index.query("T", "c", 10, 0, kForever);
+  EXPECT_EQ(latest.last_update_commit_offset, 200);
+  EXPECT_EQ(latest.last_update_timestamp, 1'002'000);
+
+  // Re-dispatch after a crash: records already indexed are skipped.
+  ASSERT_TRUE(index.build(record_at(100, "b")).is_ok());
+  EXPECT_EQ(index.query("T", "b", 10, 0, kForever).commit_offsets.size(), 2u);
+
+  v1::DispatchRecord rollback = record_at(300, "d");
+  rollback.sys_flag = v1::sys_flag::kTransactionRollback;
+  ASSERT_TRUE(index.build(rollback).is_ok());
+  EXPECT_TRUE(index.query("T", "d", 10, 0, kForever).commit_offsets.empty());
+
+  auto deleted = index.delete_expired_files(150);
+  ASSERT_TRUE(deleted.is_ok());
+  EXPECT_EQ(*deleted, 1) << "the first file ends at offset 100 < 150";
+  EXPECT_EQ(index.query("T", "b", 10, 0, kForever).commit_offsets, (std::vector<std::int64_t>{100}));
+}
+
+TEST(IndexServiceTest, ReloadsFilesAndResumesAfterATruncatedLog) {
+  TempDir dir;
+  auto env = posix_env();
+  CapturingHost host;
+  {
+    IndexService index(*env, Logger(host), dir / "index", 16, 100);
+    for (int i = 0; i < 5; ++i) ASSERT_TRUE(index.build(record_at(100 * i, "k" + std::to_string(i))).is_ok());
+  }
+  IndexService index(*env, Logger(host), dir / "index", 16, 100);
+  ASSERT_TRUE(index.load().is_ok());
+  EXPECT_EQ(index.query("T", "k3", 10, 0, kForever).commit_offsets, (std::vector<std::int64_t>{300}));
+  // Recovery cut the log at 250: the record now written at 300 is new and must be indexed.
+  index.limit_to(250);
+  ASSERT_TRUE(index.build(record_at(300, "fresh")).is_ok());
+  EXPECT_EQ(index.query("T", "fresh", 10, 0, kForever).commit_offsets, (std::vector<std::int64_t>{300}));
+}
+
+}  // namespace
+}  // namespace mqkit::plugins::stores::commitlog::testing

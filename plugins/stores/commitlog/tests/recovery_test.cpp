@@ -1,0 +1,249 @@
+// Recovery through the whole store: clean restarts, crashes (a store stopped as a killed process
+// would be), torn and corrupt tails, lost or damaged consume queues, the directory lock.
+#include <gtest/gtest.h>
+
+#include "big_endian.hpp"
+#include "test_util.hpp"
+
+namespace mqkit::plugins::stores::commitlog::testing {
+namespace {
+
+class RecoveryTest : public ::testing::Test {
+ protected:
+  RecoveryTest() : options_(small_options(dir_.path())) {}
+
+  // Appends `count` messages to T/0 and T/1 alternately; returns their results.
+  std::vector<v1::AppendResult> fill(TestStore& store, int count, const std::string& prefix = "m") {
+    std::vector<v1::AppendResult> placed;
+    for (int i = 0; i < count; ++i) {
+      Message m = message("T", i % 2, prefix + std::to_string(i));
+      m.keys("key-" + prefix + std::to_string(i));
+      auto result = store.append(m);
+      EXPECT_TRUE(result.is_ok()) << result.status().to_string();
+      placed.push_back(result.value_or(v1::AppendResult{}));
+    }
+    return placed;
+  }
+  std::vector<std::string> expected(int count, int queue, const std::string& prefix = "m") {
+    std::vector<std::string> out;
+    for (int i = queue; i < count; i += 2) out.push_back(prefix + std::to_string(i));
+    return out;
+  }
+
+  TempDir dir_;
+  StoreOptions options_;
+};
+
+TEST_F(RecoveryTest, CleanShutdownRecoversFastFromTheCheckpoint) {
+  std::int64_t end = 0;
+  {
+    TestStore store(options_);
+    ASSERT_TRUE(store.open().is_ok());
+    fill(store, 40);
+    ASSERT_TRUE(store.wait_dispatched());
+    end = store.store().stats().commit_log_max_offset;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "abort")) << "removed at clean shutdown";
+  TestStore store(options_);
+  auto report = store.open();
+  ASSERT_TRUE(report.is_ok()) << report.status().to_string();
+  EXPECT_TRUE(report->clean_shutdown);
+  EXPECT_EQ(report->commit_log_max_offset, end);
+  EXPECT_EQ(report->truncated_bytes, 0);
+  EXPECT_EQ(report->dispatch_from_offset, end) << "nothing to re-dispatch";
+  EXPECT_TRUE(store.host().logged({"clean shutdown", "scanned 0 records"}));
+  EXPECT_TRUE(std::filesystem::exists(dir_ / "abort")) << "present while running";
+  EXPECT_EQ(store.bodies("T", 0), expected(40, 0));
+  EXPECT_EQ(store.append(message("T", 0, "next")).value().queue_offset, 20);
+}
+
+TEST_F(RecoveryTest, CrashKeepsEverythingWrittenAndRebuildsWhatLags) {
+  std::int64_t end = 0;
+  options_.flush_consume_queue_thorough_interval = std::chrono::hours(1);  // checkpoints by hand only
+  {
+    TestStore store(options_);
+    ASSERT_TRUE(store.open().is_ok());
+    fill(store, 30);
+    ASSERT_TRUE(store.wait_dispatched());
+    ASSERT_TRUE(store.store().write_checkpoint_now().is_ok());
+    // These are written but their dispatch is never checkpointed.
+    fill(store, 30, "late");
+    end = store.store().stats().commit_log_max_offset;
+    store.crash();
+  }
+  TestStore store(options_);
+  auto report = store.open();
+  ASSERT_TRUE(report.is_ok()) << report.status().to_string();
+  EXPECT_FALSE(report->clean_shutdown);
+  EXPECT_EQ(report->commit_log_max_offset, end);
+  EXPECT_LT(report->dispatch_from_offset, end);
+  ASSERT_TRUE(store.wait_dispatched());
+  auto queue0 = expected(30, 0);
+  for (const auto& body : expected(30, 0, "late")) queue0.push_back(body);
+  EXPECT_EQ(store.bodies("T", 0), queue0);
+  EXPECT_EQ(store.store().max_offset("T", 0), 30);
+  EXPECT_EQ(store.append(message("T", 1, "after")).value().queue_offset, 30) << "queue offsets continue";
+  auto found = store.store().query_by_key("T", "key-late7", 10, 0, std::numeric_limits<std::int64_t>::max());
+  ASSERT_TRUE(found.is_ok());
+  ASSERT_EQ(found->records.size(), 1u) << "re-dispatch indexed what the crash left unindexed, once";
+  EXPECT_EQ(body_of(found->records[0]), "late7");
+}
+
+TEST_F(RecoveryTest, QueueOffsetsContinueEvenBeforeRedispatch) {
+  {
+    TestStore store(options_);
+    ASSERT_TRUE(store.open(/*dispatch=*/false).is_ok());
+    fill(store, 10);
+    store.crash();
+  }
+  TestStore store(options_);
+  ASSERT_TRUE(store.open(/*dispatch=*/false).is_ok());
+  EXPECT_EQ(store.append(message("T", 0, "m10")).value().queue_offset, 5)
+      << "the offset table is rebuilt from the scanned records, not only from consume queues";
+  store.pipeline().start(store.recovery().dispatch_from_offset);
+  ASSERT_TRUE(store.wait_dispatched());
+  EXPECT_EQ(store.bodies("T", 0), (std::vector<std::string>{"m0", "m2", "m4", "m6", "m8", "m10"}));
+}
+
+TEST_F(RecoveryTest, ATornRecordIsCutOff) {
+  std::vector<v1::AppendResult> placed;
+  {
+    TestStore store(options_);
+    ASSERT_TRUE(store.open().is_ok());
+    placed = fill(store, 10);
+    ASSERT_TRUE(store.wait_dispatched());
+    store.crash();
+  }
+  // The last record lost its size field, as when the process died in the middle of copying it.
+  const auto& last = placed.back();
+  const std::uint8_t zeros[4] = {};
+  patch_file(dir_ / "commitlog/00000000000000000000", last.commit_offset, zeros);
+  TestStore store(options_);
+  auto report = store.open();
+  ASSERT_TRUE(report.is_ok()) << report.status().to_string();
+  EXPECT_EQ(report->commit_log_max_offset, last.commit_offset);
+  EXPECT_EQ(report->truncated_bytes, last.bytes) << "the torn record, up to its last written byte";
+  EXPECT_TRUE(store.host().logged({"cutting the commit log at", "00000000000000000000 at byte " +
+                                       std::to_string(last.commit_offset), "not completely written"}));
+  ASSERT_TRUE(store.wait_dispatched());
+  EXPECT_EQ(store.bodies("T", 1), (std::vector<std::string>{"m1", "m3", "m5", "m7"}));
+  EXPECT_EQ(store.store().max_offset("T", 1), 4) << "the unit of the cut record is gone too";
+  EXPECT_EQ(store.append(message("T", 1, "again")).value().commit_offset, last.commit_offset);
+}
+
+TEST_F(RecoveryTest, AFlippedByteDropsTheRecordAndEverythingAfter) {
+  std::vector<v1::AppendResult> placed;
+  {
+    TestStore store(options_);
+    ASSERT_TRUE(store.open().is_ok());
+    placed = fill(store, 10);
+    store.crash();
+  }
+  // Flip a byte in the body of record 6: its CRC no longer matches.
+  const auto& victim = placed[6];
+  auto bytes = read_file(dir_ / "commitlog/00000000000000000000");
+  const std::uint8_t flipped[1] = {static_cast<std::uint8_t>(bytes[static_cast<std::size_t>(victim.commit_offset + 88)] ^ 0x01)};
+  patch_file(dir_ / "commitlog/00000000000000000000", victim.commit_offset + 88, flipped);
+  std::filesystem::remove(dir_ / "checkpoint");  // force a scan from the first file
+  TestStore store(options_);
+  auto report = store.open();
+  ASSERT_TRUE(report.is_ok());
+  EXPECT_EQ(report->commit_log_max_offset, victim.commit_offset);
+  EXPECT_GT(report->truncated_bytes, 0);
+  EXPECT_TRUE(store.host().logged({"cutting the commit log", "commit offset " + std::to_string(victim.commit_offset),
+                                   "body CRC mismatch"}));
+  ASSERT_TRUE(store.wait_dispatched());
+  EXPECT_EQ(store.bodies("T", 0), (std::vector<std::string>{"m0", "m2", "m4"}));
+  EXPECT_EQ(store.bodies("T", 1), (std::vector<std::string>{"m1", "m3", "m5"}));
+}
+
+TEST_F(RecoveryTest, ALostConsumeQueueDirectoryIsRebuilt) {
+  {
+    TestStore store(options_);
+    ASSERT_TRUE(store.open().is_ok());
+    fill(store, 600);  // several commit log and consume queue files
+    ASSERT_TRUE(store.wait_dispatched());
+    ASSERT_GT(store.store().stats().commit_log_max_offset, options_.commit_log_file_size);
+  }
+  std::filesystem::remove_all(dir_ / "consumequeue");
+  TestStore store(options_);
+  auto report = store.open();
+  ASSERT_TRUE(report.is_ok());
+  EXPECT_EQ(report->dispatch_from_offset, 0) << "full re-dispatch";
+  EXPECT_TRUE(store.host().logged({"consumequeue directory is missing"}));
+  ASSERT_TRUE(store.wait_dispatched());
+  EXPECT_EQ(store.bodies("T", 0), expected(600, 0));
+  EXPECT_EQ(store.bodies("T", 1), expected(600, 1));
+}
+
+TEST_F(RecoveryTest, ADamagedConsumeQueueIsRebuiltFromTheCommitLog) {
+  {
+    TestStore store(options_);
+    ASSERT_TRUE(store.open().is_ok());
+    fill(store, 40);
+    ASSERT_TRUE(store.wait_dispatched());
+  }
+  // Garbage over unit 3 of T/0's last file (20 units: files of 64 units hold them all).
+  const std::uint8_t garbage[20] = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+                                    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
+  patch_file(dir_ / "consumequeue/T/0/00000000000000000000", 3 * 20, garbage);
+  TestStore store(options_);
+  auto report = store.open();
+  ASSERT_TRUE(report.is_ok());
+  EXPECT_TRUE(store.host().logged({"consume queue T/0", "unit 3"}));
+  ASSERT_TRUE(store.wait_dispatched());
+  EXPECT_EQ(store.bodies("T", 0), expected(40, 0));
+  EXPECT_EQ(store.store().max_offset("T", 0), 20);
+}
+
+TEST_F(RecoveryTest, AMissingCheckpointMeansAFullRebuild) {
+  {
+    TestStore store(options_);
+    ASSERT_TRUE(store.open().is_ok());
+    fill(store, 20);
+    ASSERT_TRUE(store.wait_dispatched());
+  }
+  std::filesystem::remove(dir_ / "checkpoint");
+  std::filesystem::remove_all(dir_ / "consumequeue/T/1");
+  TestStore store(options_);
+  auto report = store.open();
+  ASSERT_TRUE(report.is_ok());
+  EXPECT_EQ(report->dispatch_from_offset, 0);
+  ASSERT_TRUE(store.wait_dispatched());
+  EXPECT_EQ(store.bodies("T", 1), expected(20, 1)) << "a lost queue comes back from the commit log";
+}
+
+TEST_F(RecoveryTest, TheLockKeepsASecondStoreOut) {
+  TestStore first(options_);
+  ASSERT_TRUE(first.open().is_ok());
+  TestStore second(options_);
+  auto refused = second.open();
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_EQ(refused.status().code(), v1::StatusCode::kUnavailable);
+  EXPECT_NE(refused.status().message().find("already open"), std::string::npos) << refused.status().to_string();
+  first.close();
+  TestStore third(options_);
+  EXPECT_TRUE(third.open().is_ok()) << "released at shutdown";
+}
+
+TEST_F(RecoveryTest, RecoveryAcrossManyFilesAndABlankAtTheEnd) {
+  std::int64_t end = 0;
+  {
+    TestStore store(options_);
+    ASSERT_TRUE(store.open().is_ok());
+    for (int i = 0; i < 300; ++i) ASSERT_TRUE(store.append(message("T", 0, std::string(500, 'a' + i % 26))).is_ok());
+    end = store.store().stats().commit_log_max_offset;
+    store.crash();
+  }
+  std::filesystem::remove(dir_ / "checkpoint");
+  TestStore store(options_);
+  auto report = store.open();
+  ASSERT_TRUE(report.is_ok());
+  EXPECT_EQ(report->commit_log_max_offset, end);
+  EXPECT_EQ(report->truncated_bytes, 0);
+  ASSERT_TRUE(store.wait_dispatched());
+  EXPECT_EQ(store.store().max_offset("T", 0), 300);
+}
+
+}  // namespace
+}  // namespace mqkit::plugins::stores::commitlog::testing
