@@ -1,3 +1,17 @@
 # Send path: SEND_MESSAGE / V2 / batch, consumer send-back (retry, DLQ), delayed messages.
-set(MQKIT_BROKER_SEND_SOURCES)
-set(MQKIT_BROKER_SEND_TESTS)
+set(MQKIT_BROKER_SEND_SOURCES
+  src/send/outgoing_message.cpp
+  src/send/send_request_headers.cpp
+  src/send/send_checks.cpp
+  src/send/append_messages.cpp
+  src/send/send_response.cpp
+  src/send/send_message_processor.cpp
+  src/send/consumer_send_back.cpp
+  src/send/schedule_message_service.cpp)
+set(MQKIT_BROKER_SEND_TESTS
+  src/send/send_test_support.cpp
+  src/send/send_request_headers_test.cpp
+  src/send/send_message_processor_test.cpp
+  src/send/send_batch_test.cpp
+  src/send/consumer_send_back_test.cpp
+  src/send/schedule_message_service_test.cpp)

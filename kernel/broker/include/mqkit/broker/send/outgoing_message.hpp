@@ -1,0 +1,39 @@
+// OutgoingMessage: a message the broker is about to store, whoever built it — a producer's send,
+// a consumer's send-back, or the delivery of a delayed message. Its body is a StoredSlice so
+// that request bodies and stored records travel to the store without a copy.
+//
+// Threads: a plain value; each instance belongs to the request (or timer tick) that built it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "mqkit/plugin/v1/buffer.hpp"
+#include "mqkit/plugin/v1/message_record.hpp"
+#include "mqkit/plugin/v1/store.hpp"
+
+namespace mqkit::broker {
+
+struct OutgoingMessage {
+  std::string topic;
+  std::int32_t queue_id = 0;
+  std::int32_t flag = 0;
+  std::int32_t sys_flag = 0;
+  std::int64_t born_timestamp = 0;
+  plugin::v1::HostAddress born_host{};
+  std::int32_t reconsume_times = 0;
+  plugin::v1::StoredSlice body{};  // the bytes, and whatever keeps them alive until stored
+  plugin::v1::Properties properties;
+};
+
+// Property edits on the ordered list; a name appears at most once, and set() keeps its place.
+std::optional<std::string_view> get_property(const plugin::v1::Properties& properties, std::string_view name);
+void set_property(plugin::v1::Properties& properties, std::string_view name, std::string value);
+void erase_property(plugin::v1::Properties& properties, std::string_view name);
+// The DELAY property as a number; 0 when absent or not a number.
+std::int32_t delay_level_of(const plugin::v1::Properties& properties);
+std::int32_t delay_level_of(std::string_view encoded_properties);
+
+}  // namespace mqkit::broker

@@ -1,0 +1,105 @@
+#include "consumer_send_back.hpp"
+
+#include <string>
+#include <utility>
+#include <variant>
+
+#include "append_messages.hpp"
+#include "mqkit/broker/send/schedule_message_service.hpp"
+#include "mqkit/plugin/v1/message_record.hpp"
+#include "mqkit/protocol/codes.hpp"
+#include "send_checks.hpp"
+#include "send_request_headers.hpp"
+
+namespace mqkit::broker {
+
+namespace v1 = plugin::v1;
+namespace rc = protocol::response_code;
+
+namespace {
+
+// The consumed message's record; its bytes stay alive with the slice.
+struct Original {
+  v1::StoredSlice slice;
+  v1::RecordView record;
+};
+
+v1::Result<Original> read_original(BrokerContext& context, std::int64_t offset) {
+  MQKIT_ASSIGN_OR_RETURN(v1::StoredSlice slice, context.store->read_at(offset));
+  MQKIT_ASSIGN_OR_RETURN(v1::RecordView record, v1::decode_record(slice.bytes));
+  if (record.commit_offset != offset) {
+    return v1::Status::not_found("no record starts at commit offset " + std::to_string(offset));
+  }
+  return Original{std::move(slice), record};
+}
+
+// A copy of the original for the retry topic: same body, flag, born host and time, properties
+// and tags; one more reconsume; where it came from in RETRY_TOPIC and ORIGIN_MESSAGE_ID.
+OutgoingMessage retry_copy(const Original& original, const std::string& retry_topic, std::int32_t queue_id) {
+  const v1::RecordView& r = original.record;
+  OutgoingMessage m;
+  m.topic = retry_topic;
+  m.queue_id = queue_id;
+  m.flag = r.flag;
+  m.sys_flag = r.sys_flag;
+  m.born_timestamp = r.born_timestamp;
+  m.born_host = r.born_host;
+  m.reconsume_times = r.reconsume_times + 1;
+  m.body = {r.body, original.slice.keep_alive};
+  m.properties = v1::decode_properties(r.properties);
+  if (!get_property(m.properties, v1::property::kRetryTopic)) {
+    set_property(m.properties, v1::property::kRetryTopic, std::string(r.topic));
+  }
+  // RocketMQ marks the copy WAIT=false in the stored properties too.
+  set_property(m.properties, v1::property::kWaitStoreOk, "false");
+  // The first send-back names the original by its offset message id (the header's originMsgId
+  // is only informative: RocketMQ ignores it here too).
+  const auto origin = get_property(m.properties, v1::property::kOriginMessageId);
+  if (!origin || origin->find_first_not_of(' ') == std::string_view::npos) {
+    set_property(m.properties, v1::property::kOriginMessageId,
+                 v1::make_offset_message_id(r.store_host, r.commit_offset));
+  }
+  return m;
+}
+
+}  // namespace
+
+void consumer_send_back(BrokerContext& context, const RemotingCommand& request, const Responder& responder) {
+  auto header = parse_send_back_header(request);
+  if (!header) return responder.fail(rc::kSystemError, header.status().message());
+  auto group = find_group(context, header->group);
+  if (auto* refusal = std::get_if<Refusal>(&group)) return refuse(responder, std::move(*refusal));
+  const auto& group_config = std::get<SubscriptionGroupConfig>(group);
+  if (auto refusal = check_broker_writable(*context.config)) return refuse(responder, std::move(*refusal));
+  if (group_config.retry_queue_nums <= 0) {
+    // The group does not want retries: the message is dropped, as RocketMQ does.
+    RemotingCommand response;
+    response.code = rc::kSuccess;
+    return responder.respond(std::move(response));
+  }
+  auto retry = ensure_retry_topic(context, group_config);
+  if (auto* refusal = std::get_if<Refusal>(&retry)) return refuse(responder, std::move(*refusal));
+  auto original = read_original(context, header->offset);
+  if (!original) {
+    return responder.fail(rc::kSystemError, "look message by offset failed, " + std::to_string(header->offset));
+  }
+  const std::int32_t reconsumed = original->record.reconsume_times;
+  OutgoingMessage message = retry_copy(*original, std::get<protocol::TopicConfig>(retry).topic_name,
+                                       random_queue_id(group_config.retry_queue_nums));
+  const std::int32_t max_reconsume_times = header->max_reconsume_times.value_or(group_config.retry_max_times);
+  if (reconsumed >= max_reconsume_times || header->delay_level < 0) {
+    if (auto refusal = move_to_dlq(context, header->group, message)) return refuse(responder, std::move(*refusal));
+  } else {
+    const std::int32_t level = header->delay_level == 0 ? 3 + reconsumed : header->delay_level;
+    set_property(message.properties, v1::property::kDelayLevel, std::to_string(level));
+    ScheduleMessageService::park(context.config->delay_level_ms, message);
+  }
+  append_message(context, std::move(message), false, [responder](v1::Result<AppendedMessages> appended) {
+    RemotingCommand response;
+    response.code = appended ? rc::kSuccess : rc::kSystemError;
+    if (!appended) response.remark = appended.status().message();
+    responder.respond(std::move(response));
+  });
+}
+
+}  // namespace mqkit::broker

@@ -1,0 +1,136 @@
+#include <gtest/gtest.h>
+
+#include "mqkit/protocol/validation.hpp"
+#include "send_test_support.hpp"
+
+namespace mqkit::broker {
+namespace {
+
+namespace v1 = plugin::v1;
+namespace rc = protocol::response_code;
+using testing::SendFixture;
+using testing::SendRequest;
+
+v1::RemotingCommand send_back(std::int64_t offset, std::int32_t delay_level,
+                              std::optional<std::int32_t> max_reconsume_times = std::nullopt) {
+  auto request = v1::RemotingCommand::request(protocol::request_code::kConsumerSendMsgBack);
+  request.ext_fields.set("offset", offset);
+  request.ext_fields.set("group", std::string("G"));
+  request.ext_fields.set("delayLevel", std::int64_t{delay_level});
+  request.ext_fields.set("originMsgId", std::string("CLIENT_SIDE_ID"));
+  request.ext_fields.set("originTopic", std::string("T"));
+  request.ext_fields.set("unitMode", false);
+  if (max_reconsume_times) request.ext_fields.set("maxReconsumeTimes", std::int64_t{*max_reconsume_times});
+  return request;
+}
+
+// Sends one message to T and returns its offset message id.
+std::string send_original(SendFixture& f) {
+  auto response = f.send(SendRequest{});
+  EXPECT_EQ(response.code, rc::kSuccess);
+  return std::string(response.ext_fields.get("msgId").value_or(""));
+}
+
+std::int64_t commit_offset_of(const std::string& msg_id) { return v1::parse_offset_message_id(msg_id)->commit_offset; }
+
+TEST(SendBackTest, FirstSendBackRetriesAtLevelThreeWithItsOrigin) {
+  SendFixture f;
+  const std::string original_id = send_original(f);
+  auto response = f.call(send_back(commit_offset_of(original_id), 0));
+  ASSERT_EQ(response.code, rc::kSuccess) << response.remark.value_or("");
+  auto retry = f.context().topics->find("%RETRY%G");
+  ASSERT_TRUE(retry);
+  EXPECT_EQ(retry->write_queue_nums, 1);
+  auto parked = f.read("SCHEDULE_TOPIC_XXXX", 2, 0);  // level 3 = 3 + 0 reconsumes
+  ASSERT_TRUE(parked);
+  EXPECT_EQ(parked->property("DELAY"), "3");
+  EXPECT_EQ(parked->property("REAL_TOPIC"), "%RETRY%G");
+  EXPECT_EQ(parked->property("REAL_QID"), "0");
+  EXPECT_EQ(parked->property("RETRY_TOPIC"), "T");
+  EXPECT_EQ(parked->property("ORIGIN_MESSAGE_ID"), original_id);
+  EXPECT_EQ(parked->property("TAGS"), "TagA");
+  EXPECT_EQ(parked->property("KEYS"), "k1");
+  EXPECT_EQ(parked->property("UNIQ_KEY"), "AC11000100002A9F0000000000000001");
+  EXPECT_EQ(parked->view.reconsume_times, 1);
+  EXPECT_EQ(parked->body(), "hello");
+  EXPECT_EQ(parked->view.born_timestamp, 1'700'000'000'000);
+  EXPECT_EQ(v1::to_string(parked->view.born_host), "127.0.0.1:50000");
+}
+
+TEST(SendBackTest, LaterSendBacksKeepTheFirstOriginAndDelayLonger) {
+  SendFixture f;
+  const std::string original_id = send_original(f);
+  ASSERT_EQ(f.call(send_back(commit_offset_of(original_id), 0)).code, rc::kSuccess);
+  auto first_retry = f.read("SCHEDULE_TOPIC_XXXX", 2, 0);
+  ASSERT_TRUE(first_retry);
+  ASSERT_EQ(f.call(send_back(first_retry->view.commit_offset, 0)).code, rc::kSuccess);
+  auto second_retry = f.read("SCHEDULE_TOPIC_XXXX", 3, 0);  // level 4 = 3 + 1 reconsume
+  ASSERT_TRUE(second_retry);
+  EXPECT_EQ(second_retry->view.reconsume_times, 2);
+  EXPECT_EQ(second_retry->property("RETRY_TOPIC"), "T");
+  EXPECT_EQ(second_retry->property("ORIGIN_MESSAGE_ID"), original_id);
+  // An explicit level is used as given.
+  ASSERT_EQ(f.call(send_back(commit_offset_of(original_id), 1)).code, rc::kSuccess);
+  EXPECT_TRUE(f.read("SCHEDULE_TOPIC_XXXX", 0, 0).has_value());
+}
+
+TEST(SendBackTest, ExhaustedOrNegativeLevelGoesToTheDlq) {
+  SendFixture f;
+  const std::string original_id = send_original(f);
+  ASSERT_EQ(f.call(send_back(commit_offset_of(original_id), 0)).code, rc::kSuccess);
+  auto once_retried = f.read("SCHEDULE_TOPIC_XXXX", 2, 0);
+  ASSERT_TRUE(once_retried);
+  ASSERT_EQ(f.call(send_back(once_retried->view.commit_offset, 0, 1)).code, rc::kSuccess);
+  auto dlq = f.context().topics->find("%DLQ%G");
+  ASSERT_TRUE(dlq);
+  EXPECT_EQ(dlq->write_queue_nums, 1);
+  auto dead = f.read("%DLQ%G", 0, 0);
+  ASSERT_TRUE(dead);
+  EXPECT_EQ(dead->view.reconsume_times, 2);
+  EXPECT_FALSE(dead->property("DELAY"));
+  EXPECT_EQ(dead->property("RETRY_TOPIC"), "T");
+  EXPECT_EQ(dead->property("ORIGIN_MESSAGE_ID"), original_id);
+
+  ASSERT_EQ(f.call(send_back(commit_offset_of(original_id), -1)).code, rc::kSuccess);
+  auto straight = f.read("%DLQ%G", 0, 1);
+  ASSERT_TRUE(straight);
+  EXPECT_EQ(straight->view.reconsume_times, 1);
+}
+
+TEST(SendBackTest, UnknownOffsetIsASystemError) {
+  SendFixture f;
+  const std::int64_t offset = commit_offset_of(send_original(f));
+  for (const std::int64_t bad : {offset + 1, std::int64_t{1} << 40}) {
+    auto response = f.call(send_back(bad, 0));
+    EXPECT_EQ(response.code, rc::kSystemError);
+    EXPECT_EQ(response.remark, "look message by offset failed, " + std::to_string(bad));
+  }
+}
+
+TEST(SendBackTest, GroupMustExistAndWantRetries) {
+  {
+    SendFixture f("auto_create_subscription_group = false");
+    const std::int64_t offset = commit_offset_of(send_original(f));
+    EXPECT_EQ(f.call(send_back(offset, 0)).code, rc::kSubscriptionGroupNotExist);
+  }
+  SendFixture f;
+  const std::int64_t offset = commit_offset_of(send_original(f));
+  SubscriptionGroupConfig no_retries;
+  no_retries.group_name = "G";
+  no_retries.retry_queue_nums = 0;
+  ASSERT_TRUE(f.context().groups->update(no_retries).is_ok());
+  EXPECT_EQ(f.call(send_back(offset, 0)).code, rc::kSuccess);
+  EXPECT_FALSE(f.context().topics->find("%RETRY%G"));
+}
+
+TEST(SendBackTest, MissingRequiredFieldIsASystemError) {
+  SendFixture f;
+  auto request = v1::RemotingCommand::request(protocol::request_code::kConsumerSendMsgBack);
+  request.ext_fields.set("group", std::string("G"));
+  auto response = f.call(request);
+  EXPECT_EQ(response.code, rc::kSystemError);
+  EXPECT_EQ(response.remark, "the custom field <offset> is null");
+}
+
+}  // namespace
+}  // namespace mqkit::broker

@@ -1,0 +1,50 @@
+#include "mqkit/broker/send/outgoing_message.hpp"
+
+#include <algorithm>
+#include <charconv>
+
+namespace mqkit::broker {
+
+using plugin::v1::Properties;
+
+namespace {
+auto find(Properties& properties, std::string_view name) {
+  return std::find_if(properties.begin(), properties.end(), [&](const auto& p) { return p.first == name; });
+}
+std::int32_t parse_level(std::optional<std::string_view> text) {
+  if (!text) return 0;
+  std::int32_t level = 0;
+  const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), level);
+  return error == std::errc() && end == text->data() + text->size() ? level : 0;
+}
+
+}  // namespace
+
+std::optional<std::string_view> get_property(const Properties& properties, std::string_view name) {
+  for (const auto& [key, value] : properties) {
+    if (key == name) return std::string_view(value);
+  }
+  return std::nullopt;
+}
+
+void set_property(Properties& properties, std::string_view name, std::string value) {
+  if (auto it = find(properties, name); it != properties.end()) {
+    it->second = std::move(value);
+  } else {
+    properties.emplace_back(std::string(name), std::move(value));
+  }
+}
+
+void erase_property(Properties& properties, std::string_view name) {
+  std::erase_if(properties, [&](const auto& p) { return p.first == name; });
+}
+
+std::int32_t delay_level_of(const Properties& properties) {
+  return parse_level(get_property(properties, plugin::v1::property::kDelayLevel));
+}
+
+std::int32_t delay_level_of(std::string_view encoded_properties) {
+  return parse_level(plugin::v1::find_property(encoded_properties, plugin::v1::property::kDelayLevel));
+}
+
+}  // namespace mqkit::broker

@@ -1,0 +1,171 @@
+#include "mqkit/broker/send/send_message_processor.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <memory>
+#include <string>
+#include <utility>
+#include <variant>
+
+#include "append_messages.hpp"
+#include "consumer_send_back.hpp"
+#include "mqkit/broker/send/schedule_message_service.hpp"
+#include "mqkit/plugin/v1/message_record.hpp"
+#include "mqkit/protocol/codes.hpp"
+#include "mqkit/protocol/validation.hpp"
+#include "send_checks.hpp"
+#include "send_request_headers.hpp"
+#include "send_response.hpp"
+
+namespace mqkit::broker {
+
+namespace v1 = plugin::v1;
+namespace rc = protocol::response_code;
+namespace request_code = protocol::request_code;
+
+namespace {
+
+// The producer's address as records store it; one that is not ip:port (a test double, a local
+// socket) is stored as 0.0.0.0:0.
+v1::HostAddress born_host_of(const Channel& channel) {
+  auto parsed = v1::parse_host_address(channel.remote_address());
+  return parsed ? *parsed : v1::HostAddress{};
+}
+
+// The request body in a slice that keeps it alive, so the store reads it where it is.
+v1::StoredSlice own(std::vector<std::uint8_t> body) {
+  auto owner = std::make_shared<const std::vector<std::uint8_t>>(std::move(body));
+  return {std::span<const std::uint8_t>(*owner), owner};
+}
+
+// Java's isWaitStoreMsgOK: absent means wait; otherwise Boolean.parseBoolean.
+bool waits_for_flush(const v1::Properties& properties) {
+  const auto wait = get_property(properties, v1::property::kWaitStoreOk);
+  return !wait || std::ranges::equal(*wait, std::string_view("true"), [](char a, char b) {
+           return std::tolower(static_cast<unsigned char>(a)) == b;
+         });
+}
+
+// The fields every message of a send request takes from its header and connection.
+OutgoingMessage message_from(const SendMessageRequestHeader& header, const SendTarget& target,
+                             const Channel& producer, const BrokerConfig& config) {
+  OutgoingMessage m;
+  m.topic = header.topic;
+  m.queue_id = target.queue_id;
+  m.flag = header.flag;
+  m.sys_flag = header.sys_flag;
+  if (target.topic.topic_filter_type == "MULTI_TAG") m.sys_flag |= v1::sys_flag::kMultiTags;
+  m.born_timestamp = header.born_timestamp;
+  m.born_host = born_host_of(producer);
+  m.reconsume_times = header.reconsume_times;
+  m.properties = v1::decode_properties(header.properties);
+  // RocketMQ stamps the cluster into every message a producer sends.
+  if (!config.cluster_name.empty()) set_property(m.properties, v1::property::kCluster, config.cluster_name);
+  return m;
+}
+
+// Header, broker and topic checks shared by single and batch sends.
+OrRefusal<std::pair<SendMessageRequestHeader, SendTarget>> check_send(BrokerContext& context,
+                                                                     const RemotingCommand& request,
+                                                                     const Responder& responder) {
+  auto header = parse_send_message_header(request);
+  if (!header) return Refusal{rc::kSystemError, header.status().message()};
+  if (auto refusal = check_broker_writable(*context.config)) return std::move(*refusal);
+  auto target = resolve_send_target(context, *header, responder.channel()->remote_address());
+  if (auto* refusal = std::get_if<Refusal>(&target)) return std::move(*refusal);
+  return std::pair{std::move(header).value(), std::get<SendTarget>(std::move(target))};
+}
+
+// Stores `messages` and answers with send_response().
+void store_and_answer(BrokerContext& context, std::vector<OutgoingMessage> messages, bool wait_for_flush,
+                      const Responder& responder, std::int32_t queue_id) {
+  append_messages(context, std::move(messages), wait_for_flush,
+                  [responder, store_host = context.store_host, queue_id](v1::Result<AppendedMessages> appended) {
+                    responder.respond(send_response(appended, store_host, queue_id));
+                  });
+}
+
+}  // namespace
+
+std::vector<std::int32_t> SendMessageProcessor::codes() const {
+  return {request_code::kSendMessage, request_code::kSendMessageV2, request_code::kSendBatchMessage,
+          request_code::kConsumerSendMsgBack};
+}
+
+void SendMessageProcessor::process(RemotingCommand request, Responder responder) {
+  switch (request.code) {
+    case request_code::kConsumerSendMsgBack:
+      consumer_send_back(context_, request, responder);
+      return;
+    case request_code::kSendBatchMessage:
+      send_batch(std::move(request), responder);
+      return;
+    default:
+      send_message(std::move(request), responder);
+      return;
+  }
+}
+
+void SendMessageProcessor::send_message(RemotingCommand request, const Responder& responder) {
+  auto checked = check_send(context_, request, responder);
+  if (auto* refusal = std::get_if<Refusal>(&checked)) return refuse(responder, std::move(*refusal));
+  const auto& [header, target] = std::get<0>(checked);
+  const BrokerConfig& config = *context_.config;
+  if (auto refusal = check_message_size(config, request.body.size(), header.properties.size())) {
+    return refuse(responder, std::move(*refusal));
+  }
+  OutgoingMessage message = message_from(header, target, *responder.channel(), config);
+  message.body = own(std::move(request.body));
+  const bool wait_for_flush = waits_for_flush(message.properties);
+  // WAIT only tells this broker when to answer: RocketMQ saves its bytes in every record.
+  erase_property(message.properties, v1::property::kWaitStoreOk);
+  if (header.topic.starts_with(protocol::kRetryGroupTopicPrefix)) {
+    // A consumer re-sending a message itself: past the group's maximum it is dead.
+    auto group = find_group(context_, header.topic.substr(protocol::kRetryGroupTopicPrefix.size()));
+    if (auto* refusal = std::get_if<Refusal>(&group)) return refuse(responder, std::move(*refusal));
+    const auto& group_config = std::get<SubscriptionGroupConfig>(group);
+    if (header.reconsume_times >= header.max_reconsume_times.value_or(group_config.retry_max_times)) {
+      if (auto refusal = move_to_dlq(context_, group_config.group_name, message)) {
+        return refuse(responder, std::move(*refusal));
+      }
+    }
+  }
+  ScheduleMessageService::park(config.delay_level_ms, message);
+  std::vector<OutgoingMessage> messages;
+  messages.push_back(std::move(message));
+  store_and_answer(context_, std::move(messages), wait_for_flush, responder, target.queue_id);
+}
+
+void SendMessageProcessor::send_batch(RemotingCommand request, const Responder& responder) {
+  auto checked = check_send(context_, request, responder);
+  if (auto* refusal = std::get_if<Refusal>(&checked)) return refuse(responder, std::move(*refusal));
+  const auto& [header, target] = std::get<0>(checked);
+  if (header.topic.starts_with(protocol::kRetryGroupTopicPrefix)) {
+    return responder.fail(rc::kMessageIllegal, "batch request does not support retry group " + header.topic);
+  }
+  const BrokerConfig& config = *context_.config;
+  const v1::StoredSlice body = own(std::move(request.body));
+  auto items = v1::decode_batch(body.bytes);
+  if (!items) return responder.fail(rc::kMessageIllegal, "the batch body is malformed: " + items.status().message());
+  if (items->empty()) return responder.fail(rc::kMessageIllegal, "the batch holds no message");
+  const OutgoingMessage shared = message_from(header, target, *responder.channel(), config);
+  std::vector<OutgoingMessage> messages;
+  messages.reserve(items->size());
+  for (const v1::BatchItem& item : *items) {
+    if (auto refusal = check_message_size(config, item.body.size(), item.properties.size())) {
+      return refuse(responder, std::move(*refusal));
+    }
+    OutgoingMessage& m = messages.emplace_back();
+    m = OutgoingMessage{shared.topic, shared.queue_id, item.flag, shared.sys_flag, shared.born_timestamp,
+                        shared.born_host, shared.reconsume_times, {item.body, body.keep_alive},
+                        v1::decode_properties(item.properties)};
+    // As RocketMQ's batch encoder: the header's properties follow each message's own.
+    for (const auto& [name, value] : shared.properties) set_property(m.properties, name, value);
+    if (delay_level_of(m.properties) > 0) {
+      return responder.fail(rc::kMessageIllegal, "batch messages cannot be delayed (DELAY is set)");
+    }
+  }
+  store_and_answer(context_, std::move(messages), waits_for_flush(shared.properties), responder, target.queue_id);
+}
+
+}  // namespace mqkit::broker

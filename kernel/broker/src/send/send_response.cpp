@@ -1,0 +1,56 @@
+#include "send_response.hpp"
+
+#include <string>
+
+#include "mqkit/plugin/v1/message_record.hpp"
+#include "mqkit/protocol/codes.hpp"
+
+namespace mqkit::broker {
+
+namespace rc = protocol::response_code;
+using plugin::v1::RemotingCommand;
+using plugin::v1::StatusCode;
+
+namespace {
+
+// RocketMQ's BrokerConfig defaults (regionId, traceOn); clients only display them.
+constexpr const char* kRegion = "DefaultRegion";
+
+RemotingCommand failure(const plugin::v1::Status& status) {
+  RemotingCommand response;
+  switch (status.code()) {
+    case StatusCode::kUnavailable:
+      response.code = rc::kServiceNotAvailable;
+      break;
+    case StatusCode::kInvalidArgument:
+      response.code = rc::kMessageIllegal;
+      break;
+    default:
+      response.code = rc::kSystemError;
+      break;
+  }
+  response.remark = status.message();
+  return response;
+}
+
+}  // namespace
+
+RemotingCommand send_response(const plugin::v1::Result<AppendedMessages>& appended,
+                              const plugin::v1::HostAddress& store_host, std::int32_t queue_id) {
+  if (!appended) return failure(appended.status());
+  RemotingCommand response;
+  response.code = appended->result.flush_timed_out ? rc::kFlushDiskTimeout : rc::kSuccess;
+  std::string ids;
+  for (const std::int64_t offset : appended->commit_offsets) {
+    if (!ids.empty()) ids += ',';
+    ids += plugin::v1::make_offset_message_id(store_host, offset);
+  }
+  response.ext_fields.set("msgId", std::move(ids));
+  response.ext_fields.set("queueId", static_cast<std::int64_t>(queue_id));
+  response.ext_fields.set("queueOffset", appended->result.queue_offset);
+  response.ext_fields.set("MSG_REGION", std::string(kRegion));
+  response.ext_fields.set("TRACE_ON", std::string("true"));
+  return response;
+}
+
+}  // namespace mqkit::broker

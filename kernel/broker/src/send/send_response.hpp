@@ -1,0 +1,19 @@
+// The answer to a send once the store is done with it (RocketMQ's handlePutMessageResult).
+#pragma once
+
+#include <cstdint>
+
+#include "append_messages.hpp"
+#include "mqkit/plugin/v1/remoting_command.hpp"
+
+namespace mqkit::broker {
+
+// Stored: SUCCESS, or FLUSH_DISK_TIMEOUT when the sync flush was late (the message is stored
+// all the same), with msgId (offset message ids, comma-joined for a batch), queueId (the queue
+// the producer chose), queueOffset (of the first message), MSG_REGION and TRACE_ON.
+// Not stored: SERVICE_NOT_AVAILABLE (store unavailable, e.g. disk full), MESSAGE_ILLEGAL (the
+// store refused the message) or SYSTEM_ERROR, with the store's explanation.
+plugin::v1::RemotingCommand send_response(const plugin::v1::Result<AppendedMessages>& appended,
+                                          const plugin::v1::HostAddress& store_host, std::int32_t queue_id);
+
+}  // namespace mqkit::broker
