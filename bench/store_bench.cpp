@@ -1,0 +1,322 @@
+// store_bench: what a store plugin costs per message, next to what the machine needs for the
+// same bytes at the least (memcpy + crc32), so results read as a ratio.
+//
+//   store_bench [--store=NAME] [--store-config=key=value,...] [Google Benchmark flags]
+//
+// The store (default `memory`, or $MQKIT_BENCH_STORE) is loaded from the build's plugin
+// directory through the kernel's registry, started, and fed to the kernel's DispatchPipeline as
+// in a broker, so every append benchmark includes dispatch (consume queue and index building) on
+// the reput thread. A store with a `store_path` key gets a fresh temporary directory. Each
+// benchmark is bounded by time (or a fixed message count when paced) and reports items/s,
+// bytes/s of message bodies, and the process CPU time per message (all threads).
+//
+// Threads: benchmarks run one at a time on the main thread; the store's threads and the reput
+// thread run beside it.
+#include <benchmark/benchmark.h>
+#include <stdlib.h>
+#include <time.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "mqkit/kernel/dispatch_pipeline.hpp"
+#include "mqkit/plugin/v1/message_record.hpp"
+#include "plugin_fixture.hpp"
+
+namespace {
+
+namespace v1 = mqkit::plugin::v1;
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  std::string store = "memory";
+  std::map<std::string, std::string> config;
+};
+Options& options() {
+  static Options instance;
+  return instance;
+}
+
+// Memory stores get a budget that holds a few seconds of appends without swapping the machine.
+const std::map<std::string, std::string> kMemoryDefaults = {{"memory_budget", "512MiB"}};
+
+double process_cpu_ns() {
+  timespec now{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) * 1e9 + static_cast<double>(now.tv_nsec);
+}
+
+// A started store with its dispatch pipeline; removes its directory when done.
+class BenchStore {
+ public:
+  BenchStore() {
+    auto config = options().config;
+    if (options().store == "memory") config.insert(kMemoryDefaults.begin(), kMemoryDefaults.end());
+    if (options().store == "commitlog" && !config.contains("store_path")) {
+      std::string pattern = (std::filesystem::temp_directory_path() / "mqkit-store-bench-XXXXXX").string();
+      if (mkdtemp(pattern.data()) != nullptr) directory_ = pattern;
+      config["store_path"] = directory_.string();
+    }
+    auto object = mqkit::testing::try_load_plugin_object(v1::Category::kStore, options().store, config);
+    if (!object) {
+      error_ = object.status().to_string();
+      return;
+    }
+    store_ = std::static_pointer_cast<v1::MessageStore>(std::move(object).value());
+    auto started = store_->start();
+    if (!started) {
+      error_ = started.status().to_string();
+      return;
+    }
+    pipeline_ = std::make_unique<mqkit::kernel::DispatchPipeline>(store_);
+    pipeline_->start(started->dispatch_from_offset);
+  }
+  ~BenchStore() {
+    pipeline_.reset();
+    if (store_) store_->shutdown();
+    store_.reset();
+    if (!directory_.empty()) {
+      std::error_code ignored;
+      std::filesystem::remove_all(directory_, ignored);
+    }
+  }
+  BenchStore(const BenchStore&) = delete;
+  BenchStore& operator=(const BenchStore&) = delete;
+
+  // Empty when the store is ready.
+  const std::string& error() const { return error_; }
+  v1::MessageStore& store() { return *store_; }
+
+  // Appends without waiting: the callback counts completions, as a broker's would.
+  void append(const v1::MessageToAppend& message) {
+    ++issued_;
+    store_->append(std::span(&message, 1), {}, [this](v1::Result<v1::AppendResult> result) {
+      if (!result) failed_.store(true, std::memory_order_relaxed);
+      completed_.fetch_add(1, std::memory_order_release);
+    });
+  }
+  bool failed() const { return failed_.load(std::memory_order_relaxed); }
+
+  // Waits for every callback, then for dispatch to catch up: appends only count once readable.
+  bool drain() {
+    const auto deadline = Clock::now() + std::chrono::seconds(60);
+    while (completed_.load(std::memory_order_acquire) < issued_) {
+      if (Clock::now() > deadline) return false;
+      std::this_thread::yield();
+    }
+    pipeline_->notify_appended();
+    return pipeline_->wait_dispatched(store_->stats().commit_log_max_offset, std::chrono::seconds(60));
+  }
+
+ private:
+  std::filesystem::path directory_;
+  std::string error_;
+  std::shared_ptr<v1::MessageStore> store_;
+  std::unique_ptr<mqkit::kernel::DispatchPipeline> pipeline_;
+  std::int64_t issued_ = 0;
+  std::atomic<std::int64_t> completed_{0};
+  std::atomic<bool> failed_{false};
+};
+
+// Messages as a producer sends them: a body, TAGS, and a UNIQ_KEY different for every message
+// (so the store indexes one new key per message, as with real clients).
+class MessageSource {
+ public:
+  MessageSource(std::size_t body_size, int topics, int queues) : body_(body_size, 'x'), queues_(queues) {
+    for (int t = 0; t < topics; ++t) topics_.push_back("BenchTopic" + std::to_string(t));
+    properties_ = v1::encode_properties({{"TAGS", "TagA"}, {"UNIQ_KEY", std::string(32, '0')}});
+    key_at_ = properties_.find(std::string(32, '0'));
+    message_.body = {reinterpret_cast<const std::uint8_t*>(body_.data()), body_.size()};
+    message_.properties = properties_;
+    message_.born_timestamp = 1'700'000'000'000;
+    message_.store_host.ip = {127, 0, 0, 1};
+    message_.store_host.port = 10911;
+  }
+
+  // The next message, round robin over every queue of every topic. Valid until the next call.
+  const v1::MessageToAppend& next() {
+    static constexpr char kHex[] = "0123456789ABCDEF";
+    std::uint64_t n = sequence_++;
+    for (std::size_t i = 0; i < 16; ++i, n >>= 4) properties_[key_at_ + 31 - i] = kHex[n & 0xF];
+    const std::size_t slot = static_cast<std::size_t>(sequence_ % (topics_.size() * static_cast<std::size_t>(queues_)));
+    message_.topic = topics_[slot / static_cast<std::size_t>(queues_)];
+    message_.queue_id = static_cast<std::int32_t>(slot % static_cast<std::size_t>(queues_));
+    return message_;
+  }
+  std::int32_t record_size() const { return v1::record_size(message_); }
+
+ private:
+  std::string body_;
+  std::vector<std::string> topics_;
+  int queues_;
+  std::string properties_;
+  std::size_t key_at_ = 0;
+  std::uint64_t sequence_ = 0;
+  v1::MessageToAppend message_;
+};
+
+void report(benchmark::State& state, std::size_t body_size, double cpu_ns) {
+  const auto messages = static_cast<std::int64_t>(state.iterations());
+  state.SetItemsProcessed(messages);
+  state.SetBytesProcessed(messages * static_cast<std::int64_t>(body_size));
+  state.counters["cpu_ns_per_msg"] = benchmark::Counter(messages > 0 ? cpu_ns / static_cast<double>(messages) : 0);
+}
+
+// Appends `state.iterations()` messages from one writer; with a rate, paces them to that many
+// messages per second so different layouts can be compared at the same offered load.
+void run_appends(benchmark::State& state, std::size_t body_size, int topics, int queues, std::int64_t rate) {
+  BenchStore bench;
+  if (!bench.error().empty()) {
+    state.SkipWithError(bench.error().c_str());
+    return;
+  }
+  MessageSource source(body_size, topics, queues);
+  const auto interval = rate > 0 ? std::chrono::nanoseconds(1'000'000'000 / rate) : std::chrono::nanoseconds(0);
+  const double cpu_start = process_cpu_ns();
+  const auto start = Clock::now();
+  std::int64_t sent = 0;
+  for (auto _ : state) {
+    bench.append(source.next());
+    if (rate > 0 && ++sent % 256 == 0) std::this_thread::sleep_until(start + interval * sent);
+  }
+  if (!bench.drain() || bench.failed()) {
+    state.SkipWithError("appends failed or dispatch did not catch up");
+    return;
+  }
+  report(state, body_size, process_cpu_ns() - cpu_start);
+  state.counters["record_bytes"] = source.record_size();
+}
+
+void BM_Append(benchmark::State& state) {
+  run_appends(state, static_cast<std::size_t>(state.range(0)), 1, 1, 0);
+}
+
+// Topics x queues at a paced rate (0 = as fast as one writer goes).
+void BM_AppendSpread(benchmark::State& state) {
+  run_appends(state, 128, static_cast<int>(state.range(0)), static_cast<int>(state.range(1)), state.range(2));
+}
+
+// The least work an append of the same message must do: copy the record's bytes into a log
+// buffer (sequentially, through a region as large as the memory store's budget) and CRC the body.
+void BM_MemcpyCrc32(benchmark::State& state) {
+  MessageSource source(static_cast<std::size_t>(state.range(0)), 1, 1);
+  const auto record_size = static_cast<std::size_t>(source.record_size());
+  const std::vector<std::uint8_t> record(record_size, 0x5A);
+  static std::vector<std::uint8_t> log(512u << 20);
+  const std::size_t body_size = static_cast<std::size_t>(state.range(0));
+  std::size_t position = 0;
+  const double cpu_start = process_cpu_ns();
+  for (auto _ : state) {
+    if (position + record_size > log.size()) position = 0;
+    std::memcpy(log.data() + position, record.data(), record_size);
+    benchmark::DoNotOptimize(crc32(0L, log.data() + position + 88, static_cast<uInt>(body_size)));
+    position += record_size;
+  }
+  benchmark::ClobberMemory();
+  report(state, body_size, process_cpu_ns() - cpu_start);
+  state.counters["record_bytes"] = static_cast<double>(record_size);
+}
+
+// A consumer reading 32 messages at a time from a queue whose messages are all in memory (hot).
+void BM_ReadHot(benchmark::State& state) {
+  constexpr std::int64_t kMessages = 100'000;
+  constexpr std::int32_t kBatch = 32;
+  const auto body_size = static_cast<std::size_t>(state.range(0));
+  BenchStore bench;
+  if (!bench.error().empty()) {
+    state.SkipWithError(bench.error().c_str());
+    return;
+  }
+  MessageSource source(body_size, 1, 1);
+  for (std::int64_t i = 0; i < kMessages; ++i) bench.append(source.next());
+  if (!bench.drain()) {
+    state.SkipWithError("preloading failed");
+    return;
+  }
+  v1::ReadRequest request;
+  request.topic = "BenchTopic0";
+  request.max_count = kBatch;
+  request.max_bytes = 1 << 20;
+  const std::int64_t min = bench.store().min_offset("BenchTopic0", 0);
+  const std::int64_t max = bench.store().max_offset("BenchTopic0", 0);
+  request.offset = min;
+  std::int64_t messages = 0;
+  const double cpu_start = process_cpu_ns();
+  for (auto _ : state) {
+    auto result = bench.store().read(request);
+    if (!result || result->status != v1::ReadStatus::kFound) {
+      state.SkipWithError("read failed");
+      return;
+    }
+    messages += static_cast<std::int64_t>(result->records.size());
+    request.offset = result->next_begin_offset >= max ? min : result->next_begin_offset;
+  }
+  const double cpu_ns = process_cpu_ns() - cpu_start;
+  state.SetItemsProcessed(messages);
+  state.SetBytesProcessed(messages * static_cast<std::int64_t>(body_size));
+  state.counters["cpu_ns_per_msg"] = benchmark::Counter(messages > 0 ? cpu_ns / static_cast<double>(messages) : 0);
+}
+
+BENCHMARK(BM_MemcpyCrc32)->Arg(128)->Arg(1024)->MinTime(1.0);
+BENCHMARK(BM_Append)->Arg(128)->Arg(1024)->MinTime(1.0)->UseRealTime();
+BENCHMARK(BM_AppendSpread)
+    ->ArgNames({"topics", "queues", "rate"})
+    ->Args({1, 1, 0})
+    ->Args({1000, 8, 0})
+    ->MinTime(1.0)
+    ->UseRealTime();
+BENCHMARK(BM_AppendSpread)
+    ->ArgNames({"topics", "queues", "rate"})
+    ->Args({1, 1, 200'000})
+    ->Args({1000, 8, 200'000})
+    ->Iterations(400'000)
+    ->UseRealTime();
+BENCHMARK(BM_ReadHot)->Arg(128)->Arg(1024)->MinTime(1.0);
+
+// Takes our own flags out of argv before Google Benchmark sees the rest.
+void parse_store_flags(int* argc, char** argv) {
+  if (const char* env = std::getenv("MQKIT_BENCH_STORE"); env != nullptr && *env != '\0') options().store = env;
+  int kept = 1;
+  for (int i = 1; i < *argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg.starts_with("--store=")) {
+      options().store = std::string(arg.substr(8));
+    } else if (arg.starts_with("--store-config=")) {
+      std::string_view list = arg.substr(15);
+      while (!list.empty()) {
+        const std::string_view item = list.substr(0, list.find(','));
+        const auto equals = item.find('=');
+        if (equals != std::string_view::npos) {
+          options().config[std::string(item.substr(0, equals))] = std::string(item.substr(equals + 1));
+        }
+        list.remove_prefix(std::min(list.size(), item.size() + 1));
+      }
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  *argc = kept;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  parse_store_flags(&argc, argv);
+  benchmark::AddCustomContext("store", options().store);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
