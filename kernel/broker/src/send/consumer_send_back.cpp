@@ -37,16 +37,10 @@ v1::Result<Original> read_original(BrokerContext& context, std::int64_t offset) 
 // and tags; one more reconsume; where it came from in RETRY_TOPIC and ORIGIN_MESSAGE_ID.
 OutgoingMessage retry_copy(const Original& original, const std::string& retry_topic, std::int32_t queue_id) {
   const v1::RecordView& r = original.record;
-  OutgoingMessage m;
+  OutgoingMessage m = copy_of(r, original.slice.keep_alive);
   m.topic = retry_topic;
   m.queue_id = queue_id;
-  m.flag = r.flag;
-  m.sys_flag = r.sys_flag;
-  m.born_timestamp = r.born_timestamp;
-  m.born_host = r.born_host;
   m.reconsume_times = r.reconsume_times + 1;
-  m.body = {r.body, original.slice.keep_alive};
-  m.properties = v1::decode_properties(r.properties);
   if (!get_property(m.properties, v1::property::kRetryTopic)) {
     set_property(m.properties, v1::property::kRetryTopic, std::string(r.topic));
   }

@@ -20,6 +20,20 @@ std::int32_t parse_level(std::optional<std::string_view> text) {
 
 }  // namespace
 
+OutgoingMessage copy_of(const plugin::v1::RecordView& record, std::shared_ptr<const void> keep_alive) {
+  OutgoingMessage m;
+  m.topic = std::string(record.topic);
+  m.queue_id = record.queue_id;
+  m.flag = record.flag;
+  m.sys_flag = record.sys_flag;
+  m.born_timestamp = record.born_timestamp;
+  m.born_host = record.born_host;
+  m.reconsume_times = record.reconsume_times;
+  m.body = {record.body, std::move(keep_alive)};
+  m.properties = plugin::v1::decode_properties(record.properties);
+  return m;
+}
+
 std::optional<std::string_view> get_property(const Properties& properties, std::string_view name) {
   for (const auto& [key, value] : properties) {
     if (key == name) return std::string_view(value);

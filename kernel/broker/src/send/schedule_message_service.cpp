@@ -280,8 +280,7 @@ ScheduleMessageService::LevelProgress ScheduleMessageService::deliver_level(std:
 }
 
 bool ScheduleMessageService::deliver(const v1::RecordView& record, const v1::StoredSlice& slice) {
-  OutgoingMessage m;
-  m.properties = v1::decode_properties(record.properties);
+  OutgoingMessage m = copy_of(record, slice.keep_alive);
   const auto real_topic = get_property(m.properties, v1::property::kRealTopic);
   const auto real_queue = get_property(m.properties, v1::property::kRealQueueId);
   bool queue_ok = false;
@@ -294,12 +293,6 @@ bool ScheduleMessageService::deliver(const v1::RecordView& record, const v1::Sto
   }
   m.topic = std::string(*real_topic);
   m.queue_id = queue_id;
-  m.flag = record.flag;
-  m.sys_flag = record.sys_flag;
-  m.born_timestamp = record.born_timestamp;
-  m.born_host = record.born_host;
-  m.reconsume_times = record.reconsume_times;
-  m.body = {record.body, slice.keep_alive};
   // REAL_TOPIC and REAL_QID stay, as in RocketMQ's delivered messages; DELAY goes so that the
   // message is not delayed again.
   erase_property(m.properties, v1::property::kDelayLevel);

@@ -138,6 +138,24 @@ TEST(ScheduleMessageServiceTest, DeliveryResumesAfterARestart) {
   EXPECT_EQ(second.encode_offsets(), "{\"offsetTable\":{\"1\":2}}");
 }
 
+TEST(ScheduleMessageServiceTest, FailedDeliveryIsRetried) {
+  SendFixture f(kLevels);
+  run_clock_ahead(f);
+  ScheduleMessageService service(f.context(), f.harness().files());
+  ASSERT_TRUE(service.start().is_ok());
+  ASSERT_EQ(f.send(delayed("1")).code, rc::kSuccess);
+  ASSERT_TRUE(f.read("SCHEDULE_TOPIC_XXXX", 0, 0).has_value());
+  f.interpose().fail_appends_with(v1::Status::unavailable("disk full"));
+  f.harness().now() += 10'000;
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // several failed attempts
+  EXPECT_EQ(messages_in(f, "T", 1), 0);
+  EXPECT_EQ(service.offsets()[1], 0);
+  f.interpose().fail_appends_with(v1::Status::ok());
+  ASSERT_TRUE(eventually([&] { return messages_in(f, "T", 1) == 1; }));
+  service.stop();
+  EXPECT_EQ(messages_in(f, "T", 1), 1);
+}
+
 TEST(ScheduleMessageServiceTest, CorruptOffsetFileFailsStart) {
   SendFixture f(kLevels);
   ASSERT_TRUE(f.harness().files().save("delayOffset.json", "{\"offsetTable\":[1,2]}").is_ok());

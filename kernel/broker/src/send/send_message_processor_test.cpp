@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <thread>
 
 #include "mqkit/protocol/validation.hpp"
 #include "send_test_support.hpp"
@@ -180,13 +181,7 @@ TEST(SendMessageProcessorTest, WritesNeedBrokerAndTopicWritePermission) {
 
 TEST(SendMessageProcessorTest, MissingRequiredFieldIsASystemError) {
   SendFixture f;
-  auto request = SendRequest{}.build();
-  plugin::v1::ExtFields without_topic;
-  for (const auto& [key, value] : request.ext_fields) {
-    if (key != "b") without_topic.set(key, value);
-  }
-  request.ext_fields = without_topic;
-  auto response = f.call(request);
+  auto response = f.call(testing::without_field(SendRequest{}.build(), "b"));
   EXPECT_EQ(response.code, rc::kSystemError);
   EXPECT_EQ(response.remark, "the custom field <b> is null");
 }
@@ -252,6 +247,81 @@ TEST(SendMessageProcessorTest, DelayedMessagesAreParkedByLevel) {
   auto clamped = f.read("SCHEDULE_TOPIC_XXXX", 17, 0);
   ASSERT_TRUE(clamped);
   EXPECT_EQ(clamped->property("DELAY"), "18");
+}
+
+TEST(SendMessageProcessorTest, PropertiesTooLongOnceStampedAreIllegal) {
+  SendFixture f;
+  SendRequest request;
+  // Within the limit as sent; CLUSTER added by the broker takes it over.
+  request.properties = {{"P", std::string(32'760, 'p')}};
+  auto response = f.send(request);
+  EXPECT_EQ(response.code, rc::kMessageIllegal);
+  EXPECT_FALSE(f.read("T", 0, 0).has_value());
+}
+
+TEST(SendMessageProcessorTest, LateFlushStillNamesTheStoredMessage) {
+  SendFixture f;
+  f.interpose().set_flush_times_out(true);
+  auto response = f.send(SendRequest{});
+  EXPECT_EQ(response.code, rc::kFlushDiskTimeout);
+  auto id = v1::parse_offset_message_id(ext(response, "msgId"));
+  ASSERT_TRUE(id.is_ok());
+  auto stored = f.read_at(id->commit_offset);
+  ASSERT_TRUE(stored);
+  EXPECT_EQ(stored->body(), "hello");
+  EXPECT_EQ(ext(response, "queueOffset"), "0");
+}
+
+TEST(SendMessageProcessorTest, StoreFailuresMapToResponseCodes) {
+  SendFixture f;
+  const std::pair<v1::Status, std::int32_t> cases[] = {
+      {v1::Status::unavailable("disk full"), rc::kServiceNotAvailable},
+      {v1::Status::invalid_argument("bad record"), rc::kMessageIllegal},
+      {v1::Status::io_error("write failed"), rc::kSystemError},
+  };
+  for (const auto& [status, code] : cases) {
+    f.interpose().fail_appends_with(status);
+    auto response = f.send(SendRequest{});
+    EXPECT_EQ(response.code, code) << status.to_string();
+    EXPECT_EQ(response.remark, status.message());
+    EXPECT_FALSE(response.ext_fields.get("msgId"));
+  }
+}
+
+TEST(SendMessageProcessorTest, AnswersFromTheStoresThread) {
+  SendFixture f;
+  f.interpose().set_answer_later(true);
+  auto response = f.send(SendRequest{});
+  EXPECT_EQ(response.code, rc::kSuccess);
+  EXPECT_EQ(ext(response, "queueOffset"), "0");
+  EXPECT_TRUE(f.read("T", 0, 0).has_value());
+}
+
+TEST(SendMessageProcessorTest, ConcurrentSendsGetDistinctOffsets) {
+  SendFixture f;
+  ASSERT_EQ(f.send(SendRequest{}).code, rc::kSuccess);  // T exists before the race
+  constexpr int kThreads = 4;
+  constexpr int kPerThread = 50;
+  auto channel = std::make_shared<testing::FakeChannel>(2, "127.0.0.1:50001");
+  SendMessageProcessor processor(f.context());
+  std::vector<std::thread> producers;
+  for (int t = 0; t < kThreads; ++t) {
+    producers.emplace_back([&] {
+      for (int i = 0; i < kPerThread; ++i) {
+        auto request = SendRequest{}.build();
+        processor.process(request, Responder(channel, request));
+      }
+    });
+  }
+  for (auto& p : producers) p.join();
+  ASSERT_TRUE(channel->wait_for(kThreads * kPerThread));
+  std::set<std::string> offsets;
+  for (const auto& response : channel->sent()) {
+    EXPECT_EQ(response.code, rc::kSuccess);
+    offsets.insert(ext(response, "queueOffset"));
+  }
+  EXPECT_EQ(offsets.size(), static_cast<std::size_t>(kThreads * kPerThread));
+  EXPECT_FALSE(offsets.count("0"));  // taken by the first send
 }
 
 }  // namespace

@@ -31,6 +31,15 @@ v1::RemotingCommand SendRequest::build() const {
   return request;
 }
 
+v1::RemotingCommand without_field(v1::RemotingCommand request, std::string_view key) {
+  v1::ExtFields kept;
+  for (const auto& [name, value] : request.ext_fields) {
+    if (name != key) kept.set(name, value);
+  }
+  request.ext_fields = std::move(kept);
+  return request;
+}
+
 std::optional<std::string> StoredRecord::property(std::string_view name) const {
   auto value = v1::find_property(view.properties, name);
   return value ? std::optional<std::string>(*value) : std::nullopt;
@@ -71,6 +80,52 @@ std::optional<StoredRecord> SendFixture::read_at(std::int64_t commit_offset) {
   auto view = v1::decode_record(slice->bytes);
   if (!view) return std::nullopt;
   return StoredRecord{*slice, *view};
+}
+
+InterposedStore::~InterposedStore() {
+  for (auto& t : answering_) t.join();
+}
+
+void InterposedStore::fail_appends_with(v1::Status status) {
+  std::lock_guard lock(mutex_);
+  failure_ = std::move(status);
+}
+
+void InterposedStore::set_flush_times_out(bool late) {
+  std::lock_guard lock(mutex_);
+  flush_times_out_ = late;
+}
+
+void InterposedStore::set_answer_later(bool later) {
+  std::lock_guard lock(mutex_);
+  answer_later_ = later;
+}
+
+void InterposedStore::append(std::span<const v1::MessageToAppend> batch, const v1::AppendOptions& options,
+                             v1::AppendCallback done) noexcept {
+  std::lock_guard lock(mutex_);
+  if (!failure_.is_ok()) {
+    done(failure_);
+    return;
+  }
+  v1::Result<v1::AppendResult> result = v1::Status::internal("no answer");
+  inner_->append(batch, options, [&](v1::Result<v1::AppendResult> r) { result = std::move(r); });
+  if (result && flush_times_out_) result->flush_timed_out = true;
+  if (!answer_later_) {
+    done(std::move(result));
+    return;
+  }
+  answering_.emplace_back([done = std::move(done), result = std::move(result)]() mutable { done(std::move(result)); });
+}
+
+SendFixture::~SendFixture() = default;
+
+InterposedStore& SendFixture::interpose() {
+  if (!interposed_) {
+    interposed_ = std::make_shared<InterposedStore>(context().store);
+    context().store = interposed_;
+  }
+  return *interposed_;
 }
 
 bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {

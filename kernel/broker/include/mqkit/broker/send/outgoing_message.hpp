@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,6 +28,11 @@ struct OutgoingMessage {
   plugin::v1::StoredSlice body{};  // the bytes, and whatever keeps them alive until stored
   plugin::v1::Properties properties;
 };
+
+// A stored record as a message to store again (a retry copy, a delivered delayed message): its
+// topic, queue, flags, born host and time, reconsume times, properties, and its body, kept
+// alive by `keep_alive` (the owner of the record's bytes).
+OutgoingMessage copy_of(const plugin::v1::RecordView& record, std::shared_ptr<const void> keep_alive);
 
 // Property edits on the ordered list; a name appears at most once, and set() keeps its place.
 std::optional<std::string_view> get_property(const plugin::v1::Properties& properties, std::string_view name);
