@@ -1,0 +1,228 @@
+// ClientApi: one typed method per request the SDK and its tools send to name servers and
+// brokers (RocketMQ's MQClientAPIImpl). Inputs and outputs are plain C++ values; headers and
+// bodies are encoded here (JSON bodies through protocol/bodies.hpp), and a response whose code
+// the method does not accept becomes a Status (response_status.hpp).
+//
+// Every method that takes `timeout` uses the client's api timeout when it is zero. Sync methods
+// block the calling thread for at most about that long. Async methods never block on the
+// network once connected (opening a connection blocks for up to the transport's connect
+// timeout) and call their callback exactly once: on a transport I/O thread, or on the calling
+// thread when the request could not be sent. Callbacks must not block.
+//
+// Thread-safe: one ClientApi serves every thread of its ClientInstance.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mqkit/client/message_ext.hpp"
+#include "mqkit/client/pull_result.hpp"
+#include "mqkit/client/send_result.hpp"
+#include "mqkit/client/types.hpp"
+#include "mqkit/plugin/v1/transport.hpp"
+#include "mqkit/protocol/bodies.hpp"
+
+namespace mqkit::client {
+
+using plugin::v1::RemotingCommand;
+
+// SEND_MESSAGE_V2 / SEND_BATCH_MESSAGE (rocketmq-facts §1.9). The body is shared, not copied, so
+// one prepared message can be sent again on a retry.
+struct SendMessageRequest {
+  std::string producer_group{};
+  std::string topic{};
+  std::string default_topic = "TBW102";
+  std::int32_t default_topic_queue_nums = 4;
+  std::int32_t queue_id = 0;
+  std::int32_t sys_flag = 0;
+  std::int64_t born_timestamp = 0;  // ms; 0 = now
+  std::int32_t flag = 0;
+  std::string properties{};  // encoded "name\x01value\x02..."
+  std::int32_t reconsume_times = 0;
+  bool unit_mode = false;
+  std::optional<std::int32_t> max_reconsume_times{};
+  bool batch = false;  // body is a batch body (plugin::v1::append_batch_item)
+  std::shared_ptr<const std::string> body{};
+};
+
+// PULL_MESSAGE.
+struct PullMessageRequest {
+  std::string consumer_group{};
+  std::string topic{};
+  std::int32_t queue_id = 0;
+  std::int64_t queue_offset = 0;
+  std::int32_t max_msg_nums = 32;
+  std::int32_t sys_flag = pull_sys_flag::kSuspend | pull_sys_flag::kSubscription;
+  std::int64_t commit_offset = 0;
+  std::int64_t suspend_timeout_ms = 15000;  // how long the broker may hold the request
+  std::string subscription = "*";
+  std::int64_t sub_version = 0;
+  std::string expression_type = "TAG";
+};
+
+// CONSUMER_SEND_MSG_BACK.
+struct SendBackRequest {
+  std::int64_t commit_log_offset = 0;
+  std::string group{};
+  std::int32_t delay_level = 0;  // 0: the broker picks 3 + reconsume times
+  std::string origin_msg_id{};
+  std::string origin_topic{};
+  std::int32_t max_reconsume_times = 16;
+  bool unit_mode = false;
+};
+
+// QUERY_MESSAGE.
+struct QueryMessageRequest {
+  std::string topic{};
+  std::string key{};
+  std::int32_t max_num = 32;
+  std::int64_t begin_timestamp_ms = 0;
+  std::int64_t end_timestamp_ms = 0;
+  bool unique_key = false;  // look up a UNIQ_KEY (the broker then caps max_num)
+};
+
+struct QueryMessageResult {
+  std::vector<MessageExt> messages{};
+  std::int64_t index_last_update_timestamp = 0;
+  std::int64_t index_last_update_phy_offset = 0;
+};
+
+using SendCallback = std::function<void(Result<SendResult>)>;
+using PullCallback = std::function<void(Result<PullResult>)>;
+using CommandCallback = plugin::v1::ResponseCallback;
+
+class ClientApi {
+ public:
+  // `handler` serves requests brokers send back over the connections this client opens.
+  ClientApi(std::shared_ptr<plugin::v1::Transport> transport, std::shared_ptr<plugin::v1::RequestHandler> handler,
+            std::vector<std::string> namesrv_addresses, std::chrono::milliseconds default_timeout);
+
+  std::chrono::milliseconds default_timeout() const noexcept { return default_timeout_; }
+  std::vector<std::string> namesrv_addresses() const;
+  void set_namesrv_addresses(std::vector<std::string> addresses);
+
+  // ---- Raw requests ----------------------------------------------------------------------
+  // The response, whatever its code; transport failures as Status.
+  Result<RemotingCommand> invoke(std::string_view address, RemotingCommand request,
+                                 std::chrono::milliseconds timeout = {});
+  void invoke_async(std::string_view address, RemotingCommand request, std::chrono::milliseconds timeout,
+                    CommandCallback done);
+  // Marks the request one-way and queues it; no response comes.
+  Status invoke_oneway(std::string_view address, RemotingCommand request);
+  // Tries the name servers in turn (starting with the last one that answered) until one answers.
+  Result<RemotingCommand> invoke_namesrv(RemotingCommand request, std::chrono::milliseconds timeout = {});
+
+  // ---- Name server -----------------------------------------------------------------------
+  // NotFound when the topic has no route (TOPIC_NOT_EXIST).
+  Result<protocol::TopicRouteData> get_topic_route(std::string_view topic, std::chrono::milliseconds timeout = {});
+  Result<protocol::ClusterInfo> get_cluster_info(std::chrono::milliseconds timeout = {});
+  Result<protocol::TopicList> get_all_topic_list(std::chrono::milliseconds timeout = {});
+  Result<protocol::TopicList> get_topics_by_cluster(std::string_view cluster, std::chrono::milliseconds timeout = {});
+  // On every name server; the first failure is returned after trying all.
+  Status delete_topic_in_namesrv(std::string_view topic, std::chrono::milliseconds timeout = {});
+  Status put_kv_config(std::string_view ns, std::string_view key, std::string_view value,
+                       std::chrono::milliseconds timeout = {});
+  // NotFound when there is no such item.
+  Result<std::string> get_kv_config(std::string_view ns, std::string_view key, std::chrono::milliseconds timeout = {});
+  Status delete_kv_config(std::string_view ns, std::string_view key, std::chrono::milliseconds timeout = {});
+  Result<protocol::KvTable> get_kv_list_by_namespace(std::string_view ns, std::chrono::milliseconds timeout = {});
+
+  // ---- Producing -------------------------------------------------------------------------
+  Result<SendResult> send_message(std::string_view address, std::string_view broker_name,
+                                  const SendMessageRequest& request, std::chrono::milliseconds timeout = {});
+  void send_message_async(std::string_view address, std::string_view broker_name, const SendMessageRequest& request,
+                          std::chrono::milliseconds timeout, SendCallback done);
+  Status send_message_oneway(std::string_view address, const SendMessageRequest& request);
+
+  // ---- Consuming -------------------------------------------------------------------------
+  Result<PullResult> pull_message(std::string_view address, const PullMessageRequest& request,
+                                  std::chrono::milliseconds timeout = {});
+  void pull_message_async(std::string_view address, const PullMessageRequest& request,
+                          std::chrono::milliseconds timeout, PullCallback done);
+  Status heartbeat(std::string_view address, const protocol::HeartbeatData& data,
+                   std::chrono::milliseconds timeout = {});
+  Status unregister_client(std::string_view address, std::string_view client_id, std::string_view producer_group,
+                           std::string_view consumer_group, std::chrono::milliseconds timeout = {});
+  Result<std::vector<std::string>> get_consumer_id_list(std::string_view address, std::string_view group,
+                                                        std::chrono::milliseconds timeout = {});
+  // NotFound when the group has no offset for the queue (QUERY_NOT_FOUND).
+  Result<std::int64_t> query_consumer_offset(std::string_view address, std::string_view group,
+                                             const MessageQueue& queue, std::chrono::milliseconds timeout = {});
+  Status update_consumer_offset(std::string_view address, std::string_view group, const MessageQueue& queue,
+                                std::int64_t offset, std::chrono::milliseconds timeout = {});
+  Status update_consumer_offset_oneway(std::string_view address, std::string_view group, const MessageQueue& queue,
+                                       std::int64_t offset);
+  Result<std::int64_t> get_max_offset(std::string_view address, const MessageQueue& queue,
+                                      std::chrono::milliseconds timeout = {});
+  Result<std::int64_t> get_min_offset(std::string_view address, const MessageQueue& queue,
+                                      std::chrono::milliseconds timeout = {});
+  Result<std::int64_t> search_offset(std::string_view address, const MessageQueue& queue, std::int64_t timestamp_ms,
+                                     std::chrono::milliseconds timeout = {});
+  Result<std::int64_t> get_earliest_msg_store_time(std::string_view address, const MessageQueue& queue,
+                                                   std::chrono::milliseconds timeout = {});
+  Status consumer_send_message_back(std::string_view address, const SendBackRequest& request,
+                                    std::chrono::milliseconds timeout = {});
+  // The queues locked for the client (a subset of request.mq_set).
+  Result<std::set<MessageQueue>> lock_batch_mq(std::string_view address, const protocol::LockBatchRequest& request,
+                                               std::chrono::milliseconds timeout = {});
+  Status unlock_batch_mq(std::string_view address, const protocol::LockBatchRequest& request,
+                         std::chrono::milliseconds timeout = {});
+  Status unlock_batch_mq_oneway(std::string_view address, const protocol::LockBatchRequest& request);
+
+  // ---- Administration --------------------------------------------------------------------
+  // UPDATE_AND_CREATE_TOPIC on one broker.
+  Status create_topic(std::string_view address, const protocol::TopicConfig& topic,
+                      std::string_view default_topic = "TBW102", std::chrono::milliseconds timeout = {});
+  Status delete_topic_in_broker(std::string_view address, std::string_view topic,
+                                std::chrono::milliseconds timeout = {});
+  Result<protocol::TopicConfigTable> get_all_topic_config(std::string_view address,
+                                                          std::chrono::milliseconds timeout = {});
+  Result<protocol::TopicStatsTable> get_topic_stats(std::string_view address, std::string_view topic,
+                                                    std::chrono::milliseconds timeout = {});
+  // `topic` empty: every topic the group consumes.
+  Result<protocol::ConsumeStats> get_consume_stats(std::string_view address, std::string_view group,
+                                                   std::string_view topic = {}, std::chrono::milliseconds timeout = {});
+  Result<protocol::KvTable> get_broker_runtime_info(std::string_view address, std::chrono::milliseconds timeout = {});
+  // Messages of one broker matching the key; empty when none (QUERY_NOT_FOUND).
+  Result<QueryMessageResult> query_message(std::string_view address, const QueryMessageRequest& request,
+                                           std::chrono::milliseconds timeout = {});
+  // The message at a commit log offset (VIEW_MESSAGE_BY_ID; the offset comes from an offset msg id).
+  Result<MessageExt> view_message(std::string_view address, std::int64_t commit_log_offset,
+                                  std::chrono::milliseconds timeout = {});
+  // INVOKE_BROKER_TO_RESET_OFFSET: the broker moves the group's offsets on `topic` to the first
+  // message at or after `timestamp_ms` (-1: the end) and tells the online consumers. The
+  // per-queue offsets of the answer are not decoded yet (see docs/sdk.md).
+  Status reset_offset(std::string_view address, std::string_view topic, std::string_view group,
+                      std::int64_t timestamp_ms, bool force = true, std::chrono::milliseconds timeout = {});
+
+ private:
+  std::chrono::milliseconds effective(std::chrono::milliseconds timeout) const noexcept {
+    return timeout.count() > 0 ? timeout : default_timeout_;
+  }
+  // Response must carry `accepted` code (SUCCESS by default), else response_error.
+  Result<RemotingCommand> call(std::string_view address, RemotingCommand request, std::chrono::milliseconds timeout,
+                               std::int32_t accepted = 0);
+  Result<std::int64_t> call_for_int(std::string_view address, RemotingCommand request,
+                                    std::chrono::milliseconds timeout, std::string_view field);
+  Result<RemotingCommand> call_namesrv(RemotingCommand request, std::chrono::milliseconds timeout);
+
+  std::shared_ptr<plugin::v1::Transport> transport_;
+  std::shared_ptr<plugin::v1::RequestHandler> handler_;
+  std::chrono::milliseconds default_timeout_;
+  mutable std::mutex namesrv_mutex_;
+  std::vector<std::string> namesrv_addresses_;
+  std::size_t namesrv_index_ = 0;  // the one that answered last
+  std::atomic<std::int32_t> oneway_opaque_{1};
+};
+
+}  // namespace mqkit::client

@@ -1,0 +1,80 @@
+// ClientConfig: what every client (producer, consumer, admin tool) shares — where the name
+// servers are, who the client is (client id "<ip>@<instance>"), RPC timeouts, the intervals of
+// the periodic tasks, and which plugins it loads (transport, queue selector, fault strategy,
+// queue allocator) with their settings.
+//
+// Built in code (tests, examples) or loaded from TOML through the kernel (load_client_config):
+//
+//   [client]                  keys of client_schema()
+//   [client.transport]        plugin slot, default "remoting"
+//   [producer.selector]       plugin slot, default "round_robin"
+//   [producer.fault_strategy] plugin slot, default "latency_fault_tolerance"
+//   [consumer.allocator]      plugin slot, default "averagely"
+//
+// A plain value type: copy it freely; not synchronized.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mqkit/client/types.hpp"
+#include "mqkit/plugin/v1/config.hpp"
+
+namespace mqkit::kernel {
+class Bootstrap;
+}
+
+namespace mqkit::client {
+
+// A plugin picked by name (canonical name or alias such as a RocketMQ class name) with its own
+// settings, each value written as on the command line ("20", "30s", "64KiB", "a,b"). The plugin
+// validates them against its schema when it is created.
+struct PluginChoice {
+  std::string name{};
+  std::map<std::string, std::string> settings{};
+};
+
+struct ClientConfig {
+  // "host:port" of every name server. Empty: taken from $NAMESRV_ADDR by resolved().
+  std::vector<std::string> namesrv_addresses{};
+  // "DEFAULT" is replaced by "<pid>#<nanotime>" in resolved(), as RocketMQ does, so that every
+  // producer and consumer gets its own ClientInstance unless the application names one.
+  std::string instance_name = "DEFAULT";
+  std::string client_ip{};   // empty: the first non-loopback IPv4 address (resolved())
+  std::string unit_name{};   // appended to the client id when set
+  std::chrono::milliseconds api_timeout{3000};  // mqClientApiTimeout: every RPC without its own timeout
+  std::chrono::milliseconds poll_name_server_interval{30000};
+  std::chrono::milliseconds heartbeat_broker_interval{30000};
+  std::chrono::milliseconds persist_consumer_offset_interval{5000};
+  std::chrono::milliseconds rebalance_interval{20000};
+
+  PluginChoice transport{"remoting"};
+  PluginChoice selector{"round_robin"};
+  PluginChoice fault_strategy{"latency_fault_tolerance"};
+  PluginChoice allocator{"averagely"};
+  // Searched for mqkit-*.so before $MQKIT_PLUGIN_PATH and <exe>/../plugins.
+  std::vector<std::filesystem::path> plugin_dirs{};
+
+  // "<client_ip>@<instance_name>[@<unit_name>]" (RocketMQ's buildMQClientId).
+  std::string client_id() const;
+  // A copy with the name servers, client ip and instance name filled in as described above.
+  ClientConfig resolved() const;
+  // InvalidArgument naming the first bad value (no name server, "host:port" without a port, ...).
+  Status validate() const;
+};
+
+// Schema of the [client] section (keys in snake_case; RocketMQ's camelCase names are accepted).
+const plugin::v1::ConfigSchema& client_schema();
+
+// Reads [client] and the plugin slots listed above from the bootstrap's document. Plugin slot
+// settings are validated against the chosen plugin's schema now, so errors name file:line.
+Result<ClientConfig> load_client_config(kernel::Bootstrap& boot);
+
+// "a:1;b:2" (RocketMQ namesrvAddr) → {"a:1", "b:2"}; blanks and empty entries are dropped.
+std::vector<std::string> split_namesrv_addresses(std::string_view text);
+
+}  // namespace mqkit::client

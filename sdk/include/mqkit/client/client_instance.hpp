@@ -1,0 +1,177 @@
+// ClientInstance: what all producers and consumers of one client id share (RocketMQ's
+// MQClientInstance): the transport plugin object and its connections, the ClientApi, the route
+// cache (topic → route, publish queues, subscribe queues, broker addresses), the periodic tasks
+// (route refresh, heartbeats, consumers' offset persistence and rebalancing) and the table of
+// processors for requests brokers send to the client.
+//
+// Consumers plug in through ConsumerMember and register_request_processor; producers through
+// register_producer. Several producers/consumers with the same client id share one instance
+// (get_or_create); the first one's ClientConfig is the one used.
+//
+// Threads: every public method is thread-safe. The instance runs
+//   - one periodic thread: route refresh, heartbeats, ConsumerMember::persist_offsets;
+//   - one rebalance thread: ConsumerMember::rebalance, every rebalance_interval or when woken;
+//   - one async thread ("client-async", execute()): work that must leave transport threads;
+//   - the transport's threads: response callbacks, and request processors (worker threads).
+// ConsumerMember callbacks and request processors must not block for long.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mqkit/client/client_api.hpp"
+#include "mqkit/client/client_config.hpp"
+#include "mqkit/client/request_processor.hpp"
+#include "mqkit/client/topic_route.hpp"
+#include "mqkit/kernel/periodic_tasks.hpp"
+#include "mqkit/plugin/v1/define_plugin.hpp"
+
+namespace mqkit::client {
+
+class RequestDispatcher;
+class SerialExecutor;
+class WakeableLoop;
+
+// A consumer as its ClientInstance sees it (RocketMQ's MQConsumerInner). Called on the
+// instance's periodic and rebalance threads (see above); must be thread-safe.
+class ConsumerMember {
+ public:
+  virtual ~ConsumerMember() = default;
+  virtual std::string group() const = 0;
+  // What the heartbeat tells brokers about this consumer.
+  virtual protocol::ConsumerData consumer_data() const = 0;
+  // Topics whose routes the instance keeps fresh (retry topic included).
+  virtual std::vector<std::string> subscribed_topics() const = 0;
+  virtual void rebalance() = 0;
+  virtual void persist_offsets() = 0;
+};
+
+// The route a producer uses for a topic that has none yet (auto-creation through TBW102).
+struct DefaultTopicRoute {
+  std::string create_topic_key = "TBW102";
+  int default_topic_queue_nums = 4;
+};
+
+struct BrokerAddress {
+  std::string address;
+  bool slave = false;
+};
+
+class ClientInstance {
+ public:
+  // The process-wide instance of config.client_id(), created on first use. `config` should be
+  // resolved() and valid.
+  static Result<std::shared_ptr<ClientInstance>> get_or_create(const ClientConfig& config);
+  // A private instance (not shared by client id). With `transport`, that object is used instead
+  // of loading config.transport, and is not shut down by the instance (tests, embedding).
+  static Result<std::shared_ptr<ClientInstance>> create(const ClientConfig& config,
+                                                        std::shared_ptr<plugin::v1::Transport> transport = nullptr);
+  ~ClientInstance();
+  ClientInstance(const ClientInstance&) = delete;
+  ClientInstance& operator=(const ClientInstance&) = delete;
+
+  const ClientConfig& config() const noexcept { return config_; }
+  const std::string& client_id() const noexcept { return client_id_; }
+  ClientApi& api() noexcept { return *api_; }
+
+  // A plugin object (selector, fault strategy, allocator, ...) through the kernel's loader, with
+  // this client's plugin directories.
+  Result<std::shared_ptr<void>> make_plugin(plugin::v1::Category category, const PluginChoice& choice) const;
+  template <typename Interface>
+  Result<std::shared_ptr<Interface>> make_plugin(const PluginChoice& choice) const {
+    auto object = make_plugin(plugin::v1::CategoryOf<Interface>::value, choice);
+    if (!object) return object.status();
+    return std::static_pointer_cast<Interface>(std::move(object).value());
+  }
+
+  // Starts the periodic tasks and the rebalance thread. Idempotent.
+  Status start();
+
+  // ---- Routes ----------------------------------------------------------------------------
+  // The cached route, fetched now when missing; for producers, a topic without a route gets the
+  // create-topic key's (rocketmq-facts §4.2). NotFound "No route info of this topic" otherwise.
+  Result<std::shared_ptr<const TopicRouteInfo>> publish_route(std::string_view topic,
+                                                              const DefaultTopicRoute& fallback);
+  // The cached route, fetched now when missing (no fallback).
+  Result<std::shared_ptr<const TopicRouteInfo>> route(std::string_view topic);
+  // Fetches the route from the name server now and caches it. NotFound when it has none.
+  Status update_route(std::string_view topic);
+  // nullptr when not cached.
+  std::shared_ptr<const TopicRouteInfo> cached_route(std::string_view topic) const;
+  // Master address of a broker, empty when unknown.
+  std::string find_broker_master(std::string_view broker_name) const;
+  // The address of `broker_id` of a broker; unless `only_this_broker`, any address of it when
+  // that id is unknown (RocketMQ's findBrokerAddressInSubscribe).
+  std::optional<BrokerAddress> find_broker(std::string_view broker_name, std::int64_t broker_id,
+                                           bool only_this_broker) const;
+  // A broker address serving `topic` (master preferred), empty when the route is unknown.
+  std::string find_broker_address_of_topic(std::string_view topic) const;
+  // broker name → broker id → address, for every broker of every cached route.
+  std::map<std::string, std::map<std::int64_t, std::string>> broker_addresses() const;
+
+  // ---- Members ---------------------------------------------------------------------------
+  // AlreadyExists when the group is registered already in this instance.
+  Status register_producer(std::string_view group);
+  // Tells every broker (UNREGISTER_CLIENT).
+  void unregister_producer(std::string_view group);
+  Status register_consumer(std::shared_ptr<ConsumerMember> consumer);
+  void unregister_consumer(std::string_view group);
+  std::vector<std::string> producer_groups() const;
+
+  // Heartbeat with every producer and consumer group to every broker (masters only when there
+  // is no consumer). Returns the first failure; nothing to send is OK.
+  Status send_heartbeat_to_all_brokers();
+  // Runs every consumer's rebalance soon on the rebalance thread.
+  void rebalance_now();
+  // Replaces the processor of a broker→client request code. NOTIFY_CONSUMER_IDS_CHANGED is
+  // served by default (rebalance_now).
+  void register_request_processor(std::int32_t code, RequestProcessor processor);
+  // Runs `task` on the client-async thread; false when the instance is shutting down.
+  bool execute(std::function<void()> task);
+
+ private:
+  ClientInstance(ClientConfig config, std::shared_ptr<plugin::v1::Transport> transport, bool owns_transport);
+  void store_route(std::string_view topic, protocol::TopicRouteData route, bool from_default_topic);
+  Status update_route_from_default(std::string_view topic, const DefaultTopicRoute& fallback);
+  void refresh_routes();
+  void persist_consumer_offsets();
+  void rebalance_consumers();
+  void unregister_client(std::string_view producer_group, std::string_view consumer_group);
+  std::vector<std::shared_ptr<ConsumerMember>> consumers() const;
+
+  const ClientConfig config_;
+  const std::string client_id_;
+  std::shared_ptr<RequestDispatcher> dispatcher_;
+  std::shared_ptr<plugin::v1::Transport> transport_;
+  const bool owns_transport_;
+  std::unique_ptr<ClientApi> api_;
+  std::unique_ptr<SerialExecutor> async_executor_;
+  std::unique_ptr<WakeableLoop> rebalance_loop_;
+  kernel::PeriodicTasks periodic_;
+
+  std::mutex start_mutex_;
+  bool started_ = false;
+
+  mutable std::shared_mutex routes_mutex_;
+  std::map<std::string, std::shared_ptr<const TopicRouteInfo>, std::less<>> routes_;
+  std::map<std::string, std::map<std::int64_t, std::string>, std::less<>> brokers_;
+  // One name server route fetch at a time, as RocketMQ's lockNamesrv.
+  std::timed_mutex fetch_mutex_;
+
+  mutable std::mutex members_mutex_;
+  std::set<std::string, std::less<>> producer_groups_;
+  std::map<std::string, std::shared_ptr<ConsumerMember>, std::less<>> consumers_;
+  std::mutex heartbeat_mutex_;
+};
+
+}  // namespace mqkit::client

@@ -1,0 +1,97 @@
+// Producer: sends messages to a RocketMQ-compatible cluster (RocketMQ's DefaultMQProducer).
+//
+//   ProducerConfig config;
+//   config.group = "please_rename_unique_group_name";
+//   config.client.namesrv_addresses = {"127.0.0.1:9876"};
+//   Producer producer(config);
+//   if (auto s = producer.start(); !s) ...;
+//   auto result = producer.send(Message("TopicTest", "TagA", "Hello"));
+//
+// Sends are sync (send), async (send_async with a callback or a future) or one-way, of one
+// message or a batch (send_batch), to a queue chosen by the configured default selector (round
+// robin avoiding unavailable brokers), by an application selector with an argument (ordered
+// messages: the same order id always reaches the same queue), or to a given queue.
+//
+// Threads: every method is thread-safe; send() blocks the calling thread for at most the send
+// timeout. Async callbacks run on a transport I/O thread or the client's async thread (or, for
+// a send that fails before anything went out, the calling thread); they must not block, and
+// must not wait for another send of this producer. At most max_in_flight_async_messages /
+// _bytes async sends await their response; send_async waits for room up to the send timeout
+// and then fails with ResourceExhausted. shutdown() waits for every async send to call back.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <future>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "mqkit/client/client_api.hpp"
+#include "mqkit/client/client_instance.hpp"
+#include "mqkit/client/message.hpp"
+#include "mqkit/client/producer_config.hpp"
+#include "mqkit/client/send_result.hpp"
+#include "mqkit/plugin/v1/selector.hpp"
+
+namespace mqkit::client {
+
+using plugin::v1::QueueSelector;
+using plugin::v1::SelectArgument;
+
+struct SendOptions {
+  // Send to exactly this queue (one attempt).
+  std::optional<MessageQueue> queue{};
+  // Choose the queue with this selector and argument (one attempt: with a hash selector an
+  // ordered message must not move to another queue). nullptr: the producer's default selector,
+  // with retries on other brokers.
+  std::shared_ptr<QueueSelector> selector{};
+  SelectArgument argument{};
+  // Instead of send_msg_timeout.
+  std::optional<std::chrono::milliseconds> timeout{};
+};
+
+class Producer {
+ public:
+  // Uses the process-wide ClientInstance of config.client.resolved().client_id().
+  explicit Producer(ProducerConfig config);
+  // Uses `instance` (its ClientConfig replaces config.client's connection settings).
+  Producer(ProducerConfig config, std::shared_ptr<ClientInstance> instance);
+  ~Producer();  // shutdown()
+  Producer(const Producer&) = delete;
+  Producer& operator=(const Producer&) = delete;
+
+  // Loads the selector and fault strategy plugins, registers the group with the client instance
+  // (AlreadyExists when it has it) and starts the instance's periodic tasks. Once only.
+  Status start();
+  // Stops accepting sends, waits for the async ones to call back, unregisters from the brokers.
+  // Idempotent.
+  void shutdown();
+
+  Result<SendResult> send(Message message, const SendOptions& options = {});
+  // One SEND_BATCH_MESSAGE: same topic, no delay level; result ids are comma-joined.
+  Result<SendResult> send_batch(std::vector<Message> messages, const SendOptions& options = {});
+  // An error returned here means `callback` will not be called.
+  Status send_async(Message message, SendCallback callback, const SendOptions& options = {});
+  std::future<Result<SendResult>> send_async(Message message, const SendOptions& options = {});
+  Status send_batch_async(std::vector<Message> messages, SendCallback callback, const SendOptions& options = {});
+  // Queued for the broker; nothing comes back. One attempt.
+  Status send_oneway(Message message, const SendOptions& options = {});
+
+  // A selector plugin by name ("hash", "random", "SelectMessageQueueByHash", ...).
+  Result<std::shared_ptr<QueueSelector>> make_selector(const PluginChoice& choice) const;
+  // The queues sends to `topic` choose from.
+  Result<std::vector<MessageQueue>> fetch_publish_message_queues(std::string_view topic);
+
+  const ProducerConfig& config() const noexcept;
+  // nullptr before start() and after shutdown().
+  std::shared_ptr<ClientInstance> instance() const;
+  std::size_t async_in_flight() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace mqkit::client

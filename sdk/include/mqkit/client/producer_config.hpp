@@ -1,0 +1,49 @@
+// ProducerConfig: a producer's own settings (RocketMQ DefaultMQProducer) plus the ClientConfig
+// it shares with every client. Defaults are RocketMQ 4.9's (rocketmq-facts §4.1).
+//
+// From TOML, [producer] holds the keys of producer_schema(); see also client_config.hpp.
+// A plain value type; not synchronized.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+#include "mqkit/client/client_config.hpp"
+
+namespace mqkit::client {
+
+struct ProducerConfig {
+  ClientConfig client{};
+  std::string group = "DEFAULT_PRODUCER";
+  // Whole send, retries included (sendMsgTimeout).
+  std::chrono::milliseconds send_msg_timeout{3000};
+  int retry_times_when_send_failed = 2;
+  int retry_times_when_send_async_failed = 2;
+  // Try another broker when a broker stored the message but answered FLUSH_*_TIMEOUT or
+  // SLAVE_NOT_AVAILABLE (sync sends).
+  bool retry_another_broker_when_not_store_ok = false;
+  // Bodies longer than this are zlib-compressed (never batches).
+  std::size_t compress_msg_body_over_howmuch = 4096;
+  int compress_level = 5;
+  // Checked on the uncompressed body (and on the encoded batch).
+  std::size_t max_message_size = 4 * 1024 * 1024;
+  // Queues per broker of a topic the broker creates on first send (through create_topic_key).
+  int default_topic_queue_nums = 4;
+  std::string create_topic_key = "TBW102";
+  // The async window: at most this many messages / body bytes awaiting their response. A full
+  // window makes send_async wait (up to send_msg_timeout), so memory stays bounded.
+  std::size_t max_in_flight_async_messages = 10000;
+  std::size_t max_in_flight_async_bytes = 64 * 1024 * 1024;
+
+  // InvalidArgument naming the first bad value (client settings included).
+  Status validate() const;
+};
+
+// Schema of the [producer] section.
+const plugin::v1::ConfigSchema& producer_schema();
+
+// Reads [producer] and everything load_client_config reads.
+Result<ProducerConfig> load_producer_config(kernel::Bootstrap& boot);
+
+}  // namespace mqkit::client

@@ -1,0 +1,558 @@
+#include "mqkit/client/client_api.hpp"
+
+#include <future>
+
+#include "mqkit/client/response_status.hpp"
+#include "mqkit/plugin/v1/message_record.hpp"
+#include "mqkit/protocol/codes.hpp"
+#include "mqkit/protocol/header_fields.hpp"
+
+namespace mqkit::client {
+
+namespace rq = protocol::request_code;
+namespace rc = protocol::response_code;
+namespace v1 = plugin::v1;
+using std::chrono::milliseconds;
+
+namespace {
+
+// A sync call waits this much longer than its timeout for the transport's callback, which the
+// transport promises within the timeout: the margin only guards against a transport bug.
+constexpr milliseconds kCallbackGrace{2000};
+
+// ExtFields::set has string, int64 and bool overloads; a string literal or an int32 would pick
+// the wrong one, so every header field goes through these.
+void put(v1::ExtFields& fields, const char* key, std::string_view value) {
+  fields.set(std::string(key), std::string(value));
+}
+void put(v1::ExtFields& fields, const char* key, std::int64_t value) {
+  fields.set(std::string(key), std::to_string(value));
+}
+void put_bool(v1::ExtFields& fields, const char* key, bool value) { put(fields, key, value ? "true" : "false"); }
+
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+RemotingCommand queue_request(std::int32_t code, const MessageQueue& queue) {
+  auto request = RemotingCommand::request(code);
+  put(request.ext_fields, "topic", queue.topic);
+  put(request.ext_fields, "queueId", static_cast<std::int64_t>(queue.queue_id));
+  return request;
+}
+
+RemotingCommand json_request(std::int32_t code, std::string_view body) {
+  auto request = RemotingCommand::request(code);
+  protocol::set_body(request, body);
+  return request;
+}
+
+Result<std::int64_t> required_int(const RemotingCommand& response, std::string_view field, std::string_view address) {
+  auto value = response.ext_fields.get_int(field);
+  if (!value) {
+    return Status::corruption("response from " + std::string(address) + " lacks a valid '" + std::string(field) +
+                              "': " + value.status().message());
+  }
+  return value;
+}
+
+// --- SEND_MESSAGE_V2 / SEND_BATCH_MESSAGE --------------------------------------------------
+
+RemotingCommand send_command(const SendMessageRequest& r) {
+  auto command = RemotingCommand::request(r.batch ? rq::kSendBatchMessage : rq::kSendMessageV2);
+  auto& f = command.ext_fields;
+  put(f, "a", r.producer_group);
+  put(f, "b", r.topic);
+  put(f, "c", r.default_topic);
+  put(f, "d", static_cast<std::int64_t>(r.default_topic_queue_nums));
+  put(f, "e", static_cast<std::int64_t>(r.queue_id));
+  put(f, "f", static_cast<std::int64_t>(r.sys_flag));
+  put(f, "g", r.born_timestamp != 0 ? r.born_timestamp : now_ms());
+  put(f, "h", static_cast<std::int64_t>(r.flag));
+  put(f, "i", r.properties);
+  put(f, "j", static_cast<std::int64_t>(r.reconsume_times));
+  put_bool(f, "k", r.unit_mode);
+  if (r.max_reconsume_times) put(f, "l", static_cast<std::int64_t>(*r.max_reconsume_times));
+  put_bool(f, "m", r.batch);
+  if (r.body && !r.body->empty()) {
+    // Sent straight from the shared body: a retry resends the same bytes without a copy.
+    const auto* bytes = reinterpret_cast<const std::uint8_t*>(r.body->data());
+    command.body_slices.push_back(v1::StoredSlice{{bytes, r.body->size()}, r.body});
+  }
+  return command;
+}
+
+// What SendResult.msg_id reports: the UNIQ_KEY, or each batch member's, comma-joined.
+std::string unique_ids_of(const SendMessageRequest& r) {
+  if (!r.batch) return std::string(v1::find_property(r.properties, v1::property::kUniqueKey).value_or(""));
+  if (!r.body) return {};
+  auto items = v1::decode_batch({reinterpret_cast<const std::uint8_t*>(r.body->data()), r.body->size()});
+  if (!items) return {};
+  std::string ids;
+  for (const auto& item : *items) {
+    if (!ids.empty()) ids += ',';
+    ids += v1::find_property(item.properties, v1::property::kUniqueKey).value_or("");
+  }
+  return ids;
+}
+
+Result<SendResult> send_result_of(const RemotingCommand& response, std::string_view address,
+                                  std::string_view broker_name, const SendMessageRequest& request) {
+  const auto status = send_status_of_response(response.code);
+  if (!status) return response_error(response, address);
+  SendResult result;
+  result.status = *status;
+  result.msg_id = unique_ids_of(request);
+  result.offset_msg_id = std::string(response.ext_fields.get("msgId").value_or(""));
+  MQKIT_ASSIGN_OR_RETURN(const std::int64_t queue_id, required_int(response, "queueId", address));
+  MQKIT_ASSIGN_OR_RETURN(result.queue_offset, required_int(response, "queueOffset", address));
+  result.message_queue = MessageQueue{request.topic, std::string(broker_name), static_cast<std::int32_t>(queue_id)};
+  result.transaction_id = std::string(response.ext_fields.get("transactionId").value_or(""));
+  result.region_id = std::string(response.ext_fields.get("MSG_REGION").value_or("DefaultRegion"));
+  result.trace_on = response.ext_fields.get("TRACE_ON").value_or("true") != "false";
+  return result;
+}
+
+// --- PULL_MESSAGE --------------------------------------------------------------------------
+
+RemotingCommand pull_command(const PullMessageRequest& r) {
+  auto command = RemotingCommand::request(rq::kPullMessage);
+  auto& f = command.ext_fields;
+  put(f, "consumerGroup", r.consumer_group);
+  put(f, "topic", r.topic);
+  put(f, "queueId", static_cast<std::int64_t>(r.queue_id));
+  put(f, "queueOffset", r.queue_offset);
+  put(f, "maxMsgNums", static_cast<std::int64_t>(r.max_msg_nums));
+  put(f, "sysFlag", static_cast<std::int64_t>(r.sys_flag));
+  put(f, "commitOffset", r.commit_offset);
+  put(f, "suspendTimeoutMillis", r.suspend_timeout_ms);
+  put(f, "subscription", r.subscription);
+  put(f, "subVersion", r.sub_version);
+  put(f, "expressionType", r.expression_type);
+  return command;
+}
+
+Result<PullResult> pull_result_of(const RemotingCommand& response, std::string_view address) {
+  const auto status = pull_status_of_response(response.code);
+  if (!status) return response_error(response, address);
+  PullResult result;
+  result.status = *status;
+  MQKIT_ASSIGN_OR_RETURN(result.next_begin_offset, required_int(response, "nextBeginOffset", address));
+  result.min_offset = response.ext_fields.get_int("minOffset").value_or(0);
+  result.max_offset = response.ext_fields.get_int("maxOffset").value_or(0);
+  result.suggest_which_broker_id = response.ext_fields.get_int("suggestWhichBrokerId").value_or(0);
+  if (result.status == PullStatus::kFound) {
+    auto messages = decode_messages(response.body);
+    if (!messages) return messages.status().with_context("pull response from " + std::string(address));
+    result.messages = std::move(messages).value();
+  }
+  return result;
+}
+
+}  // namespace
+
+ClientApi::ClientApi(std::shared_ptr<v1::Transport> transport, std::shared_ptr<v1::RequestHandler> handler,
+                     std::vector<std::string> namesrv_addresses, milliseconds default_timeout)
+    : transport_(std::move(transport)),
+      handler_(std::move(handler)),
+      default_timeout_(default_timeout),
+      namesrv_addresses_(std::move(namesrv_addresses)) {}
+
+std::vector<std::string> ClientApi::namesrv_addresses() const {
+  std::lock_guard lock(namesrv_mutex_);
+  return namesrv_addresses_;
+}
+
+void ClientApi::set_namesrv_addresses(std::vector<std::string> addresses) {
+  std::lock_guard lock(namesrv_mutex_);
+  namesrv_addresses_ = std::move(addresses);
+  namesrv_index_ = 0;
+}
+
+// ---- Raw requests --------------------------------------------------------------------------
+
+Result<RemotingCommand> ClientApi::invoke(std::string_view address, RemotingCommand request, milliseconds timeout) {
+  timeout = effective(timeout);
+  auto channel = transport_->connect(address, handler_);
+  if (!channel) return channel.status();
+  auto promise = std::make_shared<std::promise<Result<RemotingCommand>>>();
+  auto future = promise->get_future();
+  (*channel)->invoke(std::move(request), timeout,
+                     [promise](Result<RemotingCommand> response) { promise->set_value(std::move(response)); });
+  if (future.wait_for(timeout + kCallbackGrace) != std::future_status::ready) {
+    return Status::timeout("no answer from " + std::string(address) + " within " + std::to_string(timeout.count()) +
+                           "ms (the transport did not call back)");
+  }
+  return future.get();
+}
+
+void ClientApi::invoke_async(std::string_view address, RemotingCommand request, milliseconds timeout,
+                             CommandCallback done) {
+  auto channel = transport_->connect(address, handler_);
+  if (!channel) return done(channel.status());
+  (*channel)->invoke(std::move(request), effective(timeout), std::move(done));
+}
+
+Status ClientApi::invoke_oneway(std::string_view address, RemotingCommand request) {
+  request.flag |= RemotingCommand::kOnewayFlag;
+  request.opaque = oneway_opaque_.fetch_add(1, std::memory_order_relaxed);
+  auto channel = transport_->connect(address, handler_);
+  if (!channel) return channel.status();
+  return (*channel)->send(std::move(request));
+}
+
+Result<RemotingCommand> ClientApi::invoke_namesrv(RemotingCommand request, milliseconds timeout) {
+  std::vector<std::string> addresses;
+  std::size_t start = 0;
+  {
+    std::lock_guard lock(namesrv_mutex_);
+    addresses = namesrv_addresses_;
+    start = namesrv_index_;
+  }
+  if (addresses.empty()) return Status::unavailable("no name server address configured");
+  const auto deadline = std::chrono::steady_clock::now() + effective(timeout);
+  Status last = Status::unavailable("no name server answered");
+  for (std::size_t i = 0; i < addresses.size(); ++i) {
+    const auto left = std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) break;
+    const std::size_t index = (start + i) % addresses.size();
+    auto response = invoke(addresses[index], request, left);
+    if (response) {
+      std::lock_guard lock(namesrv_mutex_);
+      if (namesrv_addresses_ == addresses) namesrv_index_ = index;
+      return response;
+    }
+    last = response.status();
+  }
+  return last;
+}
+
+Result<RemotingCommand> ClientApi::call(std::string_view address, RemotingCommand request, milliseconds timeout,
+                                        std::int32_t accepted) {
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, invoke(address, std::move(request), timeout));
+  if (response.code != accepted) return response_error(response, address);
+  return response;
+}
+
+Result<std::int64_t> ClientApi::call_for_int(std::string_view address, RemotingCommand request, milliseconds timeout,
+                                             std::string_view field) {
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, call(address, std::move(request), timeout));
+  return required_int(response, field, address);
+}
+
+Result<RemotingCommand> ClientApi::call_namesrv(RemotingCommand request, milliseconds timeout) {
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, invoke_namesrv(std::move(request), timeout));
+  if (response.code != rc::kSuccess) return response_error(response, "name server");
+  return response;
+}
+
+// ---- Name server ---------------------------------------------------------------------------
+
+Result<protocol::TopicRouteData> ClientApi::get_topic_route(std::string_view topic, milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kGetRouteInfoByTopic);
+  put(request.ext_fields, "topic", topic);
+  put_bool(request.ext_fields, "acceptStandardJsonOnly", true);
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, call_namesrv(std::move(request), timeout));
+  return protocol::decode_topic_route(protocol::body_text(response));
+}
+
+Result<protocol::ClusterInfo> ClientApi::get_cluster_info(milliseconds timeout) {
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response,
+                         call_namesrv(RemotingCommand::request(rq::kGetBrokerClusterInfo), timeout));
+  return protocol::decode_cluster_info(protocol::body_text(response));
+}
+
+Result<protocol::TopicList> ClientApi::get_all_topic_list(milliseconds timeout) {
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response,
+                         call_namesrv(RemotingCommand::request(rq::kGetAllTopicListFromNameServer), timeout));
+  return protocol::decode_topic_list(protocol::body_text(response));
+}
+
+Result<protocol::TopicList> ClientApi::get_topics_by_cluster(std::string_view cluster, milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kGetTopicsByCluster);
+  put(request.ext_fields, "cluster", cluster);
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, call_namesrv(std::move(request), timeout));
+  return protocol::decode_topic_list(protocol::body_text(response));
+}
+
+Status ClientApi::delete_topic_in_namesrv(std::string_view topic, milliseconds timeout) {
+  Status first;
+  for (const auto& address : namesrv_addresses()) {
+    auto request = RemotingCommand::request(rq::kDeleteTopicInNamesrv);
+    put(request.ext_fields, "topic", topic);
+    auto response = call(address, std::move(request), timeout);
+    if (!response && first.is_ok()) first = response.status();
+  }
+  return first;
+}
+
+Status ClientApi::put_kv_config(std::string_view ns, std::string_view key, std::string_view value,
+                                milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kPutKvConfig);
+  put(request.ext_fields, "namespace", ns);
+  put(request.ext_fields, "key", key);
+  put(request.ext_fields, "value", value);
+  return call_namesrv(std::move(request), timeout).status();
+}
+
+Result<std::string> ClientApi::get_kv_config(std::string_view ns, std::string_view key, milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kGetKvConfig);
+  put(request.ext_fields, "namespace", ns);
+  put(request.ext_fields, "key", key);
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, call_namesrv(std::move(request), timeout));
+  return std::string(response.ext_fields.get("value").value_or(""));
+}
+
+Status ClientApi::delete_kv_config(std::string_view ns, std::string_view key, milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kDeleteKvConfig);
+  put(request.ext_fields, "namespace", ns);
+  put(request.ext_fields, "key", key);
+  return call_namesrv(std::move(request), timeout).status();
+}
+
+Result<protocol::KvTable> ClientApi::get_kv_list_by_namespace(std::string_view ns, milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kGetKvListByNamespace);
+  put(request.ext_fields, "namespace", ns);
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, call_namesrv(std::move(request), timeout));
+  return protocol::decode_kv_table(protocol::body_text(response));
+}
+
+// ---- Producing -----------------------------------------------------------------------------
+
+Result<SendResult> ClientApi::send_message(std::string_view address, std::string_view broker_name,
+                                           const SendMessageRequest& request, milliseconds timeout) {
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, invoke(address, send_command(request), timeout));
+  return send_result_of(response, address, broker_name, request);
+}
+
+void ClientApi::send_message_async(std::string_view address, std::string_view broker_name,
+                                   const SendMessageRequest& request, milliseconds timeout, SendCallback done) {
+  // The callback needs the request's topic, properties and body; the body is shared, not copied.
+  invoke_async(address, send_command(request), timeout,
+               [address = std::string(address), broker = std::string(broker_name), request,
+                done = std::move(done)](Result<RemotingCommand> response) {
+                 if (!response) return done(response.status());
+                 done(send_result_of(*response, address, broker, request));
+               });
+}
+
+Status ClientApi::send_message_oneway(std::string_view address, const SendMessageRequest& request) {
+  return invoke_oneway(address, send_command(request));
+}
+
+// ---- Consuming -----------------------------------------------------------------------------
+
+Result<PullResult> ClientApi::pull_message(std::string_view address, const PullMessageRequest& request,
+                                           milliseconds timeout) {
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, invoke(address, pull_command(request), timeout));
+  return pull_result_of(response, address);
+}
+
+void ClientApi::pull_message_async(std::string_view address, const PullMessageRequest& request, milliseconds timeout,
+                                   PullCallback done) {
+  invoke_async(address, pull_command(request), timeout,
+               [address = std::string(address), done = std::move(done)](Result<RemotingCommand> response) {
+                 if (!response) return done(response.status());
+                 done(pull_result_of(*response, address));
+               });
+}
+
+Status ClientApi::heartbeat(std::string_view address, const protocol::HeartbeatData& data, milliseconds timeout) {
+  return call(address, json_request(rq::kHeartBeat, protocol::encode(data)), timeout).status();
+}
+
+Status ClientApi::unregister_client(std::string_view address, std::string_view client_id,
+                                    std::string_view producer_group, std::string_view consumer_group,
+                                    milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kUnregisterClient);
+  put(request.ext_fields, "clientID", client_id);
+  if (!producer_group.empty()) put(request.ext_fields, "producerGroup", producer_group);
+  if (!consumer_group.empty()) put(request.ext_fields, "consumerGroup", consumer_group);
+  return call(address, std::move(request), timeout).status();
+}
+
+Result<std::vector<std::string>> ClientApi::get_consumer_id_list(std::string_view address, std::string_view group,
+                                                                 milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kGetConsumerListByGroup);
+  put(request.ext_fields, "consumerGroup", group);
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, call(address, std::move(request), timeout));
+  MQKIT_ASSIGN_OR_RETURN(auto list, protocol::decode_consumer_id_list(protocol::body_text(response)));
+  return std::move(list.consumer_id_list);
+}
+
+Result<std::int64_t> ClientApi::query_consumer_offset(std::string_view address, std::string_view group,
+                                                      const MessageQueue& queue, milliseconds timeout) {
+  auto request = queue_request(rq::kQueryConsumerOffset, queue);
+  put(request.ext_fields, "consumerGroup", group);
+  return call_for_int(address, std::move(request), timeout, "offset");
+}
+
+namespace {
+RemotingCommand update_offset_request(std::string_view group, const MessageQueue& queue, std::int64_t offset) {
+  auto request = queue_request(rq::kUpdateConsumerOffset, queue);
+  put(request.ext_fields, "consumerGroup", group);
+  put(request.ext_fields, "commitOffset", offset);
+  return request;
+}
+}  // namespace
+
+Status ClientApi::update_consumer_offset(std::string_view address, std::string_view group, const MessageQueue& queue,
+                                         std::int64_t offset, milliseconds timeout) {
+  return call(address, update_offset_request(group, queue, offset), timeout).status();
+}
+
+Status ClientApi::update_consumer_offset_oneway(std::string_view address, std::string_view group,
+                                                const MessageQueue& queue, std::int64_t offset) {
+  return invoke_oneway(address, update_offset_request(group, queue, offset));
+}
+
+Result<std::int64_t> ClientApi::get_max_offset(std::string_view address, const MessageQueue& queue,
+                                               milliseconds timeout) {
+  return call_for_int(address, queue_request(rq::kGetMaxOffset, queue), timeout, "offset");
+}
+
+Result<std::int64_t> ClientApi::get_min_offset(std::string_view address, const MessageQueue& queue,
+                                               milliseconds timeout) {
+  return call_for_int(address, queue_request(rq::kGetMinOffset, queue), timeout, "offset");
+}
+
+Result<std::int64_t> ClientApi::search_offset(std::string_view address, const MessageQueue& queue,
+                                              std::int64_t timestamp_ms, milliseconds timeout) {
+  auto request = queue_request(rq::kSearchOffsetByTimestamp, queue);
+  put(request.ext_fields, "timestamp", timestamp_ms);
+  return call_for_int(address, std::move(request), timeout, "offset");
+}
+
+Result<std::int64_t> ClientApi::get_earliest_msg_store_time(std::string_view address, const MessageQueue& queue,
+                                                            milliseconds timeout) {
+  return call_for_int(address, queue_request(rq::kGetEarliestMsgStoreTime, queue), timeout, "timestamp");
+}
+
+Status ClientApi::consumer_send_message_back(std::string_view address, const SendBackRequest& r,
+                                             milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kConsumerSendMsgBack);
+  auto& f = request.ext_fields;
+  put(f, "offset", r.commit_log_offset);
+  put(f, "group", r.group);
+  put(f, "delayLevel", static_cast<std::int64_t>(r.delay_level));
+  put(f, "originMsgId", r.origin_msg_id);
+  put(f, "originTopic", r.origin_topic);
+  put_bool(f, "unitMode", r.unit_mode);
+  put(f, "maxReconsumeTimes", static_cast<std::int64_t>(r.max_reconsume_times));
+  return call(address, std::move(request), timeout).status();
+}
+
+Result<std::set<MessageQueue>> ClientApi::lock_batch_mq(std::string_view address,
+                                                        const protocol::LockBatchRequest& request,
+                                                        milliseconds timeout) {
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response,
+                         call(address, json_request(rq::kLockBatchMq, protocol::encode(request)), timeout));
+  MQKIT_ASSIGN_OR_RETURN(auto locked, protocol::decode_lock_batch_response(protocol::body_text(response)));
+  return std::move(locked.lock_ok_mq_set);
+}
+
+Status ClientApi::unlock_batch_mq(std::string_view address, const protocol::LockBatchRequest& request,
+                                  milliseconds timeout) {
+  return call(address, json_request(rq::kUnlockBatchMq, protocol::encode(request)), timeout).status();
+}
+
+Status ClientApi::unlock_batch_mq_oneway(std::string_view address, const protocol::LockBatchRequest& request) {
+  return invoke_oneway(address, json_request(rq::kUnlockBatchMq, protocol::encode(request)));
+}
+
+// ---- Administration ------------------------------------------------------------------------
+
+Status ClientApi::create_topic(std::string_view address, const protocol::TopicConfig& topic,
+                               std::string_view default_topic, milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kUpdateAndCreateTopic);
+  auto& f = request.ext_fields;
+  put(f, "topic", topic.topic_name);
+  put(f, "defaultTopic", default_topic);
+  put(f, "readQueueNums", static_cast<std::int64_t>(topic.read_queue_nums));
+  put(f, "writeQueueNums", static_cast<std::int64_t>(topic.write_queue_nums));
+  put(f, "perm", static_cast<std::int64_t>(topic.perm));
+  put(f, "topicFilterType", topic.topic_filter_type);
+  put(f, "topicSysFlag", static_cast<std::int64_t>(topic.topic_sys_flag));
+  put_bool(f, "order", topic.order);
+  return call(address, std::move(request), timeout).status();
+}
+
+Status ClientApi::delete_topic_in_broker(std::string_view address, std::string_view topic, milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kDeleteTopicInBroker);
+  put(request.ext_fields, "topic", topic);
+  return call(address, std::move(request), timeout).status();
+}
+
+Result<protocol::TopicConfigTable> ClientApi::get_all_topic_config(std::string_view address, milliseconds timeout) {
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response,
+                         call(address, RemotingCommand::request(rq::kGetAllTopicConfig), timeout));
+  return protocol::decode_topic_config_table(protocol::body_text(response));
+}
+
+Result<protocol::TopicStatsTable> ClientApi::get_topic_stats(std::string_view address, std::string_view topic,
+                                                             milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kGetTopicStatsInfo);
+  put(request.ext_fields, "topic", topic);
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, call(address, std::move(request), timeout));
+  return protocol::decode_topic_stats(protocol::body_text(response));
+}
+
+Result<protocol::ConsumeStats> ClientApi::get_consume_stats(std::string_view address, std::string_view group,
+                                                            std::string_view topic, milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kGetConsumeStats);
+  put(request.ext_fields, "consumerGroup", group);
+  if (!topic.empty()) put(request.ext_fields, "topic", topic);
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, call(address, std::move(request), timeout));
+  return protocol::decode_consume_stats(protocol::body_text(response));
+}
+
+Result<protocol::KvTable> ClientApi::get_broker_runtime_info(std::string_view address, milliseconds timeout) {
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response,
+                         call(address, RemotingCommand::request(rq::kGetBrokerRuntimeInfo), timeout));
+  return protocol::decode_kv_table(protocol::body_text(response));
+}
+
+Result<QueryMessageResult> ClientApi::query_message(std::string_view address, const QueryMessageRequest& r,
+                                                    milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kQueryMessage);
+  auto& f = request.ext_fields;
+  put(f, "topic", r.topic);
+  put(f, "key", r.key);
+  put(f, "maxNum", static_cast<std::int64_t>(r.max_num));
+  put(f, "beginTimestamp", r.begin_timestamp_ms);
+  put(f, "endTimestamp", r.end_timestamp_ms);
+  if (r.unique_key) put_bool(f, "_UNIQUE_KEY_QUERY", true);
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, invoke(address, std::move(request), timeout));
+  QueryMessageResult result;
+  if (response.code == rc::kQueryNotFound) return result;
+  if (response.code != rc::kSuccess) return response_error(response, address);
+  result.index_last_update_timestamp = response.ext_fields.get_int("indexLastUpdateTimestamp").value_or(0);
+  result.index_last_update_phy_offset = response.ext_fields.get_int("indexLastUpdatePhyoffset").value_or(0);
+  MQKIT_ASSIGN_OR_RETURN(result.messages, decode_messages(response.body));
+  return result;
+}
+
+Result<MessageExt> ClientApi::view_message(std::string_view address, std::int64_t commit_log_offset,
+                                           milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kViewMessageById);
+  put(request.ext_fields, "offset", commit_log_offset);
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, call(address, std::move(request), timeout));
+  MQKIT_ASSIGN_OR_RETURN(auto messages, decode_messages(response.body));
+  if (messages.size() != 1) {
+    return Status::corruption("view response from " + std::string(address) + " holds " +
+                              std::to_string(messages.size()) + " messages instead of one");
+  }
+  return std::move(messages.front());
+}
+
+Status ClientApi::reset_offset(std::string_view address, std::string_view topic, std::string_view group,
+                               std::int64_t timestamp_ms, bool force, milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kInvokeBrokerToResetOffset);
+  put(request.ext_fields, "topic", topic);
+  put(request.ext_fields, "group", group);
+  put(request.ext_fields, "timestamp", timestamp_ms);
+  put_bool(request.ext_fields, "isForce", force);
+  return call(address, std::move(request), timeout).status();
+}
+
+}  // namespace mqkit::client

@@ -1,0 +1,287 @@
+#include "mqkit/client/client_api.hpp"
+
+#include <gtest/gtest.h>
+
+#include "mqkit/plugin/v1/message_record.hpp"
+#include "mqkit/protocol/codes.hpp"
+#include "mqkit/protocol/header_fields.hpp"
+#include "testing/fake_transport.hpp"
+
+namespace mqkit::client {
+namespace {
+
+namespace v1 = plugin::v1;
+namespace rq = protocol::request_code;
+namespace rc = protocol::response_code;
+using testing::FakeTransport;
+using std::chrono::milliseconds;
+
+RemotingCommand reply(std::int32_t code, std::initializer_list<std::pair<const char*, std::string>> fields = {}) {
+  RemotingCommand r;
+  r.code = code;
+  for (const auto& [k, v] : fields) r.ext_fields.set(k, v);
+  if (code != rc::kSuccess) r.remark = "remark of " + std::to_string(code);
+  return r;
+}
+
+std::string field(const RemotingCommand& c, std::string_view name) { return std::string(c.ext_fields.get(name).value_or("<none>")); }
+
+class ClientApiTest : public ::testing::Test {
+ protected:
+  void respond_with(FakeTransport::Responder responder) {
+    transport_ = std::make_shared<FakeTransport>(std::move(responder));
+    api_ = std::make_unique<ClientApi>(transport_, nullptr, std::vector<std::string>{"ns1:9876", "ns2:9876"},
+                                       milliseconds(1000));
+  }
+  std::shared_ptr<FakeTransport> transport_;
+  std::unique_ptr<ClientApi> api_;
+};
+
+TEST_F(ClientApiTest, SendMessageV2HeaderAndResult) {
+  respond_with([](const std::string&, const RemotingCommand&) {
+    return Result<RemotingCommand>(reply(rc::kSuccess, {{"msgId", "0A00000100002A9F0000000000000010"},
+                                                        {"queueId", "3"}, {"queueOffset", "42"},
+                                                        {"MSG_REGION", "R1"}, {"TRACE_ON", "false"}}));
+  });
+  SendMessageRequest request;
+  request.producer_group = "PG";
+  request.topic = "T";
+  request.queue_id = 3;
+  request.sys_flag = 1;
+  request.born_timestamp = 1700000000000;
+  request.flag = 9;
+  request.properties = v1::encode_properties({{"UNIQ_KEY", "ABC"}, {"TAGS", "t"}});
+  request.body = std::make_shared<const std::string>("payload");
+  auto result = api_->send_message("b1:10911", "broker-a", request);
+  ASSERT_TRUE(result.is_ok()) << result.status().to_string();
+  EXPECT_EQ(result->status, SendStatus::kSendOk);
+  EXPECT_EQ(result->msg_id, "ABC");
+  EXPECT_EQ(result->offset_msg_id, "0A00000100002A9F0000000000000010");
+  EXPECT_EQ(result->message_queue, (MessageQueue{"T", "broker-a", 3}));
+  EXPECT_EQ(result->queue_offset, 42);
+  EXPECT_EQ(result->region_id, "R1");
+  EXPECT_FALSE(result->trace_on);
+
+  const auto calls = transport_->calls();
+  ASSERT_EQ(calls.size(), 1u);
+  const auto& sent = calls[0].request;
+  EXPECT_EQ(calls[0].address, "b1:10911");
+  EXPECT_EQ(sent.code, rq::kSendMessageV2);
+  EXPECT_EQ(field(sent, "a"), "PG");
+  EXPECT_EQ(field(sent, "b"), "T");
+  EXPECT_EQ(field(sent, "c"), "TBW102");
+  EXPECT_EQ(field(sent, "d"), "4");
+  EXPECT_EQ(field(sent, "e"), "3");
+  EXPECT_EQ(field(sent, "f"), "1");
+  EXPECT_EQ(field(sent, "g"), "1700000000000");
+  EXPECT_EQ(field(sent, "h"), "9");
+  EXPECT_EQ(field(sent, "i"), request.properties);
+  EXPECT_EQ(field(sent, "j"), "0");
+  EXPECT_EQ(field(sent, "k"), "false");
+  EXPECT_EQ(field(sent, "l"), "<none>");
+  EXPECT_EQ(field(sent, "m"), "false");
+  EXPECT_EQ(std::string(sent.body.begin(), sent.body.end()), "payload");
+}
+
+TEST_F(ClientApiTest, StoredButNotOkAndFailures) {
+  std::int32_t code = rc::kFlushDiskTimeout;
+  respond_with([&](const std::string&, const RemotingCommand&) {
+    return Result<RemotingCommand>(reply(code, {{"msgId", "X"}, {"queueId", "0"}, {"queueOffset", "1"}}));
+  });
+  SendMessageRequest request;
+  request.topic = "T";
+  request.body = std::make_shared<const std::string>("x");
+  EXPECT_EQ(api_->send_message("b", "B", request)->status, SendStatus::kFlushDiskTimeout);
+  code = rc::kSlaveNotAvailable;
+  EXPECT_EQ(api_->send_message("b", "B", request)->status, SendStatus::kSlaveNotAvailable);
+  code = rc::kTopicNotExist;
+  const Status missing = api_->send_message("b", "B", request).status();
+  EXPECT_EQ(missing.code(), StatusCode::kNotFound);
+  EXPECT_EQ(missing.message(), "CODE: 17 DESC: remark of 17 (b)");
+  code = rc::kMessageIllegal;
+  EXPECT_EQ(api_->send_message("b", "B", request).status().code(), StatusCode::kInvalidArgument);
+  transport_->set_unreachable("b", true);
+  EXPECT_EQ(api_->send_message("b", "B", request).status().code(), StatusCode::kUnavailable);
+}
+
+TEST_F(ClientApiTest, BatchResultJoinsEveryUniqueKey) {
+  respond_with([](const std::string&, const RemotingCommand&) {
+    return Result<RemotingCommand>(reply(rc::kSuccess, {{"msgId", "O1,O2"}, {"queueId", "0"}, {"queueOffset", "7"}}));
+  });
+  std::vector<std::uint8_t> body;
+  const std::uint8_t payload[] = {'x'};
+  v1::append_batch_item(body, 0, payload, v1::encode_properties({{"UNIQ_KEY", "U1"}}));
+  v1::append_batch_item(body, 0, payload, v1::encode_properties({{"UNIQ_KEY", "U2"}}));
+  SendMessageRequest request;
+  request.topic = "T";
+  request.batch = true;
+  request.body = std::make_shared<const std::string>(body.begin(), body.end());
+  auto result = api_->send_message("b", "B", request);
+  ASSERT_TRUE(result.is_ok());
+  EXPECT_EQ(result->msg_id, "U1,U2");
+  EXPECT_EQ(result->offset_msg_id, "O1,O2");
+  const auto sent = transport_->calls().at(0).request;
+  EXPECT_EQ(sent.code, rq::kSendBatchMessage);
+  EXPECT_EQ(field(sent, "m"), "true");
+}
+
+TEST_F(ClientApiTest, RouteLookupAsksForStandardJsonAndFailsOverBetweenNameServers) {
+  protocol::TopicRouteData route;
+  route.queue_datas = {{"broker-a", 4, 4, 6, 0}};
+  protocol::BrokerData broker;
+  broker.broker_name = "broker-a";
+  broker.broker_addrs[0] = "b:1";
+  route.broker_datas = {broker};
+  respond_with([&](const std::string& address, const RemotingCommand& request) -> Result<RemotingCommand> {
+    if (address == "ns1:9876") return Status::unavailable("down");
+    if (field(request, "topic") == "Missing") return reply(rc::kTopicNotExist);
+    auto r = reply(rc::kSuccess);
+    protocol::set_body(r, protocol::encode(route));
+    return r;
+  });
+  auto got = api_->get_topic_route("T");
+  ASSERT_TRUE(got.is_ok()) << got.status().to_string();
+  EXPECT_EQ(got->queue_datas, route.queue_datas);
+  EXPECT_EQ(api_->get_topic_route("Missing").status().code(), StatusCode::kNotFound);
+  const auto calls = transport_->calls_with_code(rq::kGetRouteInfoByTopic);
+  ASSERT_EQ(calls.size(), 3u);  // ns1 failed, ns2 answered; then ns2 first
+  EXPECT_EQ(calls[0].address, "ns1:9876");
+  EXPECT_EQ(calls[1].address, "ns2:9876");
+  EXPECT_EQ(calls[2].address, "ns2:9876");
+  EXPECT_EQ(field(calls[1].request, "acceptStandardJsonOnly"), "true");
+  EXPECT_EQ(calls[1].request.version, v1::kWireVersion);
+}
+
+TEST_F(ClientApiTest, PullRequestAndDecodedResult) {
+  std::vector<std::uint8_t> record;
+  {
+    v1::MessageToAppend m;
+    m.topic = "T";
+    m.queue_id = 1;
+    const std::string body = "hello";
+    m.body = {reinterpret_cast<const std::uint8_t*>(body.data()), body.size()};
+    record.resize(static_cast<std::size_t>(v1::record_size(m)));
+    ASSERT_TRUE(v1::encode_record(m, {5, 1000, 1}, record).is_ok());
+  }
+  respond_with([&](const std::string&, const RemotingCommand&) {
+    auto r = reply(rc::kSuccess, {{"nextBeginOffset", "6"}, {"minOffset", "0"}, {"maxOffset", "6"},
+                                  {"suggestWhichBrokerId", "0"}});
+    r.body = record;
+    return Result<RemotingCommand>(r);
+  });
+  PullMessageRequest request;
+  request.consumer_group = "G";
+  request.topic = "T";
+  request.queue_id = 1;
+  request.queue_offset = 5;
+  request.commit_offset = 3;
+  request.sys_flag = pull_sys_flag::build(true, true, true, false);
+  request.sub_version = 77;
+  auto result = api_->pull_message("b", request);
+  ASSERT_TRUE(result.is_ok()) << result.status().to_string();
+  EXPECT_EQ(result->status, PullStatus::kFound);
+  EXPECT_EQ(result->next_begin_offset, 6);
+  EXPECT_EQ(result->max_offset, 6);
+  ASSERT_EQ(result->messages.size(), 1u);
+  EXPECT_EQ(result->messages[0].body(), "hello");
+  EXPECT_EQ(result->messages[0].queue_offset, 5);
+  const auto sent = transport_->calls().at(0).request;
+  EXPECT_EQ(sent.code, rq::kPullMessage);
+  EXPECT_EQ(field(sent, "consumerGroup"), "G");
+  EXPECT_EQ(field(sent, "queueOffset"), "5");
+  EXPECT_EQ(field(sent, "maxMsgNums"), "32");
+  EXPECT_EQ(field(sent, "sysFlag"), "7");
+  EXPECT_EQ(field(sent, "commitOffset"), "3");
+  EXPECT_EQ(field(sent, "suspendTimeoutMillis"), "15000");
+  EXPECT_EQ(field(sent, "subscription"), "*");
+  EXPECT_EQ(field(sent, "subVersion"), "77");
+  EXPECT_EQ(field(sent, "expressionType"), "TAG");
+}
+
+TEST_F(ClientApiTest, OffsetsHeartbeatAndOneway) {
+  respond_with([](const std::string&, const RemotingCommand& request) -> Result<RemotingCommand> {
+    switch (request.code) {
+      case rq::kQueryConsumerOffset:
+        if (field(request, "queueId") == "9") return reply(rc::kQueryNotFound);
+        return reply(rc::kSuccess, {{"offset", "12"}});
+      case rq::kGetMaxOffset: return reply(rc::kSuccess, {{"offset", "100"}});
+      case rq::kGetMinOffset: return reply(rc::kSuccess, {{"offset", "not a number"}});
+      default: return reply(rc::kSuccess);
+    }
+  });
+  const MessageQueue queue{"T", "B", 2};
+  EXPECT_EQ(api_->query_consumer_offset("b", "G", queue).value_or(-1), 12);
+  EXPECT_EQ(api_->query_consumer_offset("b", "G", MessageQueue{"T", "B", 9}).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(api_->get_max_offset("b", queue).value_or(-1), 100);
+  EXPECT_EQ(api_->get_min_offset("b", queue).status().code(), StatusCode::kCorruption);
+
+  protocol::HeartbeatData heartbeat;
+  heartbeat.client_id = "1.2.3.4@x";
+  heartbeat.producer_groups = {"PG"};
+  EXPECT_TRUE(api_->heartbeat("b", heartbeat).is_ok());
+  const auto hb = transport_->calls_with_code(rq::kHeartBeat).at(0).request;
+  auto decoded = protocol::decode_heartbeat(protocol::body_text(hb));
+  ASSERT_TRUE(decoded.is_ok());
+  EXPECT_EQ(decoded->client_id, "1.2.3.4@x");
+
+  EXPECT_TRUE(api_->update_consumer_offset_oneway("b", "G", queue, 33).is_ok());
+  const auto oneway = transport_->calls_with_code(rq::kUpdateConsumerOffset).at(0).request;
+  EXPECT_TRUE(oneway.is_oneway());
+  EXPECT_EQ(field(oneway, "commitOffset"), "33");
+  EXPECT_EQ(field(oneway, "consumerGroup"), "G");
+
+  EXPECT_TRUE(api_->unregister_client("b", "cid", "PG", "").is_ok());
+  const auto unregister = transport_->calls_with_code(rq::kUnregisterClient).at(0).request;
+  EXPECT_EQ(field(unregister, "clientID"), "cid");
+  EXPECT_EQ(field(unregister, "producerGroup"), "PG");
+  EXPECT_EQ(field(unregister, "consumerGroup"), "<none>");
+}
+
+TEST_F(ClientApiTest, AdminRequests) {
+  respond_with([](const std::string&, const RemotingCommand& request) -> Result<RemotingCommand> {
+    if (request.code == rq::kQueryMessage) return reply(rc::kQueryNotFound);
+    if (request.code == rq::kLockBatchMq) {
+      auto body = protocol::decode_lock_batch_request(protocol::body_text(request));
+      protocol::LockBatchResponse locked;
+      locked.lock_ok_mq_set = {*body->mq_set.begin()};
+      auto r = reply(rc::kSuccess);
+      protocol::set_body(r, protocol::encode(locked));
+      return r;
+    }
+    return reply(rc::kSuccess);
+  });
+  protocol::TopicConfig topic;
+  topic.topic_name = "NewTopic";
+  topic.read_queue_nums = 8;
+  topic.write_queue_nums = 8;
+  EXPECT_TRUE(api_->create_topic("b", topic).is_ok());
+  const auto create = transport_->calls_with_code(rq::kUpdateAndCreateTopic).at(0).request;
+  EXPECT_EQ(field(create, "topic"), "NewTopic");
+  EXPECT_EQ(field(create, "readQueueNums"), "8");
+  EXPECT_EQ(field(create, "perm"), "6");
+  EXPECT_EQ(field(create, "topicFilterType"), "SINGLE_TAG");
+  EXPECT_EQ(field(create, "order"), "false");
+
+  auto none = api_->query_message("b", QueryMessageRequest{"T", "K", 32, 0, 1, true});
+  ASSERT_TRUE(none.is_ok());
+  EXPECT_TRUE(none->messages.empty());
+  EXPECT_EQ(field(transport_->calls_with_code(rq::kQueryMessage).at(0).request, "_UNIQUE_KEY_QUERY"), "true");
+
+  protocol::LockBatchRequest lock;
+  lock.consumer_group = "G";
+  lock.client_id = "cid";
+  lock.mq_set = {MessageQueue{"T", "B", 0}, MessageQueue{"T", "B", 1}};
+  auto locked = api_->lock_batch_mq("b", lock);
+  ASSERT_TRUE(locked.is_ok()) << locked.status().to_string();
+  EXPECT_EQ(locked->size(), 1u);
+
+  EXPECT_TRUE(api_->reset_offset("b", "T", "G", 1700000000000).is_ok());
+  const auto reset = transport_->calls_with_code(rq::kInvokeBrokerToResetOffset).at(0).request;
+  EXPECT_EQ(field(reset, "timestamp"), "1700000000000");
+  EXPECT_EQ(field(reset, "isForce"), "true");
+  EXPECT_TRUE(api_->delete_topic_in_namesrv("T").is_ok());
+  EXPECT_EQ(transport_->calls_with_code(rq::kDeleteTopicInNamesrv).size(), 2u);  // every name server
+}
+
+}  // namespace
+}  // namespace mqkit::client

@@ -1,0 +1,155 @@
+#include "mqkit/client/client_config.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "mqkit/client/producer_config.hpp"
+#include "mqkit/kernel/bootstrap.hpp"
+
+namespace mqkit::client {
+namespace {
+
+class ClientConfigFileTest : public ::testing::Test {
+ protected:
+  Result<std::unique_ptr<kernel::Bootstrap>> boot(const std::string& toml, std::vector<std::string> overrides = {}) {
+    path_ = ::testing::TempDir() + "client_config_test_" + std::to_string(::getpid()) + ".toml";
+    std::ofstream(path_) << "[kernel]\nplugin_dirs = [\"" MQKIT_PLUGIN_DIR "\"]\n" << toml;
+    kernel::CommandLine command_line;
+    command_line.config_file = path_;
+    command_line.overrides = std::move(overrides);
+    return kernel::Bootstrap::create(command_line);
+  }
+  void TearDown() override { std::remove(path_.c_str()); }
+  std::string path_;
+};
+
+TEST_F(ClientConfigFileTest, DefaultsMatchRocketMq) {
+  auto b = boot("");
+  ASSERT_TRUE(b.is_ok()) << b.status().to_string();
+  auto config = load_producer_config(**b);
+  ASSERT_TRUE(config.is_ok()) << config.status().to_string();
+  EXPECT_EQ(config->group, "DEFAULT_PRODUCER");
+  EXPECT_EQ(config->send_msg_timeout.count(), 3000);
+  EXPECT_EQ(config->retry_times_when_send_failed, 2);
+  EXPECT_EQ(config->compress_msg_body_over_howmuch, 4096u);
+  EXPECT_EQ(config->max_message_size, 4u * 1024 * 1024);
+  EXPECT_EQ(config->create_topic_key, "TBW102");
+  EXPECT_EQ(config->client.instance_name, "DEFAULT");
+  EXPECT_EQ(config->client.poll_name_server_interval.count(), 30000);
+  EXPECT_EQ(config->client.heartbeat_broker_interval.count(), 30000);
+  EXPECT_EQ(config->client.transport.name, "remoting");
+  EXPECT_EQ(config->client.selector.name, "round_robin");
+  EXPECT_EQ(config->client.fault_strategy.name, "latency_fault_tolerance");
+  EXPECT_EQ(config->client.allocator.name, "averagely");
+  EXPECT_TRUE((*b)->finish_validation().is_ok());
+}
+
+TEST_F(ClientConfigFileTest, ReadsSectionsAndPluginSlots) {
+  auto b = boot(R"(
+[client]
+namesrvAddr = "10.0.0.1:9876; 10.0.0.2:9876"
+instance_name = "orders"
+mq_client_api_timeout = "5s"
+heartbeat_broker_interval = "10s"
+
+[client.transport]
+plugin = "remoting"
+io_threads = 2
+
+[producer]
+group = "pg"
+sendMsgTimeout = 1500
+retry_times_when_send_failed = 4
+compress_msg_body_over_howmuch = "8KiB"
+max_in_flight_async_messages = 500
+
+[producer.selector]
+plugin = "SelectMessageQueueByHash"
+
+[producer.fault_strategy]
+plugin = "latency_fault_tolerance"
+
+[consumer.allocator]
+plugin = "consistent_hash"
+)",
+                {"producer.max_message_size=1MiB"});
+  ASSERT_TRUE(b.is_ok()) << b.status().to_string();
+  auto config = load_producer_config(**b);
+  ASSERT_TRUE(config.is_ok()) << config.status().to_string();
+  EXPECT_EQ(config->client.namesrv_addresses, (std::vector<std::string>{"10.0.0.1:9876", "10.0.0.2:9876"}));
+  EXPECT_EQ(config->client.instance_name, "orders");
+  EXPECT_EQ(config->client.api_timeout.count(), 5000);
+  EXPECT_EQ(config->client.heartbeat_broker_interval.count(), 10000);
+  EXPECT_EQ(config->client.client_id().substr(config->client.client_id().find('@')), "@orders");
+  EXPECT_EQ(config->client.transport.settings.at("io_threads"), "2");
+  EXPECT_EQ(config->client.selector.name, "SelectMessageQueueByHash");
+  EXPECT_EQ(config->client.allocator.name, "consistent_hash");
+  EXPECT_EQ(config->client.allocator.settings.at("virtual_nodes"), "10");  // the plugin's default, carried along
+  EXPECT_EQ(config->group, "pg");
+  EXPECT_EQ(config->send_msg_timeout.count(), 1500);
+  EXPECT_EQ(config->retry_times_when_send_failed, 4);
+  EXPECT_EQ(config->compress_msg_body_over_howmuch, 8192u);
+  EXPECT_EQ(config->max_message_size, 1024u * 1024);
+  EXPECT_EQ(config->max_in_flight_async_messages, 500u);
+  EXPECT_TRUE(config->validate().is_ok()) << config->validate().to_string();
+  EXPECT_TRUE((*b)->finish_validation().is_ok()) << (*b)->finish_validation().to_string();
+}
+
+TEST_F(ClientConfigFileTest, ErrorsNameTheKey) {
+  auto b = boot("[client]\nnamesrv_adr = \"x:1\"\n");
+  ASSERT_TRUE(b.is_ok());
+  const Status unknown = load_client_config(**b).status();
+  EXPECT_EQ(unknown.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(unknown.message().find("namesrv_adr"), std::string::npos) << unknown.to_string();
+
+  auto bad_plugin = boot("[producer.selector]\nplugin = \"no_such_selector\"\n");
+  ASSERT_TRUE(bad_plugin.is_ok());
+  const Status missing = load_client_config(**bad_plugin).status();
+  EXPECT_FALSE(missing.is_ok());
+  EXPECT_NE(missing.message().find("no_such_selector"), std::string::npos) << missing.to_string();
+
+  auto bad_setting = boot("[client.transport]\nplugin = \"remoting\"\nio_threads = 0\n");
+  ASSERT_TRUE(bad_setting.is_ok());
+  EXPECT_NE(load_client_config(**bad_setting).status().message().find("io_threads"), std::string::npos);
+}
+
+TEST(ClientConfigTest, ResolvedFillsNameServersClientIpAndInstance) {
+  ::setenv("NAMESRV_ADDR", "1.2.3.4:9876;5.6.7.8:9876", 1);
+  ClientConfig config;
+  const ClientConfig resolved = config.resolved();
+  ::unsetenv("NAMESRV_ADDR");
+  EXPECT_EQ(resolved.namesrv_addresses, (std::vector<std::string>{"1.2.3.4:9876", "5.6.7.8:9876"}));
+  EXPECT_FALSE(resolved.client_ip.empty());
+  EXPECT_NE(resolved.instance_name, "DEFAULT");
+  EXPECT_EQ(resolved.instance_name.find(std::to_string(::getpid()) + "#"), 0u);
+  EXPECT_TRUE(resolved.validate().is_ok());
+  EXPECT_EQ(resolved.client_id(), resolved.client_ip + "@" + resolved.instance_name);
+
+  ClientConfig named;
+  named.instance_name = "fixed";
+  named.client_ip = "10.1.1.1";
+  named.unit_name = "u1";
+  named.namesrv_addresses = {"n:1"};
+  EXPECT_EQ(named.resolved().client_id(), "10.1.1.1@fixed@u1");
+}
+
+TEST(ClientConfigTest, ValidateNamesTheProblem) {
+  ClientConfig config;
+  config.client_ip = "10.0.0.1";
+  EXPECT_NE(config.validate().message().find("name server"), std::string::npos);
+  config.namesrv_addresses = {"nohost"};
+  EXPECT_NE(config.validate().message().find("nohost"), std::string::npos);
+  config.namesrv_addresses = {"host:9876"};
+  EXPECT_TRUE(config.validate().is_ok());
+  ProducerConfig producer;
+  producer.client = config;
+  producer.group = "bad group";
+  EXPECT_EQ(producer.validate().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(split_namesrv_addresses(" a:1 ;;b:2;"), (std::vector<std::string>{"a:1", "b:2"}));
+}
+
+}  // namespace
+}  // namespace mqkit::client

@@ -1,0 +1,162 @@
+#include "mqkit/client/client_instance.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "mqkit/protocol/codes.hpp"
+#include "mqkit/protocol/header_fields.hpp"
+#include "testing/fake_transport.hpp"
+
+namespace mqkit::client {
+namespace {
+
+namespace rq = protocol::request_code;
+namespace rc = protocol::response_code;
+using testing::FakeCluster;
+
+ClientConfig test_config() {
+  ClientConfig config;
+  config.namesrv_addresses = {FakeCluster::kNamesrv};
+  config.client_ip = "10.0.0.9";
+  config.instance_name = "instance-test";
+  config.plugin_dirs = {MQKIT_PLUGIN_DIR};
+  return config;
+}
+
+class ClientInstanceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    cluster_.add_broker("broker-a", "10.0.0.1:10911");
+    cluster_.add_broker("broker-b", "10.0.0.2:10911");
+    cluster_.add_topic("T", "broker-a", 4);
+    cluster_.add_topic("T", "broker-b", 2);
+    cluster_.add_topic("TBW102", "broker-a", 8, 7);
+    auto made = ClientInstance::create(test_config(), cluster_.transport());
+    ASSERT_TRUE(made.is_ok()) << made.status().to_string();
+    instance_ = std::move(made).value();
+  }
+  FakeCluster cluster_;
+  std::shared_ptr<ClientInstance> instance_;
+};
+
+TEST_F(ClientInstanceTest, CachesRoutesAndBrokerAddresses) {
+  EXPECT_EQ(instance_->cached_route("T"), nullptr);
+  auto route = instance_->route("T");
+  ASSERT_TRUE(route.is_ok()) << route.status().to_string();
+  EXPECT_EQ((*route)->publish.queues.size(), 6u);
+  EXPECT_EQ((*route)->subscribe_queues.size(), 6u);
+  EXPECT_FALSE((*route)->from_default_topic);
+  EXPECT_EQ(instance_->find_broker_master("broker-b"), "10.0.0.2:10911");
+  EXPECT_EQ(instance_->find_broker_master("broker-x"), "");
+  auto slave = instance_->find_broker("broker-a", 1, false);
+  ASSERT_TRUE(slave.has_value());
+  EXPECT_EQ(slave->address, "10.0.0.1:10911");
+  EXPECT_FALSE(slave->slave);
+  EXPECT_FALSE(instance_->find_broker("broker-a", 1, true).has_value());
+  EXPECT_FALSE(instance_->find_broker_address_of_topic("T").empty());
+  const auto lookups = cluster_.transport()->calls_with_code(rq::kGetRouteInfoByTopic).size();
+  ASSERT_TRUE(instance_->route("T").is_ok());
+  EXPECT_EQ(cluster_.transport()->calls_with_code(rq::kGetRouteInfoByTopic).size(), lookups);  // cached
+}
+
+TEST_F(ClientInstanceTest, TopicWithoutRouteGetsTheCreateTopicKeysRoute) {
+  EXPECT_EQ(instance_->route("NewTopic").status().code(), StatusCode::kNotFound);
+  auto route = instance_->publish_route("NewTopic", DefaultTopicRoute{"TBW102", 4});
+  ASSERT_TRUE(route.is_ok()) << route.status().to_string();
+  EXPECT_TRUE((*route)->from_default_topic);
+  ASSERT_EQ((*route)->publish.queues.size(), 4u);  // min(4, 8)
+  EXPECT_EQ((*route)->publish.queues[0].topic, "NewTopic");
+  // Once the name server knows it, a refresh replaces the borrowed route.
+  cluster_.add_topic("NewTopic", "broker-b", 3);
+  ASSERT_TRUE(instance_->update_route("NewTopic").is_ok());
+  EXPECT_FALSE(instance_->cached_route("NewTopic")->from_default_topic);
+  EXPECT_EQ(instance_->cached_route("NewTopic")->publish.queues.size(), 3u);
+
+  auto nothing = instance_->publish_route("Nothing", DefaultTopicRoute{"NoSuchKey", 4});
+  EXPECT_EQ(nothing.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(nothing.status().message().find("No route info of this topic: Nothing"), std::string::npos);
+}
+
+TEST_F(ClientInstanceTest, HeartbeatsCarryTheGroupsAndGoToMastersOnly) {
+  EXPECT_TRUE(instance_->send_heartbeat_to_all_brokers().is_ok());  // nothing registered: nothing sent
+  EXPECT_TRUE(cluster_.transport()->calls_with_code(rq::kHeartBeat).empty());
+  ASSERT_TRUE(instance_->register_producer("PG").is_ok());
+  EXPECT_EQ(instance_->register_producer("PG").code(), StatusCode::kAlreadyExists);
+  ASSERT_TRUE(instance_->route("T").is_ok());
+  EXPECT_TRUE(instance_->send_heartbeat_to_all_brokers().is_ok());
+  const auto beats = cluster_.transport()->calls_with_code(rq::kHeartBeat);
+  ASSERT_EQ(beats.size(), 2u);
+  std::set<std::string> addresses;
+  for (const auto& beat : beats) {
+    addresses.insert(beat.address);
+    auto data = protocol::decode_heartbeat(protocol::body_text(beat.request));
+    ASSERT_TRUE(data.is_ok());
+    EXPECT_EQ(data->client_id, "10.0.0.9@instance-test");
+    EXPECT_EQ(data->producer_groups, std::vector<std::string>{"PG"});
+  }
+  EXPECT_EQ(addresses, (std::set<std::string>{"10.0.0.1:10911", "10.0.0.2:10911"}));
+  instance_->unregister_producer("PG");
+  EXPECT_EQ(cluster_.transport()->calls_with_code(rq::kUnregisterClient).size(), 2u);
+  EXPECT_TRUE(instance_->producer_groups().empty());
+}
+
+class CountingConsumer final : public ConsumerMember {
+ public:
+  std::string group() const override { return "CG"; }
+  protocol::ConsumerData consumer_data() const override {
+    protocol::ConsumerData data;
+    data.group_name = "CG";
+    data.consume_type = "CONSUME_PASSIVELY";
+    data.message_model = "CLUSTERING";
+    data.consume_from_where = "CONSUME_FROM_LAST_OFFSET";
+    return data;
+  }
+  std::vector<std::string> subscribed_topics() const override { return {"T"}; }
+  void rebalance() override { ++rebalances; }
+  void persist_offsets() override { ++persists; }
+  std::atomic<int> rebalances{0};
+  std::atomic<int> persists{0};
+};
+
+TEST_F(ClientInstanceTest, BrokerNoticeOfGroupChangeRebalancesConsumers) {
+  auto consumer = std::make_shared<CountingConsumer>();
+  ASSERT_TRUE(instance_->register_consumer(consumer).is_ok());
+  EXPECT_EQ(instance_->register_consumer(consumer).code(), StatusCode::kAlreadyExists);
+  ASSERT_TRUE(instance_->start().is_ok());
+  ASSERT_TRUE(instance_->route("T").is_ok());
+  // The connection the client opened is how the broker reaches it.
+  ASSERT_TRUE(instance_->api().heartbeat("10.0.0.1:10911", protocol::HeartbeatData{}).is_ok());
+  auto notice = RemotingCommand::request(rq::kNotifyConsumerIdsChanged);
+  notice.flag |= RemotingCommand::kOnewayFlag;
+  notice.ext_fields.set("consumerGroup", std::string("CG"));
+  cluster_.transport()->deliver_request("10.0.0.1:10911", std::move(notice));
+  for (int i = 0; i < 500 && consumer->rebalances.load() == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_GE(consumer->rebalances.load(), 1);
+  EXPECT_TRUE(cluster_.transport()->client_responses().empty());  // one-way: not answered
+
+  // Codes nobody serves are refused, as RocketMQ does.
+  cluster_.transport()->deliver_request("10.0.0.1:10911", RemotingCommand::request(rq::kGetConsumerRunningInfo));
+  const auto responses = cluster_.transport()->client_responses();
+  ASSERT_EQ(responses.size(), 1u);
+  EXPECT_EQ(responses[0].code, rc::kRequestCodeNotSupported);
+
+  // Heartbeats now include the consumer and reach every broker address.
+  EXPECT_TRUE(instance_->send_heartbeat_to_all_brokers().is_ok());
+  instance_->unregister_consumer("CG");
+}
+
+TEST_F(ClientInstanceTest, ProcessesRegisteredRequestCodes) {
+  std::atomic<int> served{0};
+  instance_->register_request_processor(rq::kResetConsumerClientOffset,
+                                        [&](const std::shared_ptr<plugin::v1::Channel>&, RemotingCommand) { ++served; });
+  ASSERT_TRUE(instance_->api().heartbeat("10.0.0.2:10911", protocol::HeartbeatData{}).is_ok());
+  cluster_.transport()->deliver_request("10.0.0.2:10911", RemotingCommand::request(rq::kResetConsumerClientOffset));
+  EXPECT_EQ(served.load(), 1);
+}
+
+}  // namespace
+}  // namespace mqkit::client

@@ -1,0 +1,24 @@
+// zlib compression of message bodies, as RocketMQ's producer writes them (java.util.zip
+// Deflater: zlib header and trailer) and consumers inflate them. Any thread.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "mqkit/client/types.hpp"
+
+namespace mqkit::client {
+
+// Bodies inflated beyond this are refused: a corrupt or hostile body must not take all memory.
+inline constexpr std::size_t kMaxInflatedBodySize = 128 * 1024 * 1024;
+
+// zlib stream of `body` at `level` (1..9).
+Result<std::string> zlib_compress(std::string_view body, int level);
+// The inflated bytes; Corruption when `compressed` is not a complete zlib stream, or inflates to
+// more than `max_size`.
+Result<std::string> zlib_uncompress(std::span<const std::uint8_t> compressed,
+                                    std::size_t max_size = kMaxInflatedBodySize);
+
+}  // namespace mqkit::client

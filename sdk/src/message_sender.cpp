@@ -1,0 +1,262 @@
+#include "message_sender.hpp"
+
+#include <algorithm>
+#include <exception>
+
+#include "mqkit/client/response_status.hpp"
+#include "mqkit/kernel/logging.hpp"
+
+namespace mqkit::client {
+
+namespace v1 = plugin::v1;
+using std::chrono::milliseconds;
+
+namespace {
+
+milliseconds since(MessageSender::Clock::time_point start) {
+  return std::chrono::duration_cast<milliseconds>(MessageSender::Clock::now() - start);
+}
+
+// Where a send stands after each attempt; shared by the sync loop and the async chain so both
+// decide "again or give up" the same way.
+struct Progress {
+  int attempts = 0;
+  int max_attempts = 1;
+  std::string last_failed_broker{};
+  std::vector<std::string> brokers_sent{};
+  Status last_error{};
+  bool timed_out = false;
+
+  bool may_attempt(MessageSender::Clock::time_point deadline) {
+    if (attempts >= max_attempts) return false;
+    if (MessageSender::Clock::now() >= deadline) {
+      timed_out = true;
+      return false;
+    }
+    ++attempts;
+    return true;
+  }
+  // Records a failed attempt; true when the failure is worth another attempt.
+  bool failed(std::string broker, Status error) {
+    last_error = std::move(error);
+    if (!broker.empty()) {
+      brokers_sent.push_back(broker);
+      last_failed_broker = std::move(broker);
+    }
+    return is_retriable_send_failure(last_error);
+  }
+  // The error of a send that gave up (RocketMQ: "Send [n] times, still failed, cost [x]ms, ...").
+  Status give_up(std::string_view topic, MessageSender::Clock::time_point started) const {
+    if (attempts == 1 && !timed_out && !last_error.is_ok()) return last_error;
+    std::string text = timed_out ? "send timed out (sendDefaultImpl call timeout) after " + std::to_string(attempts) +
+                                       " attempts"
+                                 : "Send [" + std::to_string(attempts) + "] times, still failed";
+    text += ", cost [" + std::to_string(since(started).count()) + "]ms, Topic: " + std::string(topic) + ", BrokersSent: [";
+    for (std::size_t i = 0; i < brokers_sent.size(); ++i) text += (i ? ", " : "") + brokers_sent[i];
+    text += "]";
+    if (!last_error.is_ok()) text += ": " + last_error.message();
+    const StatusCode code = timed_out ? StatusCode::kTimeout
+                                      : (last_error.is_ok() ? StatusCode::kUnavailable : last_error.code());
+    return {code, std::move(text)};
+  }
+};
+
+milliseconds time_left(MessageSender::Clock::time_point deadline) {
+  return std::max(milliseconds(1),
+                  std::chrono::duration_cast<milliseconds>(deadline - MessageSender::Clock::now()));
+}
+
+}  // namespace
+
+struct MessageSender::AsyncSend {
+  std::shared_ptr<const PreparedMessage> message;
+  SendTarget target;
+  std::shared_ptr<const TopicRouteInfo> route;
+  Clock::time_point started;
+  Clock::time_point deadline;
+  Progress progress;
+  SendCallback done;
+
+  void finish(Result<SendResult> result) {
+    try {
+      done(std::move(result));
+    } catch (const std::exception& e) {
+      kernel::logger("client")->error("send callback threw: {}", e.what());
+    } catch (...) {
+      kernel::logger("client")->error("send callback threw");
+    }
+  }
+};
+
+MessageSender::MessageSender(ClientInstance& instance, const ProducerConfig& config,
+                             std::shared_ptr<v1::QueueSelector> default_selector,
+                             std::shared_ptr<v1::FaultStrategy> fault_strategy)
+    : instance_(instance),
+      config_(config),
+      fallback_{config.create_topic_key, config.default_topic_queue_nums},
+      default_selector_(std::move(default_selector)),
+      fault_strategy_(std::move(fault_strategy)) {}
+
+int MessageSender::max_attempts(const SendTarget& target, int retries) const {
+  if (target.queue || target.selector) return 1;
+  return 1 + std::max(0, retries);
+}
+
+Result<std::shared_ptr<const TopicRouteInfo>> MessageSender::route_for(const PreparedMessage& message,
+                                                                        const SendTarget& target) {
+  MQKIT_ASSIGN_OR_RETURN(auto route, instance_.publish_route(message.topic, fallback_));
+  if (!target.queue && route->publish.queues.empty()) {
+    return Status::not_found("No route info of this topic: " + message.topic + " (no writable queue with a master)");
+  }
+  return route;
+}
+
+Result<MessageSender::Chosen> MessageSender::choose(const PreparedMessage& message, const SendTarget& target,
+                                                    const TopicRouteInfo& route, std::string_view last_failed_broker) {
+  Chosen chosen;
+  if (target.queue) {
+    chosen.queue = *target.queue;
+  } else {
+    const auto& queues = route.publish.queues;
+    v1::SelectContext context;
+    context.topic = message.topic;
+    context.tags = message.tags;
+    context.keys = message.keys;
+    context.argument = target.argument;
+    context.last_failed_broker = last_failed_broker;
+    context.availability = fault_strategy_.get();
+    auto& selector = target.selector ? *target.selector : *default_selector_;
+    MQKIT_ASSIGN_OR_RETURN(const std::size_t index, selector.select(queues, context));
+    if (index >= queues.size()) {
+      return Status::internal("the selector chose queue " + std::to_string(index) + " of " +
+                              std::to_string(queues.size()));
+    }
+    chosen.queue = queues[index];
+  }
+  chosen.address = instance_.find_broker_master(chosen.queue.broker_name);
+  if (chosen.address.empty()) {
+    // The route may name a broker whose address arrived since (RocketMQ re-reads the route).
+    (void)instance_.update_route(message.topic);
+    chosen.address = instance_.find_broker_master(chosen.queue.broker_name);
+  }
+  if (chosen.address.empty()) {
+    return Status::not_found("The broker[" + chosen.queue.broker_name + "] not exist (no master address known)");
+  }
+  return chosen;
+}
+
+SendMessageRequest MessageSender::request_for(const PreparedMessage& message, std::int32_t queue_id) const {
+  SendMessageRequest request;
+  request.producer_group = config_.group;
+  request.topic = message.topic;
+  request.default_topic = config_.create_topic_key;
+  request.default_topic_queue_nums = config_.default_topic_queue_nums;
+  request.queue_id = queue_id;
+  request.sys_flag = message.sys_flag;
+  request.flag = message.flag;
+  request.properties = message.properties;
+  request.reconsume_times = message.reconsume_times;
+  request.max_reconsume_times = message.max_reconsume_times;
+  request.batch = message.batch;
+  request.body = message.body;
+  return request;
+}
+
+void MessageSender::report(const std::string& broker, Clock::time_point attempt_started, bool failed) {
+  fault_strategy_->update(broker, since(attempt_started).count(), failed);
+}
+
+// ---- Sync ----------------------------------------------------------------------------------
+
+Result<SendResult> MessageSender::send(std::shared_ptr<const PreparedMessage> message, const SendTarget& target,
+                                       Clock::time_point started, Clock::time_point deadline) {
+  MQKIT_ASSIGN_OR_RETURN(auto route, route_for(*message, target));
+  Progress progress;
+  progress.max_attempts = max_attempts(target, config_.retry_times_when_send_failed);
+  std::optional<SendResult> stored_not_ok;
+  while (progress.may_attempt(deadline)) {
+    auto chosen = choose(*message, target, *route, progress.last_failed_broker);
+    if (!chosen) {
+      if (progress.failed({}, chosen.status())) continue;
+      break;
+    }
+    const auto attempt_started = Clock::now();
+    auto result = instance_.api().send_message(chosen->address, chosen->queue.broker_name,
+                                               request_for(*message, chosen->queue.queue_id), time_left(deadline));
+    report(chosen->queue.broker_name, attempt_started, !result.is_ok());
+    if (result) {
+      if (result->status == SendStatus::kSendOk || !config_.retry_another_broker_when_not_store_ok) return result;
+      stored_not_ok = std::move(result).value();
+      progress.last_failed_broker = chosen->queue.broker_name;
+      progress.brokers_sent.push_back(chosen->queue.broker_name);
+      continue;
+    }
+    if (!progress.failed(chosen->queue.broker_name, result.status())) break;
+  }
+  if (stored_not_ok) return *stored_not_ok;
+  return progress.give_up(message->topic, started);
+}
+
+// ---- Async ---------------------------------------------------------------------------------
+
+void MessageSender::send_async(std::shared_ptr<const PreparedMessage> message, SendTarget target,
+                               Clock::time_point started, Clock::time_point deadline, SendCallback done) {
+  auto send = std::make_shared<AsyncSend>();
+  send->done = std::move(done);
+  auto route = route_for(*message, target);
+  if (!route) return send->finish(route.status());
+  send->message = std::move(message);
+  send->target = std::move(target);
+  send->route = std::move(route).value();
+  send->started = started;
+  send->deadline = deadline;
+  send->progress.max_attempts = max_attempts(send->target, config_.retry_times_when_send_async_failed);
+  attempt_async(send);
+}
+
+void MessageSender::attempt_async(const std::shared_ptr<AsyncSend>& send) {
+  while (send->progress.may_attempt(send->deadline)) {
+    auto chosen = choose(*send->message, send->target, *send->route, send->progress.last_failed_broker);
+    if (!chosen) {
+      if (send->progress.failed({}, chosen.status())) continue;
+      break;
+    }
+    const auto attempt_started = Clock::now();
+    std::string broker = chosen->queue.broker_name;
+    instance_.api().send_message_async(
+        chosen->address, broker, request_for(*send->message, chosen->queue.queue_id), time_left(send->deadline),
+        [this, send, broker, attempt_started](Result<SendResult> result) {
+          on_async_response(send, broker, attempt_started, std::move(result));
+        });
+    return;
+  }
+  send->finish(send->progress.give_up(send->message->topic, send->started));
+}
+
+void MessageSender::on_async_response(const std::shared_ptr<AsyncSend>& send, const std::string& broker,
+                                      Clock::time_point attempt_started, Result<SendResult> result) {
+  report(broker, attempt_started, !result.is_ok());
+  if (result) return send->finish(std::move(result));
+  Progress& progress = send->progress;
+  if (!progress.failed(broker, result.status()) || progress.attempts >= progress.max_attempts) {
+    return send->finish(progress.give_up(send->message->topic, send->started));
+  }
+  // Not on this transport thread: choosing may refresh a route and reaching another broker may
+  // open a connection, both of which block. attempt_async also gives up at the deadline.
+  if (!instance_.execute([this, send] { attempt_async(send); })) {
+    send->finish(progress.give_up(send->message->topic, send->started));
+  }
+}
+
+// ---- One-way -------------------------------------------------------------------------------
+
+Status MessageSender::send_oneway(std::shared_ptr<const PreparedMessage> message, const SendTarget& target) {
+  MQKIT_ASSIGN_OR_RETURN(auto route, route_for(*message, target));
+  MQKIT_ASSIGN_OR_RETURN(const Chosen chosen, choose(*message, target, *route, {}));
+  const auto attempt_started = Clock::now();
+  Status sent = instance_.api().send_message_oneway(chosen.address, request_for(*message, chosen.queue.queue_id));
+  report(chosen.queue.broker_name, attempt_started, !sent.is_ok());
+  return sent;
+}
+
+}  // namespace mqkit::client

@@ -1,0 +1,79 @@
+// MessageSender: RocketMQ's send algorithm (sendDefaultImpl, rocketmq-facts §4.2) for sync,
+// async and one-way sends of a prepared message.
+//
+//   1. The topic's publish queues (the create-topic key's route for a topic without one).
+//   2. Up to max attempts, all within the deadline: pick a queue (the default selector gets the
+//      fault strategy's availability and the broker the previous attempt failed on), send to
+//      its broker's master, report the attempt's latency to the fault strategy (isolating the
+//      broker on failure), and try again on retriable failures (response_status.hpp).
+//   3. A stored-but-not-OK answer (FLUSH_*_TIMEOUT, SLAVE_NOT_AVAILABLE) is returned, or retried
+//      elsewhere with retry_another_broker_when_not_store_ok (sync only).
+// A fixed queue or an application selector means one attempt, as in RocketMQ: an ordered
+// message must not move to another queue.
+//
+// Threads: any number of sending threads. Async attempts after the first run on the client's
+// async thread; the final callback runs on a transport thread or that thread. The owner keeps
+// the sender alive until every async send has called back.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mqkit/client/client_instance.hpp"
+#include "mqkit/client/producer_config.hpp"
+#include "mqkit/plugin/v1/fault_strategy.hpp"
+#include "mqkit/plugin/v1/selector.hpp"
+#include "outgoing_message.hpp"
+
+namespace mqkit::client {
+
+// How the queue of a send is chosen.
+struct SendTarget {
+  std::optional<MessageQueue> queue{};                      // exactly this queue
+  std::shared_ptr<plugin::v1::QueueSelector> selector{};   // this selector (one attempt)
+  plugin::v1::SelectArgument argument{};
+};
+
+class MessageSender {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  MessageSender(ClientInstance& instance, const ProducerConfig& config,
+                std::shared_ptr<plugin::v1::QueueSelector> default_selector,
+                std::shared_ptr<plugin::v1::FaultStrategy> fault_strategy);
+
+  Result<SendResult> send(std::shared_ptr<const PreparedMessage> message, const SendTarget& target,
+                          Clock::time_point started, Clock::time_point deadline);
+  // `done` is called exactly once, possibly on the calling thread (no route, nothing sendable).
+  void send_async(std::shared_ptr<const PreparedMessage> message, SendTarget target, Clock::time_point started,
+                  Clock::time_point deadline, SendCallback done);
+  Status send_oneway(std::shared_ptr<const PreparedMessage> message, const SendTarget& target);
+
+ private:
+  struct Chosen {
+    MessageQueue queue;
+    std::string address;
+  };
+  struct AsyncSend;
+
+  Result<std::shared_ptr<const TopicRouteInfo>> route_for(const PreparedMessage& message, const SendTarget& target);
+  Result<Chosen> choose(const PreparedMessage& message, const SendTarget& target, const TopicRouteInfo& route,
+                        std::string_view last_failed_broker);
+  SendMessageRequest request_for(const PreparedMessage& message, std::int32_t queue_id) const;
+  int max_attempts(const SendTarget& target, int retries) const;
+  void report(const std::string& broker, Clock::time_point attempt_started, bool failed);
+  void attempt_async(const std::shared_ptr<AsyncSend>& send);
+  void on_async_response(const std::shared_ptr<AsyncSend>& send, const std::string& broker,
+                         Clock::time_point attempt_started, Result<SendResult> result);
+
+  ClientInstance& instance_;
+  const ProducerConfig& config_;
+  const DefaultTopicRoute fallback_;
+  std::shared_ptr<plugin::v1::QueueSelector> default_selector_;
+  std::shared_ptr<plugin::v1::FaultStrategy> fault_strategy_;
+};
+
+}  // namespace mqkit::client

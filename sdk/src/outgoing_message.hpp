@@ -1,0 +1,41 @@
+// Turning what an application hands to send() into what goes on the wire: validation with
+// RocketMQ's rules and messages (Validators.checkMessage), a UNIQ_KEY for every message, zlib
+// compression of large bodies, the batch body of SEND_BATCH_MESSAGE (rocketmq-facts §1.14,
+// §2.3, §2.6, §2.7). Pure functions; any thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mqkit/client/message.hpp"
+#include "mqkit/client/producer_config.hpp"
+
+namespace mqkit::client {
+
+// A message ready to be sent, possibly several times (retries share the body).
+struct PreparedMessage {
+  std::string topic{};
+  std::string tags{};
+  std::string keys{};
+  std::int32_t flag = 0;
+  std::int32_t sys_flag = 0;
+  std::string properties{};  // encoded
+  std::shared_ptr<const std::string> body{};
+  bool batch = false;
+  std::int32_t reconsume_times = 0;
+  std::optional<std::int32_t> max_reconsume_times{};
+};
+
+// InvalidArgument with RocketMQ's wording: bad or forbidden topic, empty body, body over
+// max_message_size (the uncompressed body).
+Status validate_message(const Message& message, const ProducerConfig& config);
+
+Result<PreparedMessage> prepare_message(Message message, const ProducerConfig& config);
+// All of one topic, no delay level, not a retry topic, one wait-store setting; each message gets
+// its own UNIQ_KEY; never compressed; the encoded batch must fit max_message_size.
+Result<PreparedMessage> prepare_batch(std::vector<Message> messages, const ProducerConfig& config);
+
+}  // namespace mqkit::client

@@ -1,0 +1,256 @@
+#include "mqkit/client/producer.hpp"
+
+#include <exception>
+
+#include "lifecycle_gate.hpp"
+#include "message_sender.hpp"
+#include "mqkit/kernel/logging.hpp"
+#include "outgoing_message.hpp"
+#include "plugin_loader.hpp"
+#include "send_window.hpp"
+
+namespace mqkit::client {
+
+namespace v1 = plugin::v1;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+std::shared_ptr<spdlog::logger> log() { return kernel::logger("client"); }
+
+// Releases an async send's room in the window however its callback ends.
+class WindowSlot {
+ public:
+  WindowSlot(SendWindow& window, std::size_t bytes) : window_(window), bytes_(bytes) {}
+  ~WindowSlot() { window_.release(bytes_); }
+  WindowSlot(const WindowSlot&) = delete;
+  WindowSlot& operator=(const WindowSlot&) = delete;
+
+ private:
+  SendWindow& window_;
+  std::size_t bytes_;
+};
+
+}  // namespace
+
+// Threads: start/shutdown from the owner; the send methods from any thread (guarded by gate_);
+// async callbacks from transport threads and the client-async thread (window_ and sender_ stay
+// alive until they all called back).
+class Producer::Impl {
+ public:
+  Impl(ProducerConfig config, std::shared_ptr<ClientInstance> given)
+      : config_(std::move(config)),
+        given_instance_(std::move(given)),
+        window_(config_.max_in_flight_async_messages, config_.max_in_flight_async_bytes) {}
+
+  Status start();
+  // False when async sends are still pending after a generous bound (a transport that broke its
+  // promise to call back): the object must then not be destroyed.
+  bool shutdown();
+
+  Result<SendResult> send(Result<PreparedMessage> prepared, const SendOptions& options, Clock::time_point started);
+  Status send_async(Result<PreparedMessage> prepared, SendCallback callback, const SendOptions& options,
+                    Clock::time_point started);
+  Status send_oneway(Result<PreparedMessage> prepared, const SendOptions& options);
+
+  Status not_running() const {
+    return Status::unavailable("producer " + config_.group + " is not running (start() it; it cannot be restarted)");
+  }
+  Clock::time_point deadline_of(const SendOptions& options, Clock::time_point started) const {
+    return started + options.timeout.value_or(config_.send_msg_timeout);
+  }
+
+  ProducerConfig config_;
+  std::shared_ptr<ClientInstance> given_instance_;
+  LifecycleGate gate_;
+  SendWindow window_;
+  bool safe_to_destroy_ = true;
+
+  mutable std::mutex lifecycle_mutex_;
+  enum class State { kCreated, kRunning, kShutDown } state_ = State::kCreated;
+  std::shared_ptr<ClientInstance> instance_;
+  std::unique_ptr<MessageSender> sender_;
+
+ private:
+  static Result<SendTarget> target_of(const SendOptions& options, std::string_view topic);
+};
+
+Result<SendTarget> Producer::Impl::target_of(const SendOptions& options, std::string_view topic) {
+  if (options.queue && options.selector) {
+    return Status::invalid_argument("send options name both a queue and a selector; choose one");
+  }
+  if (options.queue && options.queue->topic != topic) {
+    return Status::invalid_argument("message's topic not equal mq's topic: " + std::string(topic) + " vs " +
+                                    options.queue->topic);
+  }
+  return SendTarget{options.queue, options.selector, options.argument};
+}
+
+Status Producer::Impl::start() {
+  std::lock_guard lock(lifecycle_mutex_);
+  if (state_ != State::kCreated) {
+    return Status::unavailable("producer " + config_.group + " was started before (a producer starts once)");
+  }
+  if (given_instance_) {
+    ClientConfig client = given_instance_->config();
+    client.selector = config_.client.selector;
+    client.fault_strategy = config_.client.fault_strategy;
+    config_.client = std::move(client);
+  } else {
+    config_.client = config_.client.resolved();
+  }
+  MQKIT_RETURN_IF_ERROR(config_.validate());
+  std::shared_ptr<ClientInstance> instance = given_instance_;
+  if (!instance) {
+    MQKIT_ASSIGN_OR_RETURN(instance, ClientInstance::get_or_create(config_.client));
+  }
+  MQKIT_ASSIGN_OR_RETURN(auto selector, instance->make_plugin<v1::QueueSelector>(config_.client.selector));
+  MQKIT_ASSIGN_OR_RETURN(auto fault_strategy, instance->make_plugin<v1::FaultStrategy>(config_.client.fault_strategy));
+  MQKIT_RETURN_IF_ERROR(instance->register_producer(config_.group));
+  MQKIT_RETURN_IF_ERROR(instance->start());
+  sender_ = std::make_unique<MessageSender>(*instance, config_, std::move(selector), std::move(fault_strategy));
+  instance_ = std::move(instance);
+  state_ = State::kRunning;
+  gate_.open();
+  (void)instance_->send_heartbeat_to_all_brokers();
+  log()->info("producer {} started in client {}", config_.group, instance_->client_id());
+  return Status::ok();
+}
+
+bool Producer::Impl::shutdown() {
+  {
+    std::lock_guard lock(lifecycle_mutex_);
+    const bool running = state_ == State::kRunning;
+    state_ = State::kShutDown;
+    if (!running) return true;
+  }
+  // Every send ends by its deadline and the transport calls back within it; this bound only
+  // guards against a transport that breaks that promise.
+  const auto bound = Clock::now() + 2 * config_.send_msg_timeout + std::chrono::seconds(15);
+  if (!gate_.close(bound) || !window_.wait_until_empty(bound)) {
+    log()->error("producer {}: sends still pending after shutdown waited; leaking the producer to stay safe",
+                 config_.group);
+    safe_to_destroy_ = false;
+    return false;
+  }
+  instance_->unregister_producer(config_.group);
+  std::lock_guard lock(lifecycle_mutex_);
+  sender_.reset();
+  log()->info("producer {} shut down", config_.group);
+  instance_.reset();
+  return true;
+}
+
+Result<SendResult> Producer::Impl::send(Result<PreparedMessage> prepared, const SendOptions& options,
+                                        Clock::time_point started) {
+  if (!prepared) return prepared.status();
+  MQKIT_ASSIGN_OR_RETURN(const SendTarget target, target_of(options, prepared->topic));
+  return sender_->send(std::make_shared<const PreparedMessage>(std::move(prepared).value()), target, started,
+                       deadline_of(options, started));
+}
+
+Status Producer::Impl::send_async(Result<PreparedMessage> prepared, SendCallback callback,
+                                  const SendOptions& options, Clock::time_point started) {
+  if (!callback) return Status::invalid_argument("send_async needs a callback");
+  if (!prepared) return prepared.status();
+  MQKIT_ASSIGN_OR_RETURN(SendTarget target, target_of(options, prepared->topic));
+  const auto deadline = deadline_of(options, started);
+  const std::size_t bytes = prepared->body->size();
+  MQKIT_RETURN_IF_ERROR(window_.acquire(bytes, deadline));
+  sender_->send_async(std::make_shared<const PreparedMessage>(std::move(prepared).value()), std::move(target),
+                      started, deadline,
+                      [this, bytes, callback = std::move(callback)](Result<SendResult> result) {
+                        // Released after the callback: once shutdown's drain ends, no callback runs.
+                        WindowSlot slot(window_, bytes);
+                        callback(std::move(result));
+                      });
+  return Status::ok();
+}
+
+Status Producer::Impl::send_oneway(Result<PreparedMessage> prepared, const SendOptions& options) {
+  if (!prepared) return prepared.status();
+  MQKIT_ASSIGN_OR_RETURN(const SendTarget target, target_of(options, prepared->topic));
+  return sender_->send_oneway(std::make_shared<const PreparedMessage>(std::move(prepared).value()), target);
+}
+
+// ---- Producer ------------------------------------------------------------------------------
+
+Producer::Producer(ProducerConfig config) : impl_(std::make_unique<Impl>(std::move(config), nullptr)) {}
+
+Producer::Producer(ProducerConfig config, std::shared_ptr<ClientInstance> instance)
+    : impl_(std::make_unique<Impl>(std::move(config), std::move(instance))) {}
+
+Producer::~Producer() {
+  impl_->shutdown();
+  if (!impl_->safe_to_destroy_) (void)impl_.release();  // see Impl::shutdown
+}
+
+Status Producer::start() { return impl_->start(); }
+
+void Producer::shutdown() { (void)impl_->shutdown(); }
+
+Result<SendResult> Producer::send(Message message, const SendOptions& options) {
+  const auto started = Clock::now();
+  GatePass pass(impl_->gate_);
+  if (!pass) return impl_->not_running();
+  return impl_->send(prepare_message(std::move(message), impl_->config_), options, started);
+}
+
+Result<SendResult> Producer::send_batch(std::vector<Message> messages, const SendOptions& options) {
+  const auto started = Clock::now();
+  GatePass pass(impl_->gate_);
+  if (!pass) return impl_->not_running();
+  return impl_->send(prepare_batch(std::move(messages), impl_->config_), options, started);
+}
+
+Status Producer::send_async(Message message, SendCallback callback, const SendOptions& options) {
+  const auto started = Clock::now();
+  GatePass pass(impl_->gate_);
+  if (!pass) return impl_->not_running();
+  return impl_->send_async(prepare_message(std::move(message), impl_->config_), std::move(callback), options, started);
+}
+
+std::future<Result<SendResult>> Producer::send_async(Message message, const SendOptions& options) {
+  auto promise = std::make_shared<std::promise<Result<SendResult>>>();
+  auto future = promise->get_future();
+  const Status queued = send_async(
+      std::move(message), [promise](Result<SendResult> result) { promise->set_value(std::move(result)); }, options);
+  if (!queued) promise->set_value(queued);
+  return future;
+}
+
+Status Producer::send_batch_async(std::vector<Message> messages, SendCallback callback, const SendOptions& options) {
+  const auto started = Clock::now();
+  GatePass pass(impl_->gate_);
+  if (!pass) return impl_->not_running();
+  return impl_->send_async(prepare_batch(std::move(messages), impl_->config_), std::move(callback), options, started);
+}
+
+Status Producer::send_oneway(Message message, const SendOptions& options) {
+  GatePass pass(impl_->gate_);
+  if (!pass) return impl_->not_running();
+  return impl_->send_oneway(prepare_message(std::move(message), impl_->config_), options);
+}
+
+Result<std::shared_ptr<QueueSelector>> Producer::make_selector(const PluginChoice& choice) const {
+  return create_plugin_as<QueueSelector>(impl_->config_.client.plugin_dirs, choice);
+}
+
+Result<std::vector<MessageQueue>> Producer::fetch_publish_message_queues(std::string_view topic) {
+  GatePass pass(impl_->gate_);
+  if (!pass) return impl_->not_running();
+  const DefaultTopicRoute fallback{impl_->config_.create_topic_key, impl_->config_.default_topic_queue_nums};
+  MQKIT_ASSIGN_OR_RETURN(auto route, impl_->instance_->publish_route(topic, fallback));
+  return route->publish.queues;
+}
+
+const ProducerConfig& Producer::config() const noexcept { return impl_->config_; }
+
+std::shared_ptr<ClientInstance> Producer::instance() const {
+  std::lock_guard lock(impl_->lifecycle_mutex_);
+  return impl_->instance_;
+}
+
+std::size_t Producer::async_in_flight() const { return impl_->window_.messages_in_flight(); }
+
+}  // namespace mqkit::client

@@ -1,0 +1,72 @@
+#include "mqkit/client/response_status.hpp"
+
+#include <string>
+
+#include "mqkit/protocol/codes.hpp"
+
+namespace mqkit::client {
+
+namespace rc = protocol::response_code;
+
+namespace {
+// Codes protocol/codes.hpp does not name (yet).
+constexpr std::int32_t kSubscriptionParseFailed = 23;
+constexpr std::int32_t kInvalidParameter = 29;
+constexpr std::int32_t kNoBuyerId = 204;
+constexpr std::int32_t kNotInCurrentUnit = 205;
+constexpr std::int32_t kFlowControl = 215;
+constexpr std::int32_t kGoAway = 1500;
+}  // namespace
+
+StatusCode status_code_of_response(std::int32_t code) noexcept {
+  switch (code) {
+    case rc::kTopicNotExist:
+    case rc::kQueryNotFound:
+    case rc::kConsumerNotOnline:
+      return StatusCode::kNotFound;
+    case rc::kServiceNotAvailable:
+    case rc::kSystemError:
+    case kNoBuyerId:
+    case kNotInCurrentUnit:
+    case kGoAway:
+      return StatusCode::kUnavailable;
+    case rc::kNoPermission:
+      return StatusCode::kPermissionDenied;
+    case rc::kSystemBusy:
+    case kFlowControl:
+      return StatusCode::kResourceExhausted;
+    case rc::kMessageIllegal:
+    case kSubscriptionParseFailed:
+    case kInvalidParameter:
+      return StatusCode::kInvalidArgument;
+    case rc::kRequestCodeNotSupported:
+    case rc::kVersionNotSupported:
+      return StatusCode::kNotSupported;
+    case rc::kTopicExistAlready:
+      return StatusCode::kAlreadyExists;
+    default:
+      return StatusCode::kInternal;
+  }
+}
+
+Status response_error(const plugin::v1::RemotingCommand& response, std::string_view address) {
+  std::string message = "CODE: " + std::to_string(response.code) + " DESC: " + response.remark.value_or("");
+  if (!address.empty()) message += " (" + std::string(address) + ")";
+  return {status_code_of_response(response.code), std::move(message)};
+}
+
+bool is_retriable_send_failure(const Status& status) noexcept {
+  switch (status.code()) {
+    case StatusCode::kNotFound:
+    case StatusCode::kUnavailable:
+    case StatusCode::kPermissionDenied:
+    case StatusCode::kResourceExhausted:
+    case StatusCode::kTimeout:
+    case StatusCode::kIoError:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace mqkit::client

@@ -1,0 +1,57 @@
+#include "wakeable_loop.hpp"
+
+#include <exception>
+
+#include "mqkit/kernel/logging.hpp"
+
+namespace mqkit::client {
+
+WakeableLoop::WakeableLoop(std::string name, std::chrono::milliseconds interval, std::function<void()> task)
+    : name_(std::move(name)), interval_(interval), task_(std::move(task)) {}
+
+WakeableLoop::~WakeableLoop() { stop(); }
+
+void WakeableLoop::start() {
+  std::lock_guard lock(mutex_);
+  if (thread_.joinable() || stopping_) return;
+  thread_ = std::thread([this] { loop(); });
+}
+
+void WakeableLoop::wake() {
+  {
+    std::lock_guard lock(mutex_);
+    woken_ = true;
+  }
+  cv_.notify_one();
+}
+
+void WakeableLoop::stop() {
+  std::thread thread;
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    thread = std::move(thread_);
+  }
+  cv_.notify_one();
+  if (thread.joinable()) thread.join();
+}
+
+void WakeableLoop::loop() {
+  for (;;) {
+    {
+      std::unique_lock lock(mutex_);
+      cv_.wait_for(lock, interval_, [this] { return stopping_ || woken_; });
+      if (stopping_) return;
+      woken_ = false;
+    }
+    try {
+      task_();
+    } catch (const std::exception& e) {
+      kernel::logger("client")->error("{} threw: {}", name_, e.what());
+    } catch (...) {
+      kernel::logger("client")->error("{} threw", name_);
+    }
+  }
+}
+
+}  // namespace mqkit::client
