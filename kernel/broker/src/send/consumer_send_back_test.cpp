@@ -33,16 +33,20 @@ std::string send_original(SendFixture& f) {
 
 std::int64_t commit_offset_of(const std::string& msg_id) { return v1::parse_offset_message_id(msg_id)->commit_offset; }
 
+// Sends the original back once with the default level: the copy parked at level 3.
+std::optional<testing::StoredRecord> retried_once(SendFixture& f, const std::string& original_id) {
+  EXPECT_EQ(f.call(send_back(commit_offset_of(original_id), 0)).code, rc::kSuccess);
+  return f.read("SCHEDULE_TOPIC_XXXX", 2, 0);
+}
+
 TEST(SendBackTest, FirstSendBackRetriesAtLevelThreeWithItsOrigin) {
   SendFixture f;
   const std::string original_id = send_original(f);
-  auto response = f.call(send_back(commit_offset_of(original_id), 0));
-  ASSERT_EQ(response.code, rc::kSuccess) << response.remark.value_or("");
+  auto parked = retried_once(f, original_id);  // level 3 = 3 + 0 reconsumes
+  ASSERT_TRUE(parked);
   auto retry = f.context().topics->find("%RETRY%G");
   ASSERT_TRUE(retry);
   EXPECT_EQ(retry->write_queue_nums, 1);
-  auto parked = f.read("SCHEDULE_TOPIC_XXXX", 2, 0);  // level 3 = 3 + 0 reconsumes
-  ASSERT_TRUE(parked);
   EXPECT_EQ(parked->property("DELAY"), "3");
   EXPECT_EQ(parked->property("REAL_TOPIC"), "%RETRY%G");
   EXPECT_EQ(parked->property("REAL_QID"), "0");
@@ -60,8 +64,7 @@ TEST(SendBackTest, FirstSendBackRetriesAtLevelThreeWithItsOrigin) {
 TEST(SendBackTest, LaterSendBacksKeepTheFirstOriginAndDelayLonger) {
   SendFixture f;
   const std::string original_id = send_original(f);
-  ASSERT_EQ(f.call(send_back(commit_offset_of(original_id), 0)).code, rc::kSuccess);
-  auto first_retry = f.read("SCHEDULE_TOPIC_XXXX", 2, 0);
+  auto first_retry = retried_once(f, original_id);
   ASSERT_TRUE(first_retry);
   ASSERT_EQ(f.call(send_back(first_retry->view.commit_offset, 0)).code, rc::kSuccess);
   auto second_retry = f.read("SCHEDULE_TOPIC_XXXX", 3, 0);  // level 4 = 3 + 1 reconsume
@@ -77,8 +80,7 @@ TEST(SendBackTest, LaterSendBacksKeepTheFirstOriginAndDelayLonger) {
 TEST(SendBackTest, ExhaustedOrNegativeLevelGoesToTheDlq) {
   SendFixture f;
   const std::string original_id = send_original(f);
-  ASSERT_EQ(f.call(send_back(commit_offset_of(original_id), 0)).code, rc::kSuccess);
-  auto once_retried = f.read("SCHEDULE_TOPIC_XXXX", 2, 0);
+  auto once_retried = retried_once(f, original_id);
   ASSERT_TRUE(once_retried);
   ASSERT_EQ(f.call(send_back(once_retried->view.commit_offset, 0, 1)).code, rc::kSuccess);
   auto dlq = f.context().topics->find("%DLQ%G");

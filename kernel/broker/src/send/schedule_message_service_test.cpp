@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <thread>
 
 #include "send_test_support.hpp"
@@ -14,25 +15,6 @@ namespace rc = protocol::response_code;
 using testing::eventually;
 using testing::SendFixture;
 using testing::SendRequest;
-
-// Levels long enough that only the test's fake clock makes them due.
-constexpr const char* kLevels = "message_delay_level = \"10s 20s\"";
-
-SendRequest delayed(std::string level, std::string body = "hello") {
-  SendRequest request;
-  request.queue_id = 1;
-  request.body = std::move(body);
-  request.properties.emplace_back("DELAY", std::move(level));
-  return request;
-}
-
-std::int64_t messages_in(SendFixture& f, const std::string& topic, std::int32_t queue_id) {
-  return f.context().store->max_offset(topic, queue_id);
-}
-
-// The broker's clock runs ahead of the store's (real) timestamps, so a message just stored is
-// neither due nor "from the future".
-void run_clock_ahead(SendFixture& f) { f.harness().now() += 5'000; }
 
 TEST(ScheduleMessageServiceTest, ParkClampsTheLevelAndSkipsOpenTransactions) {
   const std::vector<std::int64_t> levels{1000, 5000};
@@ -69,95 +51,116 @@ TEST(ScheduleMessageServiceTest, ScheduleEntriesCarryTheirDeliveryTimeAsTagsCode
   EXPECT_EQ(ScheduleMessageService::deliver_timestamp({1000}, 4, 100'000), 101'000);
 }
 
-TEST(ScheduleMessageServiceTest, DelayedMessageIsDeliveredWhenDue) {
-  SendFixture f(kLevels);
-  run_clock_ahead(f);
-  ScheduleMessageService service(f.context(), f.harness().files());
-  ASSERT_TRUE(service.start().is_ok());
-  ASSERT_EQ(f.send(delayed("1")).code, rc::kSuccess);
-  ASSERT_TRUE(f.read("SCHEDULE_TOPIC_XXXX", 0, 0).has_value());
-  // Several ticks of the timer pass: still not due.
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  EXPECT_EQ(messages_in(f, "T", 1), 0);
+// A broker with two long levels whose clock runs ahead of the store's (real) timestamps, so a
+// message just stored is neither due nor "from the future"; the test moves the clock on. The
+// store is interposed from the start, so that tests can fail appends while the service runs.
+class ScheduleDeliveryTest : public ::testing::Test {
+ protected:
+  ScheduleDeliveryTest() {
+    f_.harness().now() += 5'000;
+    f_.interpose();
+  }
 
-  f.harness().now() += 10'000;
-  ASSERT_TRUE(eventually([&] { return messages_in(f, "T", 1) == 1; }));
-  auto delivered = f.read("T", 1, 0);
-  ASSERT_TRUE(delivered);
-  EXPECT_EQ(delivered->body(), "hello");
-  EXPECT_EQ(delivered->view.born_timestamp, 1'700'000'000'000);
-  EXPECT_EQ(v1::to_string(delivered->view.born_host), "127.0.0.1:50000");
-  EXPECT_FALSE(delivered->property("DELAY"));
-  EXPECT_EQ(delivered->property("UNIQ_KEY"), "AC11000100002A9F0000000000000001");
-  EXPECT_EQ(delivered->property("TAGS"), "TagA");
-  EXPECT_EQ(delivered->property("REAL_TOPIC"), "T");  // kept, as RocketMQ keeps it
-  EXPECT_TRUE(eventually([&] { return service.offsets()[1] == 1; }));
-  service.stop();
-  EXPECT_EQ(messages_in(f, "T", 1), 1);  // delivered once
+  std::unique_ptr<ScheduleMessageService> start_service() {
+    auto service = std::make_unique<ScheduleMessageService>(f_.context(), f_.harness().files());
+    EXPECT_TRUE(service->start().is_ok());
+    return service;
+  }
+  // Sends a message with DELAY=level to T queue 1 and waits until it is parked.
+  void send_delayed(std::int32_t level, std::string body = "hello") {
+    SendRequest request;
+    request.queue_id = 1;
+    request.body = std::move(body);
+    request.properties.emplace_back("DELAY", std::to_string(level));
+    const auto parked_before = delivered(kScheduleTopic, level - 1);
+    ASSERT_EQ(f_.send(request).code, rc::kSuccess);
+    ASSERT_TRUE(eventually([&] { return delivered(kScheduleTopic, level - 1) == parked_before + 1; }));
+  }
+  void advance_clock(std::int64_t ms) { f_.harness().now() += ms; }
+  // Messages in a queue so far (its max offset).
+  std::int64_t delivered(const std::string& topic = "T", std::int32_t queue_id = 1) {
+    return f_.context().store->max_offset(topic, queue_id);
+  }
+  bool eventually_delivered(std::int64_t count) {
+    return eventually([&] { return delivered() == count; });
+  }
+
+  static constexpr const char* kScheduleTopic = "SCHEDULE_TOPIC_XXXX";
+  SendFixture f_{"message_delay_level = \"10s 20s\""};
+};
+
+TEST_F(ScheduleDeliveryTest, DelayedMessageIsDeliveredWhenDue) {
+  auto service = start_service();
+  send_delayed(1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // several ticks: still not due
+  EXPECT_EQ(delivered(), 0);
+
+  advance_clock(10'000);
+  ASSERT_TRUE(eventually_delivered(1));
+  auto message = f_.read("T", 1, 0);
+  ASSERT_TRUE(message);
+  EXPECT_EQ(message->body(), "hello");
+  EXPECT_EQ(message->view.born_timestamp, 1'700'000'000'000);
+  EXPECT_EQ(v1::to_string(message->view.born_host), "127.0.0.1:50000");
+  EXPECT_FALSE(message->property("DELAY"));
+  EXPECT_EQ(message->property("UNIQ_KEY"), "AC11000100002A9F0000000000000001");
+  EXPECT_EQ(message->property("TAGS"), "TagA");
+  EXPECT_EQ(message->property("REAL_TOPIC"), "T");  // kept, as RocketMQ keeps it
+  EXPECT_TRUE(eventually([&] { return service->offsets()[1] == 1; }));
+  service->stop();
+  EXPECT_EQ(delivered(), 1);  // delivered once
 }
 
-TEST(ScheduleMessageServiceTest, LevelsAreIndependent) {
-  SendFixture f(kLevels);
-  run_clock_ahead(f);
-  ScheduleMessageService service(f.context(), f.harness().files());
-  ASSERT_TRUE(service.start().is_ok());
-  ASSERT_EQ(f.send(delayed("2", "late")).code, rc::kSuccess);
-  ASSERT_EQ(f.send(delayed("1", "early")).code, rc::kSuccess);
-  f.harness().now() += 10'000;  // level 1 due, level 2 not
-  ASSERT_TRUE(eventually([&] { return messages_in(f, "T", 1) == 1; }));
-  EXPECT_EQ(f.read("T", 1, 0)->body(), "early");
-  f.harness().now() += 10'000;
-  ASSERT_TRUE(eventually([&] { return messages_in(f, "T", 1) == 2; }));
-  EXPECT_EQ(f.read("T", 1, 1)->body(), "late");
+TEST_F(ScheduleDeliveryTest, LevelsAreIndependent) {
+  auto service = start_service();
+  send_delayed(2, "late");
+  send_delayed(1, "early");
+  advance_clock(10'000);  // level 1 due, level 2 not
+  ASSERT_TRUE(eventually_delivered(1));
+  EXPECT_EQ(f_.read("T", 1, 0)->body(), "early");
+  advance_clock(10'000);
+  ASSERT_TRUE(eventually_delivered(2));
+  EXPECT_EQ(f_.read("T", 1, 1)->body(), "late");
 }
 
-TEST(ScheduleMessageServiceTest, DeliveryResumesAfterARestart) {
-  SendFixture f(kLevels);
-  run_clock_ahead(f);
-  {
-    ScheduleMessageService first(f.context(), f.harness().files());
-    ASSERT_TRUE(first.start().is_ok());
-    ASSERT_EQ(f.send(delayed("1", "one")).code, rc::kSuccess);
-    f.harness().now() += 10'000;
-    ASSERT_TRUE(eventually([&] { return messages_in(f, "T", 1) == 1; }));
-    ASSERT_TRUE(eventually([&] { return first.offsets()[1] == 1; }));
-  }  // stopped: its progress is saved
-  auto saved = f.harness().files().load("delayOffset.json");
+TEST_F(ScheduleDeliveryTest, DeliveryResumesAfterARestart) {
+  auto first = start_service();
+  send_delayed(1, "one");
+  advance_clock(10'000);
+  ASSERT_TRUE(eventually_delivered(1));
+  ASSERT_TRUE(eventually([&] { return first->offsets()[1] == 1; }));
+  first.reset();  // stopped: its progress is saved
+  auto saved = f_.harness().files().load("delayOffset.json");
   ASSERT_TRUE(saved.is_ok() && saved->has_value());
   EXPECT_EQ(**saved, "{\"offsetTable\":{\"1\":1}}");
 
-  ASSERT_EQ(f.send(delayed("1", "two")).code, rc::kSuccess);  // stored while no service runs
-  ScheduleMessageService second(f.context(), f.harness().files());
-  ASSERT_TRUE(second.start().is_ok());
-  EXPECT_EQ(second.offsets()[1], 1);
-  f.harness().now() += 10'000;
-  ASSERT_TRUE(eventually([&] { return messages_in(f, "T", 1) == 2; }));
-  EXPECT_EQ(f.read("T", 1, 1)->body(), "two");
-  second.stop();
-  EXPECT_EQ(messages_in(f, "T", 1), 2);  // the first message was not delivered again
-  EXPECT_EQ(second.encode_offsets(), "{\"offsetTable\":{\"1\":2}}");
+  send_delayed(1, "two");  // stored while no service runs
+  auto second = start_service();
+  EXPECT_EQ(second->offsets()[1], 1);
+  advance_clock(10'000);
+  ASSERT_TRUE(eventually_delivered(2));
+  EXPECT_EQ(f_.read("T", 1, 1)->body(), "two");
+  second->stop();
+  EXPECT_EQ(delivered(), 2);  // the first message was not delivered again
+  EXPECT_EQ(second->encode_offsets(), "{\"offsetTable\":{\"1\":2}}");
 }
 
-TEST(ScheduleMessageServiceTest, FailedDeliveryIsRetried) {
-  SendFixture f(kLevels);
-  run_clock_ahead(f);
-  ScheduleMessageService service(f.context(), f.harness().files());
-  ASSERT_TRUE(service.start().is_ok());
-  ASSERT_EQ(f.send(delayed("1")).code, rc::kSuccess);
-  ASSERT_TRUE(f.read("SCHEDULE_TOPIC_XXXX", 0, 0).has_value());
-  f.interpose().fail_appends_with(v1::Status::unavailable("disk full"));
-  f.harness().now() += 10'000;
+TEST_F(ScheduleDeliveryTest, FailedDeliveryIsRetried) {
+  auto service = start_service();
+  send_delayed(1);
+  f_.interpose().fail_appends_with(v1::Status::unavailable("disk full"));
+  advance_clock(10'000);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // several failed attempts
-  EXPECT_EQ(messages_in(f, "T", 1), 0);
-  EXPECT_EQ(service.offsets()[1], 0);
-  f.interpose().fail_appends_with(v1::Status::ok());
-  ASSERT_TRUE(eventually([&] { return messages_in(f, "T", 1) == 1; }));
-  service.stop();
-  EXPECT_EQ(messages_in(f, "T", 1), 1);
+  EXPECT_EQ(delivered(), 0);
+  EXPECT_EQ(service->offsets()[1], 0);
+  f_.interpose().fail_appends_with(v1::Status::ok());
+  ASSERT_TRUE(eventually_delivered(1));
+  service->stop();
+  EXPECT_EQ(delivered(), 1);
 }
 
 TEST(ScheduleMessageServiceTest, CorruptOffsetFileFailsStart) {
-  SendFixture f(kLevels);
+  SendFixture f;
   ASSERT_TRUE(f.harness().files().save("delayOffset.json", "{\"offsetTable\":[1,2]}").is_ok());
   ScheduleMessageService service(f.context(), f.harness().files());
   EXPECT_EQ(service.start().code(), v1::StatusCode::kCorruption);
