@@ -35,18 +35,6 @@ void respond_status(const Responder& responder, const plugin::v1::Status& status
   responder.respond(RemotingCommand{});
 }
 
-struct QueueHeader {
-  std::string topic;
-  std::int32_t queue_id = 0;
-};
-
-QueueHeader read_queue(HeaderReader& fields) {
-  QueueHeader q;
-  q.topic = fields.required("topic");
-  q.queue_id = fields.required_int32("queueId");
-  return q;
-}
-
 }  // namespace
 
 const std::vector<std::pair<std::int32_t, AdminBrokerProcessor::Handler>>& AdminBrokerProcessor::handlers() {
@@ -138,21 +126,21 @@ void AdminBrokerProcessor::all_topic_config(const RemotingCommand&, const Respon
 
 void AdminBrokerProcessor::max_offset(const RemotingCommand& request, const Responder& responder) {
   HeaderReader fields(request.ext_fields);
-  const QueueHeader q = read_queue(fields);
+  const QueueRef q = read_queue(fields);
   if (!fields.ok()) return responder.fail(rc::kSystemError, fields.error());
   respond_value(responder, "offset", context_.store->max_offset(q.topic, q.queue_id));
 }
 
 void AdminBrokerProcessor::min_offset(const RemotingCommand& request, const Responder& responder) {
   HeaderReader fields(request.ext_fields);
-  const QueueHeader q = read_queue(fields);
+  const QueueRef q = read_queue(fields);
   if (!fields.ok()) return responder.fail(rc::kSystemError, fields.error());
   respond_value(responder, "offset", context_.store->min_offset(q.topic, q.queue_id));
 }
 
 void AdminBrokerProcessor::search_offset_by_time(const RemotingCommand& request, const Responder& responder) {
   HeaderReader fields(request.ext_fields);
-  const QueueHeader q = read_queue(fields);
+  const QueueRef q = read_queue(fields);
   const std::int64_t timestamp = fields.required_int("timestamp");
   // 5.x clients may ask for the last message stored at or before the time instead.
   const bool upper = fields.optional("boundaryType", "lower") == "upper";
@@ -165,7 +153,7 @@ void AdminBrokerProcessor::search_offset_by_time(const RemotingCommand& request,
 
 void AdminBrokerProcessor::earliest_message_time(const RemotingCommand& request, const Responder& responder) {
   HeaderReader fields(request.ext_fields);
-  const QueueHeader q = read_queue(fields);
+  const QueueRef q = read_queue(fields);
   if (!fields.ok()) return responder.fail(rc::kSystemError, fields.error());
   // -1 when the queue holds nothing, as RocketMQ answers.
   respond_value(responder, "timestamp", context_.store->earliest_message_time(q.topic, q.queue_id).value_or(-1));

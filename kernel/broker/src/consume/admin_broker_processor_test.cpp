@@ -4,7 +4,6 @@
 
 #include "consume_test_support.hpp"
 #include "mqkit/broker/consume/admin_bodies.hpp"
-#include "mqkit/broker/testing/broker_harness.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/header_fields.hpp"
 
@@ -17,11 +16,8 @@ using plugin::v1::MessageQueue;
 using testing::FakeChannel;
 using testing::TestMessage;
 
-class AdminBrokerProcessorTest : public ::testing::Test {
+class AdminBrokerProcessorTest : public testing::ProcessorTest<AdminBrokerProcessor> {
  protected:
-  BrokerContext& context() { return harness_.context(); }
-  RemotingCommand call(RemotingCommand request) { return testing::call(processor_, channel_, std::move(request)); }
-
   // Three messages in T:0, one in T:1.
   void fill() {
     testing::create_topic(context(), "T", 2);
@@ -61,9 +57,6 @@ class AdminBrokerProcessorTest : public ::testing::Test {
     context().consumers->register_consumer(data, {channel, client_id, language, 401, 0});
   }
 
-  testing::BrokerHarness harness_;
-  AdminBrokerProcessor processor_{harness_.context()};
-  std::shared_ptr<FakeChannel> channel_ = std::make_shared<FakeChannel>();
   std::vector<plugin::v1::AppendResult> stored_;
 };
 

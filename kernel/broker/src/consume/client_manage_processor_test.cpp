@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include "consume_test_support.hpp"
-#include "mqkit/broker/testing/broker_harness.hpp"
 #include "mqkit/plugin/v1/java_hash.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/header_fields.hpp"
@@ -41,15 +40,7 @@ RemotingCommand heartbeat_request(const protocol::HeartbeatData& data) {
   return request;
 }
 
-class ClientManageProcessorTest : public ::testing::Test {
- protected:
-  BrokerContext& context() { return harness_.context(); }
-  RemotingCommand call(RemotingCommand request) { return testing::call(processor_, channel_, std::move(request)); }
-
-  testing::BrokerHarness harness_;
-  ClientManageProcessor processor_{harness_.context()};
-  std::shared_ptr<FakeChannel> channel_ = std::make_shared<FakeChannel>(7);
-};
+using ClientManageProcessorTest = testing::ProcessorTest<ClientManageProcessor>;
 
 TEST_F(ClientManageProcessorTest, HeartbeatRegistersGroupsAndCreatesTheRetryTopic) {
   const auto version_before = context().topics->snapshot().data_version;
@@ -60,9 +51,9 @@ TEST_F(ClientManageProcessorTest, HeartbeatRegistersGroupsAndCreatesTheRetryTopi
   EXPECT_EQ(context().consumers->client_ids("cg"), std::vector<std::string>{"c1"});
   const auto group = context().consumers->find("cg");
   ASSERT_TRUE(group.has_value());
-  ASSERT_EQ(group->connections.count(7), 1u);
-  EXPECT_EQ(group->connections.at(7).language, plugin::v1::LanguageCode::kJava);
-  EXPECT_EQ(group->connections.at(7).version, 401);
+  ASSERT_EQ(group->connections.count(1), 1u);
+  EXPECT_EQ(group->connections.at(1).language, plugin::v1::LanguageCode::kJava);
+  EXPECT_EQ(group->connections.at(1).version, 401);
   const auto subscription = context().consumers->subscription("cg", "T");
   ASSERT_TRUE(subscription.has_value());
   EXPECT_EQ(subscription->tags_set, (std::set<std::string>{"TagA", "TagB"}));

@@ -9,8 +9,11 @@
 #include <utility>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "mqkit/broker/broker_context.hpp"
 #include "mqkit/broker/request_processor.hpp"
+#include "mqkit/broker/testing/broker_harness.hpp"
 #include "mqkit/broker/testing/fake_channel.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
 
@@ -44,5 +47,17 @@ std::string body_of(const plugin::v1::RecordView& record);
 
 // An extField as an integer (fails the test when missing).
 std::int64_t ext_int(const RemotingCommand& command, std::string_view name);
+
+// A fixture: one `Processor` over a BrokerHarness, answering on one FakeChannel (id 1).
+template <typename Processor>
+class ProcessorTest : public ::testing::Test {
+ protected:
+  BrokerContext& context() { return harness_.context(); }
+  RemotingCommand call(RemotingCommand request) { return testing::call(processor_, channel_, std::move(request)); }
+
+  BrokerHarness harness_;
+  Processor processor_{harness_.context()};
+  std::shared_ptr<FakeChannel> channel_ = std::make_shared<FakeChannel>();
+};
 
 }  // namespace mqkit::broker::testing

@@ -38,15 +38,14 @@ void ConsumerManageProcessor::consumer_list(const RemotingCommand& request, cons
 void ConsumerManageProcessor::query_offset(const RemotingCommand& request, const Responder& responder) {
   HeaderReader fields(request.ext_fields);
   const std::string group = fields.required("consumerGroup");
-  const std::string topic = fields.required("topic");
-  const std::int32_t queue_id = fields.required_int32("queueId");
+  const QueueRef queue = read_queue(fields);
   const bool zero_if_not_found = fields.optional_bool("setZeroIfNotFound", true);
   if (!fields.ok()) return responder.fail(rc::kSystemError, fields.error());
-  std::optional<std::int64_t> offset = context_.offsets->query(group, topic, queue_id);
+  std::optional<std::int64_t> offset = context_.offsets->query(group, queue.topic, queue.queue_id);
   if (!offset || *offset < 0) {
     // RocketMQ also requires offset 0 to be in memory; every queue this broker reads from
     // counts as such.
-    if (zero_if_not_found && context_.store->min_offset(topic, queue_id) <= 0) {
+    if (zero_if_not_found && context_.store->min_offset(queue.topic, queue.queue_id) <= 0) {
       offset = 0;
     } else {
       return responder.fail(rc::kQueryNotFound, "Not found, V3_0_6_SNAPSHOT maybe this group consumer boot first");
@@ -60,11 +59,10 @@ void ConsumerManageProcessor::query_offset(const RemotingCommand& request, const
 void ConsumerManageProcessor::update_offset(const RemotingCommand& request, const Responder& responder) {
   HeaderReader fields(request.ext_fields);
   const std::string group = fields.required("consumerGroup");
-  const std::string topic = fields.required("topic");
-  const std::int32_t queue_id = fields.required_int32("queueId");
+  const QueueRef queue = read_queue(fields);
   const std::int64_t offset = fields.required_int("commitOffset");
   if (!fields.ok()) return responder.fail(rc::kSystemError, fields.error());
-  commit_client_offset(*context_.offsets, group, topic, queue_id, offset);
+  commit_client_offset(*context_.offsets, group, queue.topic, queue.queue_id, offset);
   responder.respond(RemotingCommand{});
 }
 

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include "consume_test_support.hpp"
-#include "mqkit/broker/testing/broker_harness.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/header_fields.hpp"
 
@@ -14,11 +13,8 @@ namespace rc = protocol::response_code;
 namespace rq = protocol::request_code;
 using testing::FakeChannel;
 
-class ConsumerManageProcessorTest : public ::testing::Test {
+class ConsumerManageProcessorTest : public testing::ProcessorTest<ConsumerManageProcessor> {
  protected:
-  BrokerContext& context() { return harness_.context(); }
-  RemotingCommand call(RemotingCommand request) { return testing::call(processor_, channel_, std::move(request)); }
-
   void join(std::uint64_t channel_id, const std::string& client_id) {
     protocol::ConsumerData data;
     data.group_name = "cg";
@@ -41,9 +37,6 @@ class ConsumerManageProcessorTest : public ::testing::Test {
                                                              {"commitOffset", std::to_string(offset)}});
   }
 
-  testing::BrokerHarness harness_;
-  ConsumerManageProcessor processor_{harness_.context()};
-  std::shared_ptr<FakeChannel> channel_ = std::make_shared<FakeChannel>();
 };
 
 TEST_F(ConsumerManageProcessorTest, ConsumerListHasEveryLiveMember) {

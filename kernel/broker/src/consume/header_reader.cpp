@@ -31,4 +31,11 @@ std::int64_t HeaderReader::optional_int(std::string_view name, std::int64_t fall
   return value ? *value : fallback;
 }
 
+QueueRef read_queue(HeaderReader& fields) {
+  QueueRef queue;
+  queue.topic = fields.required("topic");
+  queue.queue_id = fields.required_int32("queueId");
+  return queue;
+}
+
 }  // namespace mqkit::broker

@@ -38,4 +38,11 @@ class HeaderReader {
   plugin::v1::Status status_;
 };
 
+// The queue most queue-level requests name: required `topic` and `queueId`.
+struct QueueRef {
+  std::string topic;
+  std::int32_t queue_id = 0;
+};
+QueueRef read_queue(HeaderReader& fields);
+
 }  // namespace mqkit::broker

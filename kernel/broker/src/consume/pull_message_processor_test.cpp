@@ -18,13 +18,9 @@ using testing::TestMessage;
 constexpr std::int32_t kSubscriptionOnly = pull_sys_flag::kSubscription;
 constexpr std::int32_t kLongPoll = pull_sys_flag::kSubscription | pull_sys_flag::kSuspend;
 
-class PullMessageProcessorTest : public ::testing::Test {
+class PullMessageProcessorTest : public testing::ProcessorTest<PullMessageProcessor> {
  protected:
-  void SetUp() override {
-    testing::create_topic(context(), "T", 4);
-  }
-
-  BrokerContext& context() { return harness_.context(); }
+  void SetUp() override { testing::create_topic(context(), "T", 4); }
 
   void put(std::int32_t queue_id, const std::string& body, const std::string& tags = "") {
     testing::append(context(), TestMessage{"T", queue_id, body, tags, "", ""});
@@ -45,24 +41,19 @@ class PullMessageProcessorTest : public ::testing::Test {
                                   {"subVersion", "0"}});
   }
 
-  RemotingCommand pull(RemotingCommand request) { return testing::call(processor_, channel_, std::move(request)); }
-
   // Starts a pull that may be parked; its answer, if any, shows up on channel_.
   void start_pull(RemotingCommand request) {
     Responder responder(channel_, request);
     processor_.process(std::move(request), responder);
   }
 
-  BrokerHarness harness_;
-  PullMessageProcessor processor_{harness_.context()};
-  std::shared_ptr<FakeChannel> channel_ = std::make_shared<FakeChannel>();
 };
 
 TEST_F(PullMessageProcessorTest, FoundAnswersTheStoredRecordsAndQueueOffsets) {
   for (int i = 0; i < 3; ++i) put(0, "m" + std::to_string(i));
   harness_.wait_dispatched();
 
-  const RemotingCommand all = pull(pull_request(0, 0, kSubscriptionOnly));
+  const RemotingCommand all = call(pull_request(0, 0, kSubscriptionOnly));
   EXPECT_EQ(all.code, rc::kSuccess);
   EXPECT_EQ(all.remark, "FOUND");
   const auto records = testing::records_of(all);
@@ -77,7 +68,7 @@ TEST_F(PullMessageProcessorTest, FoundAnswersTheStoredRecordsAndQueueOffsets) {
   EXPECT_EQ(testing::ext_int(all, "maxOffset"), 3);
   EXPECT_EQ(testing::ext_int(all, "suggestWhichBrokerId"), 0);
 
-  const RemotingCommand some = pull(pull_request(0, 1, kSubscriptionOnly, "*", 1));
+  const RemotingCommand some = call(pull_request(0, 1, kSubscriptionOnly, "*", 1));
   ASSERT_EQ(testing::records_of(some).size(), 1u);
   EXPECT_EQ(testing::body_of(testing::records_of(some)[0]), "m1");
   EXPECT_EQ(testing::ext_int(some, "nextBeginOffset"), 2);
@@ -87,7 +78,7 @@ TEST_F(PullMessageProcessorTest, TransferIsCappedByTheBrokerLimit) {
   harness_.config().max_transfer_count = 2;
   for (int i = 0; i < 5; ++i) put(0, "m");
   harness_.wait_dispatched();
-  const RemotingCommand response = pull(pull_request(0, 0, kSubscriptionOnly));
+  const RemotingCommand response = call(pull_request(0, 0, kSubscriptionOnly));
   EXPECT_EQ(testing::records_of(response).size(), 2u);
   EXPECT_EQ(testing::ext_int(response, "nextBeginOffset"), 2);
 }
@@ -99,7 +90,7 @@ TEST_F(PullMessageProcessorTest, TagFilterKeepsOnlySubscribedTags) {
   put(0, "c2", "TagC");
   harness_.wait_dispatched();
 
-  const RemotingCommand matched = pull(pull_request(0, 0, kSubscriptionOnly, "TagA || TagB"));
+  const RemotingCommand matched = call(pull_request(0, 0, kSubscriptionOnly, "TagA || TagB"));
   ASSERT_EQ(matched.code, rc::kSuccess);
   const auto records = testing::records_of(matched);
   ASSERT_EQ(records.size(), 2u);
@@ -107,7 +98,7 @@ TEST_F(PullMessageProcessorTest, TagFilterKeepsOnlySubscribedTags) {
   EXPECT_EQ(testing::body_of(records[1]), "b");
 
   // Nothing from offset 3 matches: the client is told to go on from past what was examined.
-  const RemotingCommand skipped = pull(pull_request(0, 3, kSubscriptionOnly, "TagA||TagB"));
+  const RemotingCommand skipped = call(pull_request(0, 3, kSubscriptionOnly, "TagA||TagB"));
   EXPECT_EQ(skipped.code, rc::kPullRetryImmediately);
   EXPECT_EQ(testing::ext_int(skipped, "nextBeginOffset"), 4);
   EXPECT_TRUE(skipped.body_slices.empty());
@@ -161,7 +152,7 @@ TEST_F(PullMessageProcessorTest, ShortPollingHoldsForTheConfiguredTimeOnly) {
 }
 
 TEST_F(PullMessageProcessorTest, PullWithoutSuspendFlagIsAnsweredAtOnce) {
-  const RemotingCommand response = pull(pull_request(0, 0, kSubscriptionOnly));
+  const RemotingCommand response = call(pull_request(0, 0, kSubscriptionOnly));
   EXPECT_EQ(response.code, rc::kPullNotFound);
   EXPECT_EQ(context().long_polling->held(), 0u);
 }
@@ -171,12 +162,12 @@ TEST_F(PullMessageProcessorTest, CommitOffsetRidesOnThePull) {
   harness_.wait_dispatched();
   RemotingCommand request = pull_request(0, 0, kSubscriptionOnly | pull_sys_flag::kCommitOffset);
   request.ext_fields.set("commitOffset", std::int64_t{1});
-  EXPECT_EQ(pull(std::move(request)).code, rc::kSuccess);
+  EXPECT_EQ(call(std::move(request)).code, rc::kSuccess);
   EXPECT_EQ(context().offsets->query("cg", "T", 0), 1);
 
   RemotingCommand without_flag = pull_request(0, 0, kSubscriptionOnly);
   without_flag.ext_fields.set("commitOffset", std::int64_t{5});
-  pull(std::move(without_flag));
+  call(std::move(without_flag));
   EXPECT_EQ(context().offsets->query("cg", "T", 0), 1);
 }
 
@@ -184,24 +175,24 @@ TEST_F(PullMessageProcessorTest, OffsetsOutsideTheQueueAreMoved) {
   for (int i = 0; i < 3; ++i) put(0, "m");
   harness_.wait_dispatched();
 
-  const RemotingCommand beyond = pull(pull_request(0, 10, kLongPoll));
+  const RemotingCommand beyond = call(pull_request(0, 10, kLongPoll));
   EXPECT_EQ(beyond.code, rc::kPullOffsetMoved);
   EXPECT_EQ(beyond.remark, "OFFSET_OVERFLOW_BADLY");
   EXPECT_EQ(testing::ext_int(beyond, "maxOffset"), 3);
 
   // An empty queue: offset 0 waits for messages, any other offset must start over.
-  const RemotingCommand empty_moved = pull(pull_request(1, 5, kSubscriptionOnly));
+  const RemotingCommand empty_moved = call(pull_request(1, 5, kSubscriptionOnly));
   EXPECT_EQ(empty_moved.code, rc::kPullOffsetMoved);
   EXPECT_EQ(testing::ext_int(empty_moved, "nextBeginOffset"), 0);
-  EXPECT_EQ(pull(pull_request(1, 0, kSubscriptionOnly)).code, rc::kPullNotFound);
+  EXPECT_EQ(call(pull_request(1, 0, kSubscriptionOnly)).code, rc::kPullNotFound);
 }
 
 TEST_F(PullMessageProcessorTest, RefusesWhatCannotBePulled) {
   RemotingCommand unknown_topic = pull_request(0, 0, kSubscriptionOnly);
   unknown_topic.ext_fields.set("topic", std::string("Nope"));
-  EXPECT_EQ(pull(std::move(unknown_topic)).code, rc::kTopicNotExist);
+  EXPECT_EQ(call(std::move(unknown_topic)).code, rc::kTopicNotExist);
 
-  const RemotingCommand bad_queue = pull(pull_request(9, 0, kSubscriptionOnly));
+  const RemotingCommand bad_queue = call(pull_request(9, 0, kSubscriptionOnly));
   EXPECT_EQ(bad_queue.code, rc::kSystemError);
   EXPECT_EQ(bad_queue.remark->rfind("queueId[9] is illegal, topic:[T] topicConfig.readQueueNums:[4]", 0), 0u)
       << *bad_queue.remark;
@@ -209,19 +200,19 @@ TEST_F(PullMessageProcessorTest, RefusesWhatCannotBePulled) {
   auto group = context().groups->find_or_create("cg").value();
   group.consume_enable = false;
   ASSERT_TRUE(context().groups->update(group).is_ok());
-  EXPECT_EQ(pull(pull_request(0, 0, kSubscriptionOnly)).code, rc::kNoPermission);
+  EXPECT_EQ(call(pull_request(0, 0, kSubscriptionOnly)).code, rc::kNoPermission);
 
   RemotingCommand incomplete = pull_request(0, 0, kSubscriptionOnly);
   incomplete.ext_fields = {};
   incomplete.ext_fields.set("consumerGroup", std::string("cg"));
-  const RemotingCommand missing = pull(std::move(incomplete));
+  const RemotingCommand missing = call(std::move(incomplete));
   EXPECT_EQ(missing.code, rc::kSystemError);
   EXPECT_EQ(missing.remark, "the custom field <topic> is null");
 
   RemotingCommand sql = pull_request(0, 0, kSubscriptionOnly, "a > 1");
   sql.ext_fields.set("consumerGroup", std::string("cg2"));
   sql.ext_fields.set("expressionType", std::string("SQL92"));
-  const RemotingCommand sql_response = pull(std::move(sql));
+  const RemotingCommand sql_response = call(std::move(sql));
   EXPECT_EQ(sql_response.code, rc::kSystemError);
   EXPECT_EQ(sql_response.remark, "The broker does not support consumer to filter message by SQL92");
 }
@@ -242,7 +233,7 @@ TEST_F(PullMessageProcessorTest, WithoutSubscriptionFlagTheHeartbeatSubscription
   put(0, "b", "TagB");
   harness_.wait_dispatched();
   RemotingCommand before_heartbeat = pull_request(0, 0, 0);
-  EXPECT_EQ(pull(std::move(before_heartbeat)).code, rc::kSubscriptionNotExist);
+  EXPECT_EQ(call(std::move(before_heartbeat)).code, rc::kSubscriptionNotExist);
 
   protocol::ConsumerData consumer;
   consumer.group_name = "cg";
@@ -257,11 +248,11 @@ TEST_F(PullMessageProcessorTest, WithoutSubscriptionFlagTheHeartbeatSubscription
 
   RemotingCommand newer = pull_request(0, 0, 0);
   newer.ext_fields.set("subVersion", std::int64_t{200});
-  EXPECT_EQ(pull(std::move(newer)).code, rc::kSubscriptionNotLatest);
+  EXPECT_EQ(call(std::move(newer)).code, rc::kSubscriptionNotLatest);
 
   RemotingCommand current = pull_request(0, 0, 0);
   current.ext_fields.set("subVersion", std::int64_t{100});
-  const RemotingCommand found = pull(std::move(current));
+  const RemotingCommand found = call(std::move(current));
   ASSERT_EQ(found.code, rc::kSuccess);
   ASSERT_EQ(testing::records_of(found).size(), 1u);
   EXPECT_EQ(testing::body_of(testing::records_of(found)[0]), "b");

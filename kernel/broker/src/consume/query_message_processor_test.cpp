@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include "consume_test_support.hpp"
-#include "mqkit/broker/testing/broker_harness.hpp"
 #include "mqkit/protocol/codes.hpp"
 
 namespace mqkit::broker {
@@ -14,7 +13,7 @@ namespace rq = protocol::request_code;
 using testing::FakeChannel;
 using testing::TestMessage;
 
-class QueryMessageProcessorTest : public ::testing::Test {
+class QueryMessageProcessorTest : public testing::ProcessorTest<QueryMessageProcessor> {
  protected:
   void SetUp() override {
     testing::create_topic(harness_.context(), "T", 2);
@@ -24,8 +23,6 @@ class QueryMessageProcessorTest : public ::testing::Test {
     harness_.wait_dispatched();
   }
 
-  RemotingCommand call(RemotingCommand request) { return testing::call(processor_, channel_, std::move(request)); }
-
   RemotingCommand query(const std::string& key, std::int32_t max_num) {
     return testing::make_request(rq::kQueryMessage, {{"topic", "T"},
                                                      {"key", key},
@@ -34,9 +31,6 @@ class QueryMessageProcessorTest : public ::testing::Test {
                                                      {"endTimestamp", std::to_string(INT64_MAX)}});
   }
 
-  testing::BrokerHarness harness_;
-  QueryMessageProcessor processor_{harness_.context()};
-  std::shared_ptr<FakeChannel> channel_ = std::make_shared<FakeChannel>();
   plugin::v1::AppendResult first_;
 };
 
