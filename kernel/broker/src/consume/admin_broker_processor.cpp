@@ -218,6 +218,12 @@ void AdminBrokerProcessor::reset_offset(const RemotingCommand& request, const Re
     return responder.fail(rc::kSystemError,
                           "[reset-offset] reset offset failed, no topic in this broker. topic=" + reset.topic);
   }
+  // A mistyped group would otherwise get offsets of its own; RocketMQ refuses a group without
+  // committed offsets, mqkit also accepts a group it knows otherwise (settings, live members).
+  if (context_.offsets->offsets(reset.group, reset.topic).empty() && !context_.groups->find(reset.group) &&
+      !context_.consumers->find(reset.group)) {
+    return responder.fail(rc::kSystemError, "THe consumer group <" + reset.group + "> not exist");
+  }
   const QueueOffsets offsets = reset_offsets(context_, *topic, reset);
   const std::size_t told = notify_consumers_of_reset(context_, reset, offsets);
   kernel::logger("broker")->info("offsets of group {} on {} reset to time {} by {}; {} online consumers told",

@@ -245,6 +245,11 @@ TEST_F(AdminBrokerProcessorTest, ResetOffsetByTimeCommitsAndTellsOnlineConsumers
                                        {{"topic", "Nope"}, {"group", "cg"}, {"timestamp", "0"}}))
                 .remark,
             "[reset-offset] reset offset failed, no topic in this broker. topic=Nope");
+  EXPECT_EQ(call(testing::make_request(rq::kInvokeBrokerToResetOffset,
+                                       {{"topic", "T"}, {"group", "typo"}, {"timestamp", "0"}}))
+                .remark,
+            "THe consumer group <typo> not exist");
+  EXPECT_TRUE(context().offsets->offsets("typo", "T").empty());
 }
 
 TEST_F(AdminBrokerProcessorTest, SubscriptionGroupsCanBeManaged) {
