@@ -286,9 +286,9 @@ bool ScheduleMessageService::deliver(const v1::RecordView& record, const v1::Sto
   bool queue_ok = false;
   const std::int32_t queue_id = real_queue ? parse_int32(*real_queue, &queue_ok) : 0;
   if (!real_topic || !queue_ok || *real_topic == kTransactionHalfTopic) {
-    kernel::logger("broker")->error("delayed message at commit offset {} has no deliverable REAL_TOPIC/REAL_QID; "
-                                    "dropped",
-                                    record.commit_offset);
+    kernel::logger("broker")->error(
+        "delayed message at commit offset {} has no deliverable REAL_TOPIC/REAL_QID; dropped",
+        record.commit_offset);
     return true;
   }
   m.topic = std::string(*real_topic);
@@ -299,9 +299,8 @@ bool ScheduleMessageService::deliver(const v1::RecordView& record, const v1::Sto
   const std::string topic = m.topic;
   auto stored = std::make_shared<std::promise<Status>>();
   auto result = stored->get_future();
-  append_message(context_, std::move(m), false, [stored](v1::Result<AppendedMessages> appended) {
-    stored->set_value(appended.status());
-  });
+  append_message(context_, std::move(m), false,
+                 [stored](v1::Result<AppendedMessages> appended) { stored->set_value(appended.status()); });
   if (result.wait_for(kAppendTimeout) != std::future_status::ready) {
     warn("delivering a delayed message: the store did not answer within 10 s");
     return false;

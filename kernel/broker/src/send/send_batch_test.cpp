@@ -24,7 +24,8 @@ SendRequest batch_of(const std::vector<std::string>& bodies, const v1::Propertie
     v1::Properties properties{{"UNIQ_KEY", "ID" + std::to_string(i)}, {"TAGS", "Tag" + std::to_string(i)}};
     properties.insert(properties.end(), extra.begin(), extra.end());
     const auto& text = bodies[i];
-    v1::append_batch_item(body, static_cast<std::int32_t>(i), {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()},
+    v1::append_batch_item(body, static_cast<std::int32_t>(i),
+                          {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()},
                           v1::encode_properties(properties));
   }
   request.body.assign(body.begin(), body.end());

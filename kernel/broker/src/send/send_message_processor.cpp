@@ -38,17 +38,29 @@ v1::StoredSlice own(std::vector<std::uint8_t> body) {
   return {std::span<const std::uint8_t>(*owner), owner};
 }
 
-// Java's isWaitStoreMsgOK: absent means wait; otherwise Boolean.parseBoolean.
+// Java's Boolean.parseBoolean, which message flags (WAIT, TRAN_MSG) go through.
+bool java_boolean(std::optional<std::string_view> text) {
+  return text && std::ranges::equal(*text, std::string_view("true"),
+                                    [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+}
+
+// Java's isWaitStoreMsgOK: absent means wait.
 bool waits_for_flush(const v1::Properties& properties) {
   const auto wait = get_property(properties, v1::property::kWaitStoreOk);
-  return !wait || std::ranges::equal(*wait, std::string_view("true"), [](char a, char b) {
-           return std::tolower(static_cast<unsigned char>(a)) == b;
-         });
+  return !wait || java_boolean(wait);
+}
+
+// A transaction's half message. This broker has no transaction service yet, so it refuses them
+// as RocketMQ does with rejectTransactionMessage, rather than store messages nobody can commit.
+// (Retries from clients before 4.6.1 still carry TRAN_MSG and are let through, as RocketMQ does.)
+bool is_half_message(const OutgoingMessage& m) {
+  return java_boolean(get_property(m.properties, v1::property::kTransactionPrepared)) &&
+         !(m.reconsume_times > 0 && delay_level_of(m.properties) > 0);
 }
 
 // The fields every message of a send request takes from its header and connection.
-OutgoingMessage message_from(const SendMessageRequestHeader& header, const SendTarget& target,
-                             const Channel& producer, const BrokerConfig& config) {
+OutgoingMessage message_from(const SendMessageRequestHeader& header, const SendTarget& target, const Channel& producer,
+                             const BrokerConfig& config) {
   OutgoingMessage m;
   m.topic = header.topic;
   m.queue_id = target.queue_id;
@@ -66,8 +78,8 @@ OutgoingMessage message_from(const SendMessageRequestHeader& header, const SendT
 
 // Header, broker and topic checks shared by single and batch sends.
 OrRefusal<std::pair<SendMessageRequestHeader, SendTarget>> check_send(BrokerContext& context,
-                                                                     const RemotingCommand& request,
-                                                                     const Responder& responder) {
+                                                                      const RemotingCommand& request,
+                                                                      const Responder& responder) {
   auto header = parse_send_message_header(request);
   if (!header) return Refusal{rc::kSystemError, header.status().message()};
   if (auto refusal = check_broker_writable(*context.config)) return std::move(*refusal);
@@ -115,6 +127,10 @@ void SendMessageProcessor::send_message(RemotingCommand request, const Responder
     return refuse(responder, std::move(*refusal));
   }
   OutgoingMessage message = message_from(header, target, *responder.channel(), config);
+  if (is_half_message(message)) {
+    return responder.fail(rc::kNoPermission,
+                          "the broker[" + config.broker_ip + "] sending transaction message is forbidden");
+  }
   message.body = own(std::move(request.body));
   const bool wait_for_flush = waits_for_flush(message.properties);
   // WAIT only tells this broker when to answer: RocketMQ saves its bytes in every record.
@@ -156,8 +172,14 @@ void SendMessageProcessor::send_batch(RemotingCommand request, const Responder& 
       return refuse(responder, std::move(*refusal));
     }
     OutgoingMessage& m = messages.emplace_back();
-    m = OutgoingMessage{shared.topic, shared.queue_id, item.flag, shared.sys_flag, shared.born_timestamp,
-                        shared.born_host, shared.reconsume_times, {item.body, body.keep_alive},
+    m = OutgoingMessage{shared.topic,
+                        shared.queue_id,
+                        item.flag,
+                        shared.sys_flag,
+                        shared.born_timestamp,
+                        shared.born_host,
+                        shared.reconsume_times,
+                        {item.body, body.keep_alive},
                         v1::decode_properties(item.properties)};
     // As RocketMQ's batch encoder: the header's properties follow each message's own.
     for (const auto& [name, value] : shared.properties) set_property(m.properties, name, value);

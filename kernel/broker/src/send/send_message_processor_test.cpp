@@ -47,7 +47,9 @@ TEST(SendMessageProcessorTest, V1AndV2StoreTheSameMessage) {
     EXPECT_EQ(v1::to_string(r->view.store_host), "127.0.0.1:10911");
     // As sent, without WAIT, with the broker's cluster.
     EXPECT_EQ(v1::decode_properties(r->view.properties),
-              (v1::Properties{{"TAGS", "TagA"}, {"KEYS", "k1"}, {"UNIQ_KEY", "AC11000100002A9F0000000000000001"},
+              (v1::Properties{{"TAGS", "TagA"},
+                              {"KEYS", "k1"},
+                              {"UNIQ_KEY", "AC11000100002A9F0000000000000001"},
                               {"CLUSTER", "DefaultCluster"}}));
   }
 }
@@ -115,7 +117,8 @@ TEST(SendMessageProcessorTest, QueueIdMustBeWithinTheTopic) {
   request.queue_id = 4;
   auto response = f.send(request);
   EXPECT_EQ(response.code, rc::kSystemError);
-  EXPECT_EQ(response.remark, "queueId[4] is illegal, topic:[T] topicConfig.writeQueueNums:[4] consumer:[127.0.0.1:50000]");
+  EXPECT_EQ(response.remark,
+            "queueId[4] is illegal, topic:[T] topicConfig.writeQueueNums:[4] consumer:[127.0.0.1:50000]");
 }
 
 TEST(SendMessageProcessorTest, NegativeQueueIdPicksAWritableQueue) {
@@ -247,6 +250,17 @@ TEST(SendMessageProcessorTest, DelayedMessagesAreParkedByLevel) {
   auto clamped = f.read("SCHEDULE_TOPIC_XXXX", 17, 0);
   ASSERT_TRUE(clamped);
   EXPECT_EQ(clamped->property("DELAY"), "18");
+}
+
+TEST(SendMessageProcessorTest, TransactionHalfMessagesAreRefused) {
+  SendFixture f;
+  SendRequest request;
+  request.sys_flag = v1::sys_flag::kTransactionPrepared;
+  request.properties.emplace_back("TRAN_MSG", "true");
+  auto response = f.send(request);
+  EXPECT_EQ(response.code, rc::kNoPermission);
+  EXPECT_EQ(response.remark, "the broker[127.0.0.1] sending transaction message is forbidden");
+  EXPECT_EQ(f.context().store->stats().commit_log_max_offset, 0);
 }
 
 TEST(SendMessageProcessorTest, PropertiesTooLongOnceStampedAreIllegal) {

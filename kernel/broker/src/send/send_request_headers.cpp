@@ -37,8 +37,8 @@ constexpr Field kBatch{"batch", "m"};
 Result<std::int32_t> to_int32(Result<std::int64_t> value, std::string_view name) {
   if (!value) return value.status();
   if (*value < std::numeric_limits<std::int32_t>::min() || *value > std::numeric_limits<std::int32_t>::max()) {
-    return Status::invalid_argument("header field '" + std::string(name) + "' is out of the int range: " +
-                                    std::to_string(*value));
+    return Status::invalid_argument("header field '" + std::string(name) +
+                                    "' is out of the int range: " + std::to_string(*value));
   }
   return static_cast<std::int32_t>(*value);
 }

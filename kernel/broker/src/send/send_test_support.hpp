@@ -7,10 +7,10 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <thread>
-#include <vector>
 #include <optional>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "mqkit/broker/send/send_message_processor.hpp"
 #include "mqkit/broker/testing/broker_harness.hpp"

@@ -64,8 +64,8 @@ class ScheduleMessageService {
 
  private:
   struct LevelProgress {
-    bool more_due = false;         // the tick's budget ran out with due messages left
-    std::int64_t next_due = 0;     // delivery time of the first waiting message; 0 = none seen
+    bool more_due = false;      // the tick's budget ran out with due messages left
+    std::int64_t next_due = 0;  // delivery time of the first waiting message; 0 = none seen
   };
 
   void run();
