@@ -116,6 +116,18 @@ TEST_F(ClientConfigFileTest, ErrorsNameTheKey) {
   EXPECT_NE(load_client_config(**bad_setting).status().message().find("io_threads"), std::string::npos);
 }
 
+// The configuration file the project ships must keep loading.
+TEST(ClientConfigShippedFileTest, EtcClientTomlLoads) {
+  kernel::CommandLine command_line;
+  command_line.config_file = MQKIT_SOURCE_DIR "/etc/client.toml";
+  command_line.overrides = {"kernel.plugin_dirs=" MQKIT_PLUGIN_DIR};
+  auto boot = kernel::Bootstrap::create(command_line);
+  ASSERT_TRUE(boot.is_ok()) << boot.status().to_string();
+  auto config = load_producer_config(**boot);
+  ASSERT_TRUE(config.is_ok()) << config.status().to_string();
+  EXPECT_TRUE((*boot)->finish_validation().is_ok()) << (*boot)->finish_validation().to_string();
+}
+
 TEST(ClientConfigTest, ResolvedFillsNameServersClientIpAndInstance) {
   ::setenv("NAMESRV_ADDR", "1.2.3.4:9876;5.6.7.8:9876", 1);
   ClientConfig config;

@@ -110,10 +110,11 @@ Result<PreparedMessage> prepare_batch(std::vector<Message> messages, const Produ
                                     std::to_string(config.max_message_size) + ", batch body: " +
                                     std::to_string(body.size()));
   }
-  // The batch itself carries WAIT and a UNIQ_KEY of its own, as a Java MessageBatch does.
+  // The batch header carries WAIT only. Java gives the batch a UNIQ_KEY of its own too, but
+  // brokers append the header's properties to every message, so that key replaced each message's
+  // own (apache/rocketmq#9416): consumers saw one id for the whole batch.
   Message header(first.topic(), std::string());
   header.set_wait_store_msg_ok(first.wait_store_msg_ok());
-  ensure_unique_id(header);
   PreparedMessage out;
   out.topic = first.topic();
   out.batch = true;
