@@ -275,7 +275,8 @@ ScheduleMessageService::LevelProgress ScheduleMessageService::deliver_level(std:
     }
     set_offset(level, queue_offset + 1);
   }
-  progress.more_due = read->next_begin_offset < read->max_offset;
+  // More is due right away only if this read made progress and the queue holds more.
+  progress.more_due = !read->records.empty() && read->next_begin_offset < read->max_offset;
   return progress;
 }
 

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 
@@ -171,16 +173,10 @@ void SendMessageProcessor::send_batch(RemotingCommand request, const Responder& 
     if (auto refusal = check_message_size(config, item.body.size(), item.properties.size())) {
       return refuse(responder, std::move(*refusal));
     }
-    OutgoingMessage& m = messages.emplace_back();
-    m = OutgoingMessage{shared.topic,
-                        shared.queue_id,
-                        item.flag,
-                        shared.sys_flag,
-                        shared.born_timestamp,
-                        shared.born_host,
-                        shared.reconsume_times,
-                        {item.body, body.keep_alive},
-                        v1::decode_properties(item.properties)};
+    OutgoingMessage& m = messages.emplace_back(shared);
+    m.flag = item.flag;
+    m.body = {item.body, body.keep_alive};
+    m.properties = v1::decode_properties(item.properties);
     // As RocketMQ's batch encoder: the header's properties follow each message's own.
     for (const auto& [name, value] : shared.properties) set_property(m.properties, name, value);
     if (delay_level_of(m.properties) > 0) {
