@@ -545,6 +545,13 @@ Result<MessageExt> ClientApi::view_message(std::string_view address, std::int64_
   return std::move(messages.front());
 }
 
+Result<MessageExt> ClientApi::view_message_by_id(std::string_view offset_msg_id, milliseconds timeout) {
+  auto id = v1::parse_offset_message_id(offset_msg_id);
+  if (!id) return Status::invalid_argument("'" + std::string(offset_msg_id) + "' is not an offset message id: " +
+                                           id.status().message());
+  return view_message(v1::to_string(id->store_host), id->commit_offset, timeout);
+}
+
 Status ClientApi::reset_offset(std::string_view address, std::string_view topic, std::string_view group,
                                std::int64_t timestamp_ms, bool force, milliseconds timeout) {
   auto request = RemotingCommand::request(rq::kInvokeBrokerToResetOffset);

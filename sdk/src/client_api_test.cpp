@@ -275,6 +275,13 @@ TEST_F(ClientApiTest, AdminRequests) {
   ASSERT_TRUE(locked.is_ok()) << locked.status().to_string();
   EXPECT_EQ(locked->size(), 1u);
 
+  // An offset msg id names the broker and the commit log offset.
+  EXPECT_EQ(api_->view_message_by_id("not-an-id").status().code(), StatusCode::kInvalidArgument);
+  (void)api_->view_message_by_id("0A00000100002A9F000000000001E240");
+  const auto view = transport_->calls_with_code(rq::kViewMessageById).at(0);
+  EXPECT_EQ(view.address, "10.0.0.1:10911");
+  EXPECT_EQ(field(view.request, "offset"), "123456");
+
   EXPECT_TRUE(api_->reset_offset("b", "T", "G", 1700000000000).is_ok());
   const auto reset = transport_->calls_with_code(rq::kInvokeBrokerToResetOffset).at(0).request;
   EXPECT_EQ(field(reset, "timestamp"), "1700000000000");

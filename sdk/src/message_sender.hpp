@@ -52,6 +52,9 @@ class MessageSender {
                   Clock::time_point deadline, SendCallback done);
   Status send_oneway(std::shared_ptr<const PreparedMessage> message, const SendTarget& target);
 
+  // The route topics without one borrow (create_topic_key, default_topic_queue_nums).
+  const DefaultTopicRoute& fallback() const noexcept { return fallback_; }
+
  private:
   struct Chosen {
     MessageQueue queue;

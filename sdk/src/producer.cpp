@@ -239,8 +239,7 @@ Result<std::shared_ptr<QueueSelector>> Producer::make_selector(const PluginChoic
 Result<std::vector<MessageQueue>> Producer::fetch_publish_message_queues(std::string_view topic) {
   GatePass pass(impl_->gate_);
   if (!pass) return impl_->not_running();
-  const DefaultTopicRoute fallback{impl_->config_.create_topic_key, impl_->config_.default_topic_queue_nums};
-  MQKIT_ASSIGN_OR_RETURN(auto route, impl_->instance_->publish_route(topic, fallback));
+  MQKIT_ASSIGN_OR_RETURN(auto route, impl_->instance_->publish_route(topic, impl_->sender_->fallback()));
   return route->publish.queues;
 }
 

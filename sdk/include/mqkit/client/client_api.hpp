@@ -199,6 +199,10 @@ class ClientApi {
   // The message at a commit log offset (VIEW_MESSAGE_BY_ID; the offset comes from an offset msg id).
   Result<MessageExt> view_message(std::string_view address, std::int64_t commit_log_offset,
                                   std::chrono::milliseconds timeout = {});
+  // The message an offset msg id (32 hex: store host | commit log offset) names, asked of the
+  // broker the id names. InvalidArgument when it is not an offset msg id (a UNIQ_KEY is looked
+  // up with query_message and unique_key instead).
+  Result<MessageExt> view_message_by_id(std::string_view offset_msg_id, std::chrono::milliseconds timeout = {});
   // INVOKE_BROKER_TO_RESET_OFFSET: the broker moves the group's offsets on `topic` to the first
   // message at or after `timestamp_ms` (-1: the end) and tells the online consumers. The
   // per-queue offsets of the answer are not decoded yet (see docs/sdk.md).
