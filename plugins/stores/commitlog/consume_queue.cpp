@@ -106,7 +106,16 @@ v1::Status ConsumeQueue::truncate_dirty(std::int64_t commit_log_max) {
   const std::int64_t max = max_offset();
   const auto first = files_.first();
   if (max == 0 || !first) return v1::Status::ok();
-  const std::int64_t new_max = first_unit_at_or_after(commit_log_max, first->start_offset() / kUnitSize, max);
+  // Walk back over units that point past the log or were never written (a page lost with the
+  // power): commit offsets rise along the queue, so the first unit that is valid and below the
+  // end marks where the queue now ends. Holes before it are filled again by re-dispatch.
+  std::int64_t new_max = max;
+  while (new_max > first->start_offset() / kUnitSize) {
+    auto file = files_.find((new_max - 1) * kUnitSize);
+    const ConsumeQueueUnit last = decode_unit(file->data() + ((new_max - 1) * kUnitSize - file->start_offset()));
+    if (last.valid() && last.commit_offset < commit_log_max) break;
+    --new_max;
+  }
   if (new_max == max) return v1::Status::ok();
   log_.warn("consume queue " + topic_ + "/" + std::to_string(queue_id_) + ": dropping units [" +
             std::to_string(new_max) + ", " + std::to_string(max) + ") that point past the commit log end " +
@@ -126,13 +135,16 @@ v1::Status ConsumeQueue::put(std::int64_t queue_offset, const ConsumeQueueUnit& 
     auto file = queue_offset >= min_offset() ? files_.find(position) : nullptr;
     if (!file) return v1::Status::ok();
     std::uint8_t* at = file->data() + (position - file->start_offset());
-    if (std::memcmp(at, bytes, kUnitSize) != 0) {
+    if (std::memcmp(at, bytes, kUnitSize) == 0) return v1::Status::ok();
+    static constexpr std::uint8_t kUnwritten[kUnitSize] = {};
+    // A unit of zeros was lost with the page cache (power loss): re-dispatch fills it in quietly.
+    if (std::memcmp(at, kUnwritten, kUnitSize) != 0) {
       log_.warn("consume queue " + topic_ + "/" + std::to_string(queue_id_) + ": unit " +
                 std::to_string(queue_offset) + " pointed at commit offset " +
                 std::to_string(decode_unit(at).commit_offset) + ", rewriting it to " +
                 std::to_string(unit.commit_offset));
-      std::memcpy(at, bytes, kUnitSize);
     }
+    std::memcpy(at, bytes, kUnitSize);
     return v1::Status::ok();
   }
   if (queue_offset > current) {

@@ -1,6 +1,10 @@
 #include "fault_env.hpp"
 
+#include <algorithm>
+#include <cstring>
+#include <random>
 #include <thread>
+#include <vector>
 
 namespace mqkit::plugins::stores::commitlog {
 
@@ -25,6 +29,48 @@ class FaultMapping final : public Mapping {
   std::unique_ptr<Mapping> base_;
   std::string path_;
   std::shared_ptr<FaultEnv::State> state_;
+};
+
+// A mapping modelled as a private copy of the file (the page cache) that msync writes back.
+class BufferedMapping final : public Mapping {
+ public:
+  static constexpr std::int64_t kPage = 4096;
+
+  BufferedMapping(File& file, std::int64_t size, std::shared_ptr<FaultEnv::State> state, std::vector<std::uint8_t> bytes)
+      : file_(file), state_(std::move(state)), memory_(std::move(bytes)), synced_(memory_) {
+    memory_.resize(static_cast<std::size_t>(size));
+    synced_.resize(static_cast<std::size_t>(size));
+  }
+  ~BufferedMapping() override {
+    std::mt19937 random(state_->seed.fetch_add(1));
+    for (std::int64_t page = 0; page < size(); page += kPage) {
+      const auto length = static_cast<std::size_t>(std::min(kPage, size() - page));
+      if (std::memcmp(memory_.data() + page, synced_.data() + page, length) == 0) continue;
+      if (state_->power_loss == FaultEnv::PowerLoss::kRandomPages && random() % 2 == 0) {
+        (void)file_.write_at(page, {memory_.data() + page, length});
+      } else {
+        ++state_->pages_lost;
+      }
+    }
+  }
+  std::uint8_t* data() noexcept override { return memory_.data(); }
+  std::int64_t size() const noexcept override { return static_cast<std::int64_t>(memory_.size()); }
+  v1::Status sync(std::int64_t offset, std::int64_t length) noexcept override {
+    MQKIT_RETURN_IF_ERROR(state_->sync_error(file_.path()));
+    const std::int64_t begin = offset / kPage * kPage;
+    const std::int64_t end = std::min(size(), offset + length);
+    if (end <= begin) return v1::Status::ok();
+    const auto count = static_cast<std::size_t>(end - begin);
+    MQKIT_RETURN_IF_ERROR(file_.write_at(begin, {memory_.data() + begin, count}));
+    std::memcpy(synced_.data() + begin, memory_.data() + begin, count);
+    return file_.sync();
+  }
+
+ private:
+  File& file_;  // the FaultFile's base file, which outlives its mappings (MappedFile owns both)
+  std::shared_ptr<FaultEnv::State> state_;
+  std::vector<std::uint8_t> memory_;
+  std::vector<std::uint8_t> synced_;
 };
 
 class FaultFile final : public File {
@@ -53,6 +99,11 @@ class FaultFile final : public File {
     return base_->sync();
   }
   v1::Result<std::unique_ptr<Mapping>> map(std::int64_t length) noexcept override {
+    if (state_->power_loss != FaultEnv::PowerLoss::kNone) {
+      std::vector<std::uint8_t> bytes(static_cast<std::size_t>(length));
+      MQKIT_RETURN_IF_ERROR(base_->read_at(0, bytes).status());
+      return std::unique_ptr<Mapping>(std::make_unique<BufferedMapping>(*base_, length, state_, std::move(bytes)));
+    }
     MQKIT_ASSIGN_OR_RETURN(auto mapping, base_->map(length));
     return std::unique_ptr<Mapping>(std::make_unique<FaultMapping>(std::move(mapping), path(), state_));
   }
@@ -93,7 +144,11 @@ v1::Status FaultEnv::State::sync_error(const std::string& path) {
   return v1::Status::io_error("fsync " + path + ": Input/output error (injected)");
 }
 
-FaultEnv::FaultEnv(std::shared_ptr<Env> base) : base_(std::move(base)), state_(std::make_shared<State>()) {}
+FaultEnv::FaultEnv(std::shared_ptr<Env> base, PowerLoss power_loss, std::uint32_t seed)
+    : base_(std::move(base)), state_(std::make_shared<State>()) {
+  state_->power_loss = power_loss;
+  state_->seed = seed;
+}
 
 void FaultEnv::fail_writes(std::string path_part) {
   std::lock_guard lock(state_->mutex);

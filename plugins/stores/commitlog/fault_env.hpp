@@ -9,6 +9,12 @@
 //   set_sync_delay(d)   every fsync / msync first sleeps `d` (a slow or stuck disk)
 //   set_now_ms(t)       the clock the store reads (store timestamps, index file names)
 //
+// With `PowerLoss` other than kNone the env also models the page cache: a mapping is a private
+// copy of the file, and only what msync writes back reaches the file. When a mapping goes away
+// without being synced (the store was dropped, as in simulate_crash + destroy), unsynced pages
+// are lost — all of them (kLoseUnsynced), or a random subset survives (kRandomPages: the kernel
+// wrote some back before the power went, in no particular order).
+//
 // It also counts syncs, so tests can see group commit share one flush among many writers.
 //
 // Threads: all methods are thread-safe; faults may be switched while the store runs.
@@ -28,7 +34,10 @@ namespace mqkit::plugins::stores::commitlog {
 
 class FaultEnv final : public Env {
  public:
-  explicit FaultEnv(std::shared_ptr<Env> base = posix_env());
+  enum class PowerLoss : std::uint8_t { kNone, kLoseUnsynced, kRandomPages };
+
+  explicit FaultEnv(std::shared_ptr<Env> base = posix_env(), PowerLoss power_loss = PowerLoss::kNone,
+                    std::uint32_t seed = 1);
 
   void fail_writes(std::string path_part = "");
   void fail_syncs(std::string path_part = "");
@@ -41,6 +50,8 @@ class FaultEnv final : public Env {
 
   std::int64_t syncs() const noexcept { return state_->syncs.load(); }
   std::int64_t injected_failures() const noexcept { return state_->injected.load(); }
+  // Pages that never reached their file because their mapping went away unsynced.
+  std::int64_t pages_lost() const noexcept { return state_->pages_lost.load(); }
 
   v1::Result<std::unique_ptr<File>> open(const std::string& path, OpenMode mode) noexcept override;
   v1::Status rename(const std::string& from, const std::string& to) noexcept override;
@@ -70,6 +81,9 @@ class FaultEnv final : public Env {
     std::optional<std::int64_t> now;         // guarded by mutex
     std::atomic<std::int64_t> syncs{0};
     std::atomic<std::int64_t> injected{0};
+    PowerLoss power_loss = PowerLoss::kNone;
+    std::atomic<std::uint32_t> seed{1};
+    std::atomic<std::int64_t> pages_lost{0};
 
     // The error to inject for a write (or growth) of `path`, OK for none.
     v1::Status write_error(const std::string& path, std::string_view what);

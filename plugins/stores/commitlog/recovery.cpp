@@ -177,7 +177,11 @@ v1::Result<RecoveryOutcome> Recovery::run() {
   QueueOffsetTable next_offsets;
   for (const auto& queue : queues_.all()) next_offsets.set(queue->topic(), queue->queue_id(), queue->max_offset());
   next_offsets.raise_all(scanned.next_offsets);
-  if (index_ != nullptr) index_->limit_to(max);
+  if (index_ != nullptr) {
+    // Entries for records past the checkpoint's index offset may have been lost with the page
+    // cache: index those records again (queries drop the duplicates a process crash leaves).
+    index_->limit_to(checkpoint && checkpoint->has_offsets ? std::min(max, checkpoint->index_offset) : max);
+  }
 
   RecoveryOutcome out;
   out.last_store_timestamp = scanned.records > 0 ? scanned.last_store_timestamp

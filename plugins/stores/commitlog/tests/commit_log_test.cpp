@@ -140,7 +140,8 @@ TEST_F(CommitLogTest, ReplicatedBytesAreCheckedThenCopied) {
     TempDir other;
     CommitLog source(*env_, Logger(host_), {other / "commitlog", kFileSize, 16 * 1024});
     for (int i = 0; i < 40; ++i) {
-      const auto view = message("T", i % 2, std::string(100, 'm')).view();
+      const Message m = message("T", i % 2, std::string(100, 'm'));
+      const auto view = m.view();
       ASSERT_TRUE(source.append(std::span(&view, 1)).is_ok());
     }
     for (std::int64_t offset = 0; offset < source.max_offset();) {

@@ -109,7 +109,8 @@ TEST(FlushTest, ShutdownAnswersWaitingWritersOnce) {
   ASSERT_TRUE(store.open().is_ok());
   env->set_sync_delay(100ms);
   std::atomic<int> calls{0};
-  const auto view = message("T", 0, "pending").view();
+  const Message pending = message("T", 0, "pending");
+  const auto view = pending.view();
   store.store().append(std::span(&view, 1), {}, [&](v1::Result<v1::AppendResult> result) {
     EXPECT_TRUE(result.is_ok()) << result.status().to_string();
     ++calls;
