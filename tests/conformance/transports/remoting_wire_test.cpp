@@ -252,10 +252,10 @@ TEST_F(RemotingWire, SendQueueBoundRefusesFurtherFrames) {
   auto channel = client->connect(loopback(port), nullptr);
   ASSERT_TRUE(channel.is_ok());
   // The server stops reading after the first request, so socket buffers fill and then the
-  // client's own queue; at most 64 frames of 256 KiB are tried.
+  // client's own queue; at most 128 frames of 256 KiB are tried.
   v1::Status status;
   int sent = 0;
-  for (; sent < 64; ++sent) {
+  for (; sent < 128; ++sent) {
     auto request = request_with_body(15, std::string(256 * 1024, 'q'));
     request.flag = RemotingCommand::kOnewayFlag;
     status = (*channel)->send(std::move(request));

@@ -1,0 +1,455 @@
+#include "transports/remoting/connection.hpp"
+
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/buffer.hpp>
+#include <boost/asio/write.hpp>
+
+#include <algorithm>
+
+#include "transports/remoting/address.hpp"
+#include "transports/remoting/codec/command_text.hpp"
+#include "transports/remoting/exception_text.hpp"
+
+namespace mqkit::plugins::transports::remoting {
+
+namespace asio = boost::asio;
+using v1::LogLevel;
+using v1::RemotingCommand;
+using v1::Status;
+
+namespace {
+
+// RemotingSysResponseCode values the transport itself answers with.
+constexpr std::int32_t kSystemBusy = 2;
+constexpr std::int32_t kRequestCodeNotSupported = 3;
+
+}  // namespace
+
+Connection::Connection(std::shared_ptr<Runtime> runtime, asio::ip::tcp::socket socket,
+                       std::shared_ptr<v1::RequestHandler> handler)
+    : runtime_(std::move(runtime)),
+      id_(runtime_->next_connection_id()),
+      strand_(asio::make_strand(runtime_->io())),
+      socket_(std::move(socket)),
+      watchdog_(strand_),
+      decoder_(runtime_->options().max_frame_size),
+      handler_(std::move(handler)) {
+  boost::system::error_code error;
+  const auto remote = socket_.remote_endpoint(error);
+  remote_address_ = error ? "?" : endpoint_text(remote);
+  const auto local = socket_.local_endpoint(error);
+  local_address_ = error ? "?" : endpoint_text(local);
+  socket_.set_option(asio::ip::tcp::no_delay(true), error);
+}
+
+Connection::~Connection() = default;
+
+std::string Connection::describe_peer() const {
+  return "connection " + std::to_string(id_) + " with " + remote_address_ + " (local " + local_address_ + ")";
+}
+
+bool Connection::start() {
+  if (!runtime_->add(shared_from_this())) {
+    boost::system::error_code ignored;
+    socket_.close(ignored);
+    open_ = false;
+    closed_ = true;
+    return false;
+  }
+  runtime_->log().debug(describe_peer() + " opened");
+  runtime_->run_on(strand_, [self = shared_from_this()] {
+    self->last_activity_ = Clock::now();
+    self->start_read();
+    self->arm_watchdog();
+  });
+  return true;
+}
+
+void Connection::set_handler(std::shared_ptr<v1::RequestHandler> handler) {
+  if (!handler) return;
+  std::lock_guard lock(handler_mutex_);
+  handler_ = std::move(handler);
+}
+
+std::shared_ptr<v1::RequestHandler> Connection::handler() const {
+  std::lock_guard lock(handler_mutex_);
+  return handler_;
+}
+
+// --- reading ----------------------------------------------------------------------------------
+
+void Connection::start_read() {
+  if (closed_) return;
+  const auto area = decoder_.prepare(decoder_.read_hint());
+  socket_.async_read_some(asio::buffer(area.data(), area.size()),
+                          asio::bind_executor(strand_, [self = shared_from_this()](
+                                                           const boost::system::error_code& error,
+                                                           std::size_t bytes) { self->on_read(error, bytes); }));
+}
+
+void Connection::on_read(const boost::system::error_code& error, std::size_t bytes) {
+  if (error) {
+    if (error == asio::error::eof) {
+      do_close("closed by the peer", LogLevel::kDebug);
+    } else if (error != asio::error::operation_aborted) {
+      do_close("read failed: " + error.message(), LogLevel::kInfo);
+    }
+    return;
+  }
+  decoder_.commit(bytes);
+  last_activity_ = Clock::now();
+  process_frames();
+}
+
+void Connection::process_frames() {
+  const std::size_t max_in_flight = runtime_->options().max_in_flight_per_connection;
+  while (!closed_) {
+    if (in_flight_.load() >= max_in_flight) {
+      // Stop reading: the kernel's receive buffer fills and TCP slows the peer down.
+      reading_paused_ = true;
+      return;
+    }
+    auto next = decoder_.next();
+    if (!next.is_ok()) {
+      do_close(next.status().message(), LogLevel::kWarn);
+      return;
+    }
+    if (!next->has_value()) break;
+    RemotingCommand command = std::move(**next);
+    if (command.is_response()) {
+      on_response(std::move(command));
+    } else {
+      on_request(std::move(command));
+    }
+  }
+  if (closed_) return;
+  if (decoder_.buffered_bytes() == 0) {
+    frame_in_progress_ = false;
+  } else if (!frame_in_progress_ || frames_at_frame_start_ != decoder_.frames_decoded()) {
+    frame_in_progress_ = true;
+    frame_started_ = Clock::now();
+    frames_at_frame_start_ = decoder_.frames_decoded();
+  }
+  start_read();
+}
+
+void Connection::resume_reading() {
+  if (closed_ || !reading_paused_ ||
+      in_flight_.load() >= runtime_->options().max_in_flight_per_connection) {
+    return;
+  }
+  reading_paused_ = false;
+  // The clock for a partial frame restarts: the pause was ours, not the peer's.
+  frame_started_ = Clock::now();
+  frames_at_frame_start_ = decoder_.frames_decoded();
+  process_frames();
+}
+
+void Connection::on_request(RemotingCommand request) {
+  auto target = handler();
+  if (!target) {
+    if (!request.is_oneway()) {
+      const std::string remark = " request type " + std::to_string(request.code) + " not supported";
+      (void)send(RemotingCommand::response_to(request, kRequestCodeNotSupported, remark));
+    }
+    return;
+  }
+  in_flight_.fetch_add(1);
+  const bool queued = runtime_->workers().submit(
+      [self = shared_from_this(), target = std::move(target), request = std::move(request)](
+          const JobContext& context) mutable { self->handle_request(*target, std::move(request), context); });
+  if (!queued) finish_request();  // stopping: the request is dropped with the connection
+}
+
+void Connection::handle_request(v1::RequestHandler& target, RemotingCommand request, const JobContext& context) {
+  const auto max_wait = runtime_->options().max_queue_wait;
+  if (max_wait.count() > 0 && context.waited > max_wait) {
+    // RocketMQ's fast failure: the client learns at once that the broker is overloaded
+    // instead of timing out on a request that would be handled too late.
+    const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(context.waited).count();
+    if (request.is_oneway()) {
+      runtime_->log().debug(describe_peer() + ": dropped one-way request " + describe(request) + " after " +
+                            std::to_string(waited) + "ms in the worker queue");
+    } else {
+      (void)send(RemotingCommand::response_to(
+          request, kSystemBusy,
+          "[TIMEOUT_CLEAN_QUEUE]broker busy, start flow control for a while, period in queue: " +
+              std::to_string(waited) + "ms, size of queue: " + std::to_string(context.queue_size)));
+    }
+  } else {
+    const std::shared_ptr<v1::Channel> channel = shared_from_this();
+    target.on_request(channel, std::move(request));
+  }
+  finish_request();
+}
+
+void Connection::finish_request() {
+  // Only a connection at its bound can be paused; wake it when this request frees a slot.
+  if (in_flight_.fetch_sub(1) >= runtime_->options().max_in_flight_per_connection) {
+    runtime_->run_on(strand_, [self = shared_from_this()] { self->resume_reading(); });
+  }
+}
+
+void Connection::on_response(RemotingCommand response) {
+  Pending pending;
+  {
+    std::lock_guard lock(pending_mutex_);
+    auto it = pending_.find(response.opaque);
+    if (it == pending_.end()) {
+      runtime_->log().debug(describe_peer() + ": dropped a response nobody waits for (timed out?): " +
+                            describe(response));
+      return;
+    }
+    pending = std::move(it->second);
+    pending_.erase(it);
+    pending.timer->cancel();
+  }
+  pending.call->fire(std::move(response), runtime_->log());
+}
+
+// --- writing ----------------------------------------------------------------------------------
+
+Status Connection::send(RemotingCommand command) noexcept {
+  try {
+    if (!open_) return Status::unavailable(describe_peer() + " is closed");
+    if (!command.is_response()) command.opaque = runtime_->next_opaque();
+    MQKIT_ASSIGN_OR_RETURN(EncodedFrame frame, encode_frame(std::move(command), runtime_->options().max_frame_size));
+    return enqueue(std::move(frame));
+  } catch (...) {
+    return Status::internal("send on " + describe_peer() + ": " + current_exception_text());
+  }
+}
+
+Status Connection::enqueue(EncodedFrame frame) {
+  const std::size_t size = frame.size();
+  const std::size_t limit = runtime_->options().max_send_queue_bytes;
+  {
+    std::lock_guard lock(send_mutex_);
+    if (send_closed_) return Status::unavailable(describe_peer() + " is closed");
+    // One frame always fits an empty queue, however large: the bound is on backlog.
+    if (queued_bytes_ > 0 && queued_bytes_ + size > limit) {
+      return Status::resource_exhausted(describe_peer() + ": send queue holds " + std::to_string(queued_bytes_) +
+                                        " bytes, another " + std::to_string(size) +
+                                        " would exceed max_send_queue_bytes " + std::to_string(limit));
+    }
+    send_queue_.push_back(std::move(frame));
+    queued_bytes_ += size;
+    if (write_scheduled_) return Status::ok();
+    write_scheduled_ = true;
+  }
+  runtime_->run_on(strand_, [self = shared_from_this()] { self->write_queued(); });
+  return Status::ok();
+}
+
+void Connection::write_queued() {
+  if (closed_) return;
+  {
+    std::lock_guard lock(send_mutex_);
+    if (send_queue_.empty()) {
+      write_scheduled_ = false;
+      return;
+    }
+    writing_.reserve(send_queue_.size());
+    for (auto& frame : send_queue_) writing_.push_back(std::move(frame));
+    send_queue_.clear();
+  }
+  std::vector<asio::const_buffer> buffers;
+  writing_bytes_ = 0;
+  for (const EncodedFrame& frame : writing_) {
+    writing_bytes_ += frame.size();
+    buffers.emplace_back(frame.head.data(), frame.head.size());
+    if (!frame.body.empty()) buffers.emplace_back(frame.body.data(), frame.body.size());
+    for (const auto& slice : frame.slices) {
+      if (!slice.bytes.empty()) buffers.emplace_back(slice.bytes.data(), slice.bytes.size());
+    }
+  }
+  asio::async_write(socket_, buffers,
+                    asio::bind_executor(strand_, [self = shared_from_this()](const boost::system::error_code& error,
+                                                                             std::size_t /*bytes*/) {
+                      self->on_written(error);
+                    }));
+}
+
+void Connection::on_written(const boost::system::error_code& error) {
+  // The frames (and the keep_alive of their slices) are released only now that the kernel
+  // has copied their bytes.
+  writing_.clear();
+  {
+    std::lock_guard lock(send_mutex_);
+    queued_bytes_ -= std::min(queued_bytes_, writing_bytes_);
+  }
+  writing_bytes_ = 0;
+  if (error) {
+    if (error != asio::error::operation_aborted) do_close("write failed: " + error.message(), LogLevel::kInfo);
+    return;
+  }
+  last_activity_ = Clock::now();
+  write_queued();
+}
+
+// --- invocations ------------------------------------------------------------------------------
+
+void Connection::invoke(RemotingCommand request, std::chrono::milliseconds timeout,
+                        v1::ResponseCallback done) noexcept {
+  std::shared_ptr<OnceCallback> call;
+  std::int32_t opaque = 0;
+  bool registered = false;
+  try {
+    call = std::make_shared<OnceCallback>(std::move(done));
+    request.flag &= ~(RemotingCommand::kResponseFlag | RemotingCommand::kOnewayFlag);
+    const std::int32_t code = request.code;
+    opaque = runtime_->next_opaque();
+    request.opaque = opaque;
+    auto frame = encode_frame(std::move(request), runtime_->options().max_frame_size);
+    if (!frame.is_ok()) {
+      runtime_->run_on_io([runtime = runtime_, call, status = frame.status()] {
+        call->fire(status, runtime->log());
+      });
+      return;
+    }
+    {
+      std::lock_guard lock(pending_mutex_);
+      if (pending_closed_) {
+        runtime_->run_on_io([runtime = runtime_, call, peer = describe_peer()] {
+          call->fire(Status::unavailable(peer + " is closed"), runtime->log());
+        });
+        return;
+      }
+      auto timer = std::make_unique<asio::steady_timer>(runtime_->io(), timeout);
+      timer->async_wait([weak = weak_from_this(), opaque](const boost::system::error_code& error) {
+        if (error) return;
+        if (auto self = weak.lock()) self->expire(opaque);
+      });
+      pending_[opaque] = Pending{call, std::move(timer), code};
+      registered = true;
+    }
+    Status sent = enqueue(std::move(*frame));
+    if (sent.is_ok()) return;
+    Pending pending;
+    {
+      std::lock_guard lock(pending_mutex_);
+      auto it = pending_.find(opaque);
+      if (it == pending_.end()) return;  // already failed by close
+      pending = std::move(it->second);
+      pending_.erase(it);
+      pending.timer->cancel();
+    }
+    runtime_->run_on_io([runtime = runtime_, call, sent] { call->fire(sent, runtime->log()); });
+  } catch (...) {
+    const Status failed = Status::internal("invoke on " + describe_peer() + ": " + current_exception_text());
+    if (!call) {
+      if (done) done(failed);
+      return;
+    }
+    if (registered) {
+      std::lock_guard lock(pending_mutex_);
+      pending_.erase(opaque);
+    }
+    call->fire(failed, runtime_->log());
+  }
+}
+
+void Connection::expire(std::int32_t opaque) {
+  Pending pending;
+  {
+    std::lock_guard lock(pending_mutex_);
+    auto it = pending_.find(opaque);
+    if (it == pending_.end()) return;
+    pending = std::move(it->second);
+    pending_.erase(it);
+  }
+  pending.call->fire(Status::timeout("no response to request code " + std::to_string(pending.code) +
+                                     " (opaque " + std::to_string(opaque) + ") from " + remote_address_),
+                     runtime_->log());
+}
+
+// --- watchdog and closing ---------------------------------------------------------------------
+
+void Connection::arm_watchdog() {
+  const auto& o = runtime_->options();
+  std::chrono::milliseconds shortest{0};
+  for (auto timeout : {o.read_timeout, o.idle_timeout}) {
+    if (timeout.count() > 0 && (shortest.count() == 0 || timeout < shortest)) shortest = timeout;
+  }
+  if (shortest.count() == 0 || closed_) return;
+  // A quarter of the shortest timeout keeps the overshoot small without waking often.
+  const auto tick = std::clamp(shortest / 4, std::chrono::milliseconds(5), std::chrono::milliseconds(1000));
+  watchdog_.expires_after(tick);
+  watchdog_.async_wait([self = shared_from_this()](const boost::system::error_code& error) {
+    if (!error) self->on_watchdog();
+  });
+}
+
+void Connection::on_watchdog() {
+  if (closed_) return;
+  const auto& o = runtime_->options();
+  const auto now = Clock::now();
+  if (o.read_timeout.count() > 0 && frame_in_progress_ && !reading_paused_ &&
+      now - frame_started_ >= o.read_timeout) {
+    do_close("a frame was still incomplete after read_timeout " + std::to_string(o.read_timeout.count()) +
+                 "ms (" + std::to_string(decoder_.buffered_bytes()) + " bytes buffered)",
+             LogLevel::kWarn);
+    return;
+  }
+  if (o.idle_timeout.count() > 0 && now - last_activity_ >= o.idle_timeout && in_flight_.load() == 0) {
+    bool waiting;
+    {
+      std::lock_guard lock(pending_mutex_);
+      waiting = !pending_.empty();
+    }
+    if (!waiting) {
+      do_close("idle for " + std::to_string(o.idle_timeout.count()) + "ms", LogLevel::kInfo);
+      return;
+    }
+  }
+  arm_watchdog();
+}
+
+void Connection::close() noexcept { close_because("closed locally"); }
+
+void Connection::close_because(std::string reason) noexcept {
+  try {
+    open_ = false;
+    runtime_->run_on(strand_, [self = shared_from_this(), reason = std::move(reason)] {
+      self->do_close(reason, LogLevel::kDebug);
+    });
+  } catch (...) {
+    runtime_->log().error("closing " + describe_peer() + ": " + current_exception_text());
+  }
+}
+
+void Connection::do_close(const std::string& reason, LogLevel level) {
+  if (closed_.exchange(true)) return;
+  open_ = false;
+  runtime_->log().write(level, "closing " + describe_peer() + ": " + reason);
+  boost::system::error_code ignored;
+  socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+  socket_.close(ignored);
+  watchdog_.cancel();
+  {
+    std::lock_guard lock(send_mutex_);
+    send_closed_ = true;
+    send_queue_.clear();
+  }
+  std::unordered_map<std::int32_t, Pending> pending;
+  {
+    std::lock_guard lock(pending_mutex_);
+    pending_closed_ = true;
+    pending.swap(pending_);
+  }
+  for (auto& [opaque, p] : pending) {
+    p.timer->cancel();
+    p.call->fire(Status::unavailable(describe_peer() + " closed before the response to request code " +
+                                     std::to_string(p.code) + " (opaque " + std::to_string(opaque) +
+                                     ") arrived: " + reason),
+                 runtime_->log());
+  }
+  runtime_->remove(id_);
+  if (auto target = handler()) {
+    const std::shared_ptr<v1::Channel> channel = shared_from_this();
+    auto notify = [target, channel](const JobContext&) { target->on_channel_closed(channel); };
+    if (!runtime_->workers().submit(notify)) target->on_channel_closed(channel);
+  }
+}
+
+}  // namespace mqkit::plugins::transports::remoting

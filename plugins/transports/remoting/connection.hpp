@@ -1,0 +1,120 @@
+// Connection: one TCP connection, server- or client-side, and the Channel the rest of mqkit
+// sees. Both sides may send requests over it; responses are matched to invocations by opaque.
+//
+// Threads. Socket reads and writes, decoding, the watchdog and closing run on the connection's
+// strand (io threads). Requests go to the worker pool, where RequestHandler::on_request runs.
+// send()/invoke()/close() may be called from any thread: send() encodes on the caller's thread
+// and queues the frame; the strand writes everything queued in one gather write.
+#pragma once
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "mqkit/plugin/v1/transport.hpp"
+#include "transports/remoting/codec/frame_codec.hpp"
+#include "transports/remoting/once_callback.hpp"
+#include "transports/remoting/runtime.hpp"
+
+namespace mqkit::plugins::transports::remoting {
+
+class Connection final : public v1::Channel, public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(std::shared_ptr<Runtime> runtime, boost::asio::ip::tcp::socket socket,
+             std::shared_ptr<v1::RequestHandler> handler);
+  ~Connection() override;
+
+  // Registers with the runtime and starts reading. False (and the socket is closed) when the
+  // transport is stopping.
+  bool start();
+  // Requests from the peer go to `handler` from now on (ignored when null).
+  void set_handler(std::shared_ptr<v1::RequestHandler> handler);
+  // Closes with a reason for the log (close() says "closed locally").
+  void close_because(std::string reason) noexcept;
+
+  std::uint64_t id() const noexcept override { return id_; }
+  std::string remote_address() const noexcept override { return remote_address_; }
+  std::string local_address() const noexcept override { return local_address_; }
+  bool is_open() const noexcept override { return open_.load(); }
+  v1::Status send(v1::RemotingCommand command) noexcept override;
+  void invoke(v1::RemotingCommand request, std::chrono::milliseconds timeout,
+              v1::ResponseCallback done) noexcept override;
+  void close() noexcept override;
+
+ private:
+  struct Pending {
+    std::shared_ptr<OnceCallback> call;
+    std::unique_ptr<boost::asio::steady_timer> timer;
+    std::int32_t code = 0;
+  };
+  using Clock = std::chrono::steady_clock;
+
+  // --- strand only ---
+  void start_read();
+  void on_read(const boost::system::error_code& error, std::size_t bytes);
+  void process_frames();
+  void resume_reading();
+  void on_request(v1::RemotingCommand request);
+  void on_response(v1::RemotingCommand response);
+  void write_queued();
+  void on_written(const boost::system::error_code& error);
+  void arm_watchdog();
+  void on_watchdog();
+  void do_close(const std::string& reason, v1::LogLevel level);
+
+  // --- any thread ---
+  v1::Status enqueue(EncodedFrame frame);
+  void handle_request(v1::RequestHandler& handler, v1::RemotingCommand request, const JobContext& context);
+  void finish_request();
+  void expire(std::int32_t opaque);
+  std::shared_ptr<v1::RequestHandler> handler() const;
+  std::string describe_peer() const;
+
+  const std::shared_ptr<Runtime> runtime_;
+  const std::uint64_t id_;
+  boost::asio::strand<boost::asio::io_context::executor_type> strand_;
+  boost::asio::ip::tcp::socket socket_;
+  boost::asio::steady_timer watchdog_;
+  std::string remote_address_;
+  std::string local_address_;
+  std::atomic<bool> open_{true};
+  std::atomic<bool> closed_{false};  // do_close ran (or is running)
+
+  // Strand-owned read state.
+  FrameDecoder decoder_;
+  bool reading_paused_ = false;
+  Clock::time_point last_activity_;
+  Clock::time_point frame_started_;
+  std::uint64_t frames_at_frame_start_ = 0;
+  bool frame_in_progress_ = false;
+  std::atomic<std::size_t> in_flight_{0};
+
+  mutable std::mutex handler_mutex_;
+  std::shared_ptr<v1::RequestHandler> handler_;
+
+  // Send queue: filled by any thread, drained by the strand.
+  std::mutex send_mutex_;
+  std::deque<EncodedFrame> send_queue_;
+  std::size_t queued_bytes_ = 0;  // queued plus being written
+  bool write_scheduled_ = false;
+  bool send_closed_ = false;
+  std::vector<EncodedFrame> writing_;  // strand-owned: frames of the write in progress
+  std::size_t writing_bytes_ = 0;
+
+  // Invocations waiting for their response, by opaque.
+  std::mutex pending_mutex_;
+  std::unordered_map<std::int32_t, Pending> pending_;
+  bool pending_closed_ = false;
+};
+
+}  // namespace mqkit::plugins::transports::remoting

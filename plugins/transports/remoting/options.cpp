@@ -1,0 +1,63 @@
+#include "transports/remoting/options.hpp"
+
+namespace mqkit::plugins::transports::remoting {
+
+namespace {
+
+using v1::ConfigField;
+using v1::ValueType;
+
+constexpr double kHour = 3'600'000;
+
+constexpr ConfigField kSchema[] = {
+    {.key = "io_threads", .type = ValueType::kInt, .default_value = "1",
+     .description = "threads running the io_context that owns every socket", .min = 1, .max = 64},
+    {.key = "worker_threads", .type = ValueType::kInt, .default_value = "4",
+     .description = "threads running request handlers", .min = 1, .max = 1024},
+    {.key = "max_frame_size", .type = ValueType::kSize, .default_value = "16MiB",
+     .description = "largest frame (the length field's value) sent or accepted; a peer exceeding it is "
+                    "disconnected (RocketMQ com.rocketmq.remoting.frameMaxLength)",
+     .min = 1024, .max = 2147483647},
+    {.key = "read_timeout", .type = ValueType::kDuration, .default_value = "30s",
+     .description = "a frame started but not complete within this closes the connection; 0 = off",
+     .min = 0, .max = kHour},
+    {.key = "idle_timeout", .type = ValueType::kDuration, .default_value = "120s",
+     .description = "a connection without traffic either way for this long is closed; 0 = off "
+                    "(RocketMQ serverChannelMaxIdleTimeSeconds)",
+     .min = 0, .max = 24 * kHour},
+    {.key = "max_in_flight_per_connection", .type = ValueType::kInt, .default_value = "256",
+     .description = "requests of one connection queued or running in handlers; at the bound the "
+                    "connection is not read until one finishes (TCP back-pressure)",
+     .min = 1, .max = 1'000'000},
+    {.key = "max_queue_wait", .type = ValueType::kDuration, .default_value = "200ms",
+     .description = "a request that waited longer for a worker is answered SYSTEM_BUSY instead of "
+                    "being handled; 0 = off (RocketMQ waitTimeMillsInSendQueue)",
+     .min = 0, .max = kHour},
+    {.key = "max_send_queue_bytes", .type = ValueType::kSize, .default_value = "64MiB",
+     .description = "bytes queued for sending on one connection before Channel::send refuses more",
+     .min = 1024, .max = 68719476736.0},
+    {.key = "connect_timeout", .type = ValueType::kDuration, .default_value = "3s",
+     .description = "time allowed to open a client connection (RocketMQ connectTimeoutMillis)",
+     .min = 1, .max = kHour},
+};
+
+}  // namespace
+
+std::span<const ConfigField> config_schema() noexcept { return kSchema; }
+
+Options Options::from_config(const v1::ConfigValues& config) {
+  using std::chrono::milliseconds;
+  Options o;
+  o.io_threads = static_cast<std::size_t>(config.get_int("io_threads"));
+  o.worker_threads = static_cast<std::size_t>(config.get_int("worker_threads"));
+  o.max_frame_size = static_cast<std::size_t>(config.get_size("max_frame_size"));
+  o.read_timeout = milliseconds(config.get_duration_ms("read_timeout"));
+  o.idle_timeout = milliseconds(config.get_duration_ms("idle_timeout"));
+  o.max_in_flight_per_connection = static_cast<std::size_t>(config.get_int("max_in_flight_per_connection"));
+  o.max_queue_wait = milliseconds(config.get_duration_ms("max_queue_wait"));
+  o.max_send_queue_bytes = static_cast<std::size_t>(config.get_size("max_send_queue_bytes"));
+  o.connect_timeout = milliseconds(config.get_duration_ms("connect_timeout"));
+  return o;
+}
+
+}  // namespace mqkit::plugins::transports::remoting

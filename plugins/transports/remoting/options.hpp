@@ -1,0 +1,30 @@
+// The plugin's configuration: the schema declared once, and the typed values read from it.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <span>
+
+#include "mqkit/plugin/v1/config.hpp"
+
+namespace mqkit::plugins::transports::remoting {
+
+namespace v1 = ::mqkit::plugin::v1;
+
+struct Options {
+  std::size_t io_threads = 1;
+  std::size_t worker_threads = 4;
+  std::size_t max_frame_size = 16 * 1024 * 1024;
+  std::chrono::milliseconds read_timeout{30'000};  // 0 = off
+  std::chrono::milliseconds idle_timeout{120'000};  // 0 = off
+  std::size_t max_in_flight_per_connection = 256;
+  std::chrono::milliseconds max_queue_wait{200};  // 0 = off
+  std::size_t max_send_queue_bytes = 64 * 1024 * 1024;
+  std::chrono::milliseconds connect_timeout{3'000};
+
+  static Options from_config(const v1::ConfigValues& config);
+};
+
+std::span<const v1::ConfigField> config_schema() noexcept;
+
+}  // namespace mqkit::plugins::transports::remoting

@@ -1,0 +1,55 @@
+// A fixed set of threads running jobs in submission order. Each job learns how long it waited
+// in the queue and how long the queue was when it started, so request jobs can apply RocketMQ's
+// "period in queue" flow control themselves.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace mqkit::plugins::transports::remoting {
+
+class Log;
+
+struct JobContext {
+  std::chrono::steady_clock::duration waited{};
+  std::size_t queue_size = 0;  // jobs still queued when this one started
+};
+
+class WorkerPool {
+ public:
+  using Job = std::function<void(const JobContext&)>;
+
+  WorkerPool(std::size_t threads, const Log& log);
+  ~WorkerPool();
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  // Queues a job; false once stop() has begun (the job is not run).
+  bool submit(Job job);
+  // Refuses new jobs, runs every job already queued, joins the threads. Idempotent. A call
+  // from one of the pool's own threads does not wait for that thread.
+  void stop();
+
+ private:
+  struct Entry {
+    std::chrono::steady_clock::time_point queued_at;
+    Job job;
+  };
+
+  void run() noexcept;
+
+  const Log& log_;
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<Entry> queue_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace mqkit::plugins::transports::remoting
