@@ -321,18 +321,20 @@ void write_queue_set(Writer& w, std::string_view name, const std::set<MessageQue
   w.EndArray();
 }
 
-// Maps keyed by MessageQueue: fastjson writes the queue object itself as the key. We write and
-// read an array of [queue, value] pairs after normalization (see quote_bare_keys).
+// Maps keyed by MessageQueue: fastjson writes the queue object itself as the key
+// ({{"brokerName":..}:{..}}), which is not JSON but is what Java admin tools read. We write the
+// same, and read it (or an array of [queue, value] pairs) after quote_bare_keys normalizes it.
 template <typename V, typename WriteValue>
 void write_queue_map(Writer& w, std::string_view name, const std::map<MessageQueue, V>& map, WriteValue write_value) {
-  key(w, name), w.StartArray();
+  std::string raw = "{";
   for (const auto& [q, v] : map) {
-    w.StartArray();
-    write(w, q);
-    write_value(w, v);
-    w.EndArray();
+    if (raw.size() > 1) raw += ',';
+    raw += write_json([&](Writer& kw) { write(kw, q); });
+    raw += ':';
+    raw += write_json([&](Writer& vw) { write_value(vw, v); });
   }
-  w.EndArray();
+  raw += '}';
+  key(w, name), w.RawValue(raw.data(), raw.size(), rapidjson::kObjectType);
 }
 
 template <typename V, typename ReadValue>

@@ -96,7 +96,11 @@ TEST(BodiesTest, LockBodiesAndQueueKeyedMaps) {
   EXPECT_EQ(decoded->mq_set, req.mq_set);
   ConsumeStats stats;
   stats.offset_table[{"T", "b", 0}] = {10, 7, 123};
-  auto s = decode_consume_stats(encode(stats));
+  const std::string json = encode(stats);
+  // fastjson's form: the queue object itself is the map key (what Java admin tools parse).
+  EXPECT_EQ(json, R"({"consumeTps":0.0,"offsetTable":{{"brokerName":"b","queueId":0,"topic":"T"}:)"
+                  R"({"brokerOffset":10,"consumerOffset":7,"lastTimestamp":123}}})");
+  auto s = decode_consume_stats(json);
   ASSERT_TRUE(s.is_ok()) << s.status().to_string();
   EXPECT_EQ(s->offset_table.at({"T", "b", 0}).consumer_offset, 7);
   // fastjson's object-as-key form, as a Java broker writes it.

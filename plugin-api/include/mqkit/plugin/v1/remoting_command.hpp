@@ -39,6 +39,8 @@ class ExtFields {
     }
     fields_.emplace_back(std::move(key), std::move(value));
   }
+  // Without this, a string literal would pick the bool overload.
+  void set(std::string key, const char* value) { set(std::move(key), std::string(value)); }
   void set(std::string key, std::int64_t value) { set(std::move(key), std::to_string(value)); }
   void set(std::string key, bool value) { set(std::move(key), std::string(value ? "true" : "false")); }
 
