@@ -28,12 +28,10 @@ double Retention::check_disk() {
   auto usage = env_.disk_usage(options_.store_path);
   if (!usage.is_ok()) {
     log_.warn("retention: cannot measure disk use: " + usage.status().to_string());
-    clean_immediately_ = false;
     return -1;
   }
   const double ratio = usage->used_ratio();
   used_ratio_.store(ratio, std::memory_order_release);
-  clean_immediately_ = ratio > options_.disk_space_clean_forcibly_ratio;
   if (ratio > options_.disk_space_warning_level_ratio) {
     if (!disk_full_.exchange(true)) log_.error("retention: " + disk_full_message() + "; refusing writes");
   } else if (ratio <= options_.disk_space_clean_forcibly_ratio) {
@@ -81,11 +79,13 @@ int Retention::delete_commit_log_files(bool clean_at_once, const PauseFn& pause)
 }
 
 RetentionPass Retention::run(bool manual, const PauseFn& pause) {
+  std::lock_guard lock(pass_mutex_);
   RetentionPass pass;
   pass.disk_used_ratio = check_disk();
   const bool space_to_delete = pass.disk_used_ratio > options_.disk_max_used_space_ratio;
+  const bool clean_immediately = pass.disk_used_ratio > options_.disk_space_clean_forcibly_ratio;
   if (manual || space_to_delete || is_delete_hour()) {
-    pass.commit_log_files = delete_commit_log_files(options_.clean_file_forcibly_enable && clean_immediately_, pause);
+    pass.commit_log_files = delete_commit_log_files(options_.clean_file_forcibly_enable && clean_immediately, pause);
   }
   const std::int64_t min = commit_log_.min_offset();
   for (const auto& queue : queues_.all()) {

@@ -10,8 +10,8 @@
 // index files that only point below the new commit log minimum are deleted and queue minimum
 // offsets move up. A deleted file a reader still holds stays mapped until the reader lets go.
 //
-// Threads: run() and check_disk() on the store's housekeeping thread (or a test's);
-// disk_full() and the message from any thread.
+// Threads: run() and check_disk() on the store's housekeeping thread or a test's (passes are
+// serialized); disk_full() and the message from any thread.
 #pragma once
 
 #include <atomic>
@@ -65,9 +65,9 @@ class Retention {
   CommitLog& commit_log_;
   ConsumeQueueSet& queues_;
   IndexService* index_;
+  std::mutex pass_mutex_;
   std::atomic<bool> disk_full_{false};
   std::atomic<double> used_ratio_{0.0};
-  bool clean_immediately_ = false;  // housekeeping thread only
 };
 
 }  // namespace mqkit::plugins::stores::commitlog
