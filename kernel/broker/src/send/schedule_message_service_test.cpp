@@ -159,6 +159,27 @@ TEST_F(ScheduleDeliveryTest, FailedDeliveryIsRetried) {
   EXPECT_EQ(delivered(), 1);
 }
 
+TEST_F(ScheduleDeliveryTest, SentBackMessageComesBackInTheRetryTopic) {
+  auto service = start_service();
+  auto sent = f_.send(SendRequest{});
+  ASSERT_EQ(sent.code, rc::kSuccess);
+  const std::string original_id(sent.ext_fields.get("msgId").value_or(""));
+  auto back = v1::RemotingCommand::request(protocol::request_code::kConsumerSendMsgBack);
+  back.ext_fields.set("offset", v1::parse_offset_message_id(original_id)->commit_offset);
+  back.ext_fields.set("group", std::string("G"));
+  back.ext_fields.set("delayLevel", std::int64_t{0});  // level 3, clamped to this broker's last (2)
+  ASSERT_EQ(f_.call(back).code, rc::kSuccess);
+  advance_clock(20'000);
+  ASSERT_TRUE(eventually([&] { return delivered("%RETRY%G", 0) == 1; }));
+  auto retry = f_.read("%RETRY%G", 0, 0);
+  ASSERT_TRUE(retry);
+  EXPECT_EQ(retry->body(), "hello");
+  EXPECT_EQ(retry->view.reconsume_times, 1);
+  EXPECT_EQ(retry->property("RETRY_TOPIC"), "T");
+  EXPECT_EQ(retry->property("ORIGIN_MESSAGE_ID"), original_id);
+  EXPECT_FALSE(retry->property("DELAY"));
+}
+
 TEST(ScheduleMessageServiceTest, CorruptOffsetFileFailsStart) {
   SendFixture f;
   ASSERT_TRUE(f.harness().files().save("delayOffset.json", "{\"offsetTable\":[1,2]}").is_ok());
