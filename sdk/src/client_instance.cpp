@@ -17,8 +17,6 @@ using std::chrono::milliseconds;
 namespace {
 
 constexpr std::int64_t kMasterId = 0;
-// How long a route lookup waits for another one in progress (RocketMQ's LOCK_TIMEOUT_MILLIS).
-constexpr milliseconds kFetchLockTimeout{3000};
 // First runs of the periodic tasks (RocketMQ: routes after 10 ms, heartbeat after 1 s,
 // offsets after 10 s).
 constexpr milliseconds kFirstRouteRefresh{10};
@@ -119,10 +117,7 @@ std::shared_ptr<const TopicRouteInfo> ClientInstance::cached_route(std::string_v
 }
 
 Status ClientInstance::update_route(std::string_view topic) {
-  std::unique_lock lock(fetch_mutex_, std::defer_lock);
-  if (!lock.try_lock_for(kFetchLockTimeout)) {
-    return Status::timeout("route of " + std::string(topic) + ": another route lookup is taking too long");
-  }
+  std::lock_guard lock(fetch_mutex_);
   auto fetched = api_->get_topic_route(topic);
   if (!fetched) return fetched.status().with_context("route of " + std::string(topic));
   store_route(topic, std::move(fetched).value(), false);
@@ -130,10 +125,7 @@ Status ClientInstance::update_route(std::string_view topic) {
 }
 
 Status ClientInstance::update_route_from_default(std::string_view topic, const DefaultTopicRoute& fallback) {
-  std::unique_lock lock(fetch_mutex_, std::defer_lock);
-  if (!lock.try_lock_for(kFetchLockTimeout)) {
-    return Status::timeout("route of " + fallback.create_topic_key + ": another route lookup is taking too long");
-  }
+  std::lock_guard lock(fetch_mutex_);
   if (cached_route(topic)) return Status::ok();  // someone found the real one meanwhile
   auto fetched = api_->get_topic_route(fallback.create_topic_key);
   if (!fetched) return fetched.status().with_context("route of " + fallback.create_topic_key);

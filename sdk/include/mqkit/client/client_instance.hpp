@@ -165,8 +165,9 @@ class ClientInstance {
   mutable std::shared_mutex routes_mutex_;
   std::map<std::string, std::shared_ptr<const TopicRouteInfo>, std::less<>> routes_;
   std::map<std::string, std::map<std::int64_t, std::string>, std::less<>> brokers_;
-  // One name server route fetch at a time, as RocketMQ's lockNamesrv.
-  std::timed_mutex fetch_mutex_;
+  // One name server route fetch at a time, as RocketMQ's lockNamesrv. A waiter waits at most
+  // for the holder's fetch, which its api timeout bounds.
+  std::mutex fetch_mutex_;
 
   mutable std::mutex members_mutex_;
   std::set<std::string, std::less<>> producer_groups_;
