@@ -55,22 +55,5 @@ TEST(BootstrapTest, RelativePluginDirsResolveAgainstTheConfigFile) {
   EXPECT_TRUE((*boot)->registry().find(plugin::v1::Category::kAllocator, "take_all").is_ok());
 }
 
-TEST(BootstrapTest, ShippedConfigsAreValid) {
-  // etc/*.toml must always load, and every plugin slot in them must resolve to a built plugin.
-  // Component sections ([broker], [namesrv], [client]) are checked by their own components' tests.
-  for (const char* name : {"broker.toml", "namesrv.toml", "client.toml"}) {
-    const auto path = std::filesystem::path(MQKIT_SOURCE_DIR) / "etc" / name;
-    auto boot = Bootstrap::create({.config_file = path, .overrides = {"kernel.plugin_dirs=" MQKIT_PLUGIN_DIR}});
-    ASSERT_TRUE(boot.is_ok()) << name << ": " << boot.status().to_string();
-    if (std::string_view(name) == "client.toml") {
-      auto& b = **boot;
-      ASSERT_TRUE(b.make_plugin<plugin::v1::QueueSelector>("producer.selector", "").is_ok());
-      ASSERT_TRUE(b.make_plugin<plugin::v1::FaultStrategy>("producer.fault_strategy", "").is_ok());
-      ASSERT_TRUE(b.make_plugin<plugin::v1::QueueAllocator>("consumer.allocator", "").is_ok());
-    }
-    EXPECT_TRUE((*boot)->finish_validation().is_ok()) << name << ": " << (*boot)->finish_validation().message();
-  }
-}
-
 }  // namespace
 }  // namespace mqkit::kernel

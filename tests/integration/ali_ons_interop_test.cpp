@@ -5,8 +5,11 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <thread>
 
 #include "local_cluster.hpp"
+#include "mqkit/protocol/codes.hpp"
+#include "remoting_client.hpp"
 
 namespace mqkit::testing {
 namespace {
@@ -29,9 +32,23 @@ TEST_P(AliOnsInteropTest, Scenario) {
   auto started = cluster.add_broker({.name = "broker-a", .store = "commitlog",
                                      .overrides = {"broker.message_delay_level=100ms 200ms 500ms 1s 1s 1s"}});
   ASSERT_TRUE(started.is_ok()) << started.to_string();
+  // Like a stock broker, mqkit answers routes only for existing topics: ali-ons users create
+  // them with the admin tool first, as the scenario does here.
+  const std::string topic = "AliOns_" + scenario;
+  auto create = plugin::v1::RemotingCommand::request(protocol::request_code::kUpdateAndCreateTopic);
+  for (const auto& [k, v] : std::initializer_list<std::pair<const char*, const char*>>{
+           {"defaultTopic", "TBW102"}, {"readQueueNums", "4"}, {"writeQueueNums", "4"}, {"perm", "6"},
+           {"topicFilterType", "SINGLE_TAG"}, {"topicSysFlag", "0"}, {"order", "false"}}) {
+    create.ext_fields.set(k, v);
+  }
+  create.ext_fields.set("topic", topic);
+  RemotingClient admin;
+  auto created = admin.call(cluster.broker_addr(0), std::move(create));
+  ASSERT_TRUE(created.is_ok() && created->code == 0) << (created ? created->remark.value_or("") : created.status().to_string());
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the broker re-registers the new topic
   auto node = ChildProcess::spawn("/usr/bin/node",
                                   {(kScenarioDir / "scenarios.js").string(), scenario, cluster.namesrv_addr(0),
-                                   "AliOns_" + scenario, "AliOnsGroup_" + scenario},
+                                   topic, "AliOnsGroup_" + scenario},
                                   "alions-node-" + scenario);
   ASSERT_TRUE(node.is_ok()) << node.status().to_string();
   const auto status = node->wait_exit(std::chrono::seconds(150));
