@@ -12,15 +12,13 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstring>
-#include <mutex>
-#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "append_and_wait.hpp"
 #include "crash_config.hpp"
 #include "mqkit/kernel/dispatch_pipeline.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
@@ -45,17 +43,7 @@ v1::Result<v1::AppendResult> append_one(v1::MessageStore& store, int queue, long
   m.queue_id = queue;
   m.body = {reinterpret_cast<const std::uint8_t*>(body.data()), body.size()};
   m.properties = properties;
-  std::mutex mutex;
-  std::condition_variable done;
-  std::optional<v1::Result<v1::AppendResult>> result;
-  store.append(std::span(&m, 1), {}, [&](v1::Result<v1::AppendResult> r) {
-    std::lock_guard lock(mutex);
-    result.emplace(std::move(r));
-    done.notify_all();
-  });
-  std::unique_lock lock(mutex);
-  done.wait(lock, [&] { return result.has_value(); });
-  return std::move(*result);
+  return mqkit::plugins::stores::commitlog::append_and_wait(store, std::span(&m, 1), {}, std::chrono::seconds(30));
 }
 
 }  // namespace

@@ -79,16 +79,13 @@ v1::Status IndexService::build(const plugin::v1::DispatchRecord& record) {
   std::unique_lock lock(mutex_);
   if (record.commit_offset <= last_indexed_) return v1::Status::ok();
   if (!record.unique_key.empty()) MQKIT_RETURN_IF_ERROR(put(record.topic, record.unique_key, record));
-  std::string_view keys = record.keys;
-  while (!keys.empty()) {
-    const auto space = keys.find(' ');
-    const std::string_view key = keys.substr(0, space);
-    if (!key.empty()) MQKIT_RETURN_IF_ERROR(put(record.topic, key, record));
-    if (space == std::string_view::npos) break;
-    keys.remove_prefix(space + 1);
-  }
-  last_indexed_ = record.commit_offset;
-  return v1::Status::ok();
+  v1::Status status;
+  for_each_key(record.keys, [&](std::string_view key) {
+    status = put(record.topic, key, record);
+    return status.is_ok();
+  });
+  if (status.is_ok()) last_indexed_ = record.commit_offset;
+  return status;
 }
 
 IndexQuery IndexService::query(std::string_view topic, std::string_view key, std::size_t max, std::int64_t begin,

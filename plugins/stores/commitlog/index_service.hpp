@@ -78,4 +78,18 @@ class IndexDispatcher final : public plugin::v1::Dispatcher {
 // "topic#key", the string RocketMQ hashes.
 std::string index_key(std::string_view topic, std::string_view key);
 
+// Calls `visit` with each non-empty, space-separated entry of a KEYS property; stops early when
+// `visit` returns false. Returns false when it stopped early.
+template <typename Visit>
+bool for_each_key(std::string_view keys, Visit&& visit) {
+  while (!keys.empty()) {
+    const auto space = keys.find(' ');
+    const std::string_view key = keys.substr(0, space);
+    if (!key.empty() && !visit(key)) return false;
+    if (space == std::string_view::npos) break;
+    keys.remove_prefix(space + 1);
+  }
+  return true;
+}
+
 }  // namespace mqkit::plugins::stores::commitlog

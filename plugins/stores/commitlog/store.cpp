@@ -14,13 +14,7 @@ namespace {
 using plugin::v1::Status;
 
 bool has_key(std::string_view keys, std::string_view key) {
-  while (!keys.empty()) {
-    const auto space = keys.find(' ');
-    if (keys.substr(0, space) == key) return true;
-    if (space == std::string_view::npos) break;
-    keys.remove_prefix(space + 1);
-  }
-  return false;
+  return !for_each_key(keys, [&](std::string_view each) { return each != key; });
 }
 
 // Offsets a key query asks the index for beyond max_count, so that hash collisions filtered

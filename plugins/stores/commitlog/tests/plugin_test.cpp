@@ -2,10 +2,9 @@
 // but a store path, driven by the kernel's dispatch pipeline.
 #include <gtest/gtest.h>
 
-#include <condition_variable>
 #include <filesystem>
-#include <mutex>
 
+#include "append_and_wait.hpp"
 #include "mqkit/kernel/dispatch_pipeline.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
 #include "plugin_fixture.hpp"
@@ -29,17 +28,7 @@ class PluginTest : public ::testing::Test {
     v1::MessageToAppend m;
     m.topic = "T";
     m.body = {reinterpret_cast<const std::uint8_t*>(body.data()), body.size()};
-    std::mutex mutex;
-    std::condition_variable done;
-    std::optional<v1::Result<v1::AppendResult>> result;
-    store.append(std::span(&m, 1), {}, [&](v1::Result<v1::AppendResult> r) {
-      std::lock_guard lock(mutex);
-      result.emplace(std::move(r));
-      done.notify_all();
-    });
-    std::unique_lock lock(mutex);
-    done.wait(lock, [&] { return result.has_value(); });
-    return std::move(*result);
+    return append_and_wait(store, std::span(&m, 1));
   }
 
   std::string dir_;

@@ -1,9 +1,10 @@
 #include "test_util.hpp"
 
+#include "append_and_wait.hpp"
+
 #include <stdlib.h>
 
 #include <algorithm>
-#include <condition_variable>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -135,25 +136,9 @@ void TestStore::crash() {
 v1::Result<v1::AppendResult> TestStore::append(std::span<const Message> batch, v1::AppendOptions options) {
   std::vector<v1::MessageToAppend> views;
   for (const auto& m : batch) views.push_back(m.view());
-  struct Outcome {
-    std::mutex mutex;
-    std::condition_variable done;
-    std::optional<v1::Result<v1::AppendResult>> result;
-    int calls = 0;
-  };
-  auto outcome = std::make_shared<Outcome>();
-  store_->append(views, options, [outcome](v1::Result<v1::AppendResult> result) {
-    std::lock_guard lock(outcome->mutex);
-    if (++outcome->calls == 1) outcome->result.emplace(std::move(result));
-    outcome->done.notify_all();
-  });
-  std::unique_lock lock(outcome->mutex);
-  if (!outcome->done.wait_for(lock, kWaitLimit, [&] { return outcome->result.has_value(); })) {
-    return v1::Status::timeout("append callback not called within 10 s");
-  }
-  EXPECT_EQ(outcome->calls, 1);
+  auto result = append_and_wait(*store_, views, options);
   if (pipeline_) pipeline_->notify_appended();
-  return std::move(*outcome->result);
+  return result;
 }
 
 bool TestStore::wait_dispatched() {
