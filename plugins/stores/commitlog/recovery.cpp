@@ -59,6 +59,9 @@ Recovery::SafePoint Recovery::choose_safe_point(bool clean, const std::optional<
     safe.why = "no usable checkpoint: full scan and rebuild";
   } else if (queues_lost) {
     safe.why = "the consumequeue directory is missing: full rebuild";
+  } else if (checkpoint->has_offsets && std::max({checkpoint->physic_offset, checkpoint->logics_offset,
+                                                   checkpoint->index_offset}) > last_end) {
+    safe.why = "the checkpoint names offsets past the last commit log file: full scan and rebuild";
   } else if (checkpoint->has_offsets) {
     safe.dispatch_from =
         index_ != nullptr ? std::min(checkpoint->logics_offset, checkpoint->index_offset) : checkpoint->logics_offset;

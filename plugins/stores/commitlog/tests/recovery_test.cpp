@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "big_endian.hpp"
+#include "mapped_file.hpp"
 #include "test_util.hpp"
 
 namespace mqkit::plugins::stores::commitlog::testing {
@@ -211,6 +212,34 @@ TEST_F(RecoveryTest, AMissingCheckpointMeansAFullRebuild) {
   EXPECT_EQ(report->dispatch_from_offset, 0);
   ASSERT_TRUE(store.wait_dispatched());
   EXPECT_EQ(store.bodies("T", 1), expected(20, 1)) << "a lost queue comes back from the commit log";
+}
+
+TEST_F(RecoveryTest, ACheckpointPastTheLogIsNotTrusted) {
+  std::int64_t end = 0;
+  {
+    TestStore store(options_);
+    ASSERT_TRUE(store.open().is_ok());
+    fill(store, 600);
+    ASSERT_TRUE(store.wait_dispatched());
+    end = store.store().stats().commit_log_max_offset;
+  }
+  // The newest commit log file is gone (removed by hand): the checkpoint points past the log.
+  const std::int64_t last_start = end / options_.commit_log_file_size * options_.commit_log_file_size;
+  ASSERT_GT(last_start, 0);
+  for (const auto& name : list_dir(dir_ / "commitlog")) {
+    if (name >= offset_file_name(last_start)) std::filesystem::remove(dir_ / ("commitlog/" + name));
+  }
+  TestStore store(options_);
+  auto report = store.open();
+  ASSERT_TRUE(report.is_ok()) << report.status().to_string();
+  EXPECT_TRUE(store.host().logged({"past the last commit log file"}));
+  EXPECT_EQ(report->dispatch_from_offset, 0);
+  ASSERT_TRUE(store.wait_dispatched());
+  const auto bodies = store.bodies("T", 0);
+  ASSERT_FALSE(bodies.empty());
+  EXPECT_EQ(bodies.front(), "m0");
+  EXPECT_EQ(store.store().max_offset("T", 0), static_cast<std::int64_t>(bodies.size()))
+      << "units of the lost file are dropped, the rest is readable";
 }
 
 TEST_F(RecoveryTest, TheLockKeepsASecondStoreOut) {
