@@ -2,7 +2,11 @@
 // would be), torn and corrupt tails, lost or damaged consume queues, the directory lock.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "big_endian.hpp"
+#include "checkpoint.hpp"
+#include "fault_env.hpp"
 #include "mapped_file.hpp"
 #include "test_util.hpp"
 
@@ -272,6 +276,98 @@ TEST_F(RecoveryTest, RecoveryAcrossManyFilesAndABlankAtTheEnd) {
   EXPECT_EQ(report->truncated_bytes, 0);
   ASSERT_TRUE(store.wait_dispatched());
   EXPECT_EQ(store.store().max_offset("T", 0), 300);
+}
+
+}  // namespace
+}  // namespace mqkit::plugins::stores::commitlog::testing
+
+namespace mqkit::plugins::stores::commitlog::testing {
+namespace {
+
+TEST(CheckpointTest, LayoutKeepsRocketMqFieldsFirst) {
+  TempDir dir;
+  auto env = posix_env();
+  CheckpointData data;
+  data.physic_msg_timestamp = 1111;
+  data.logics_msg_timestamp = 2222;
+  data.index_msg_timestamp = 3333;
+  data.physic_offset = 4444;
+  data.logics_offset = 5555;
+  data.index_offset = 6666;
+  ASSERT_TRUE(write_checkpoint(*env, dir / "checkpoint", data).is_ok());
+  const auto bytes = read_file(dir / "checkpoint");
+  ASSERT_EQ(bytes.size(), 4096u);
+  EXPECT_EQ(load_i64(bytes.data()), 1111);
+  EXPECT_EQ(load_i64(bytes.data() + 8), 2222);
+  EXPECT_EQ(load_i64(bytes.data() + 16), 3333);
+  EXPECT_EQ(load_i64(bytes.data() + 24), 0) << "5.x masterFlushedOffset";
+  EXPECT_EQ(load_i32(bytes.data() + 40), 0x4D514B43);
+  EXPECT_EQ(load_i64(bytes.data() + 48), 4444);
+  EXPECT_EQ(load_i64(bytes.data() + 56), 5555);
+  EXPECT_EQ(load_i64(bytes.data() + 64), 6666);
+  const auto read = read_checkpoint(*env, dir / "checkpoint");
+  ASSERT_TRUE(read.is_ok() && read->has_value());
+  EXPECT_TRUE((*read)->has_offsets);
+  EXPECT_EQ((*read)->logics_offset, 5555);
+
+  const std::uint8_t flipped[1] = {0x01};
+  patch_file(dir / "checkpoint", 60, flipped);
+  EXPECT_EQ(read_checkpoint(*env, dir / "checkpoint").status().code(), v1::StatusCode::kCorruption);
+
+  // A checkpoint RocketMQ wrote: timestamps only.
+  std::vector<std::uint8_t> rocketmq(4096, 0);
+  store_i64(rocketmq.data(), 1111);
+  store_i64(rocketmq.data() + 8, 2222);
+  std::filesystem::remove(dir / "checkpoint");
+  std::ofstream(dir / "checkpoint", std::ios::binary).write(reinterpret_cast<const char*>(rocketmq.data()), 4096);
+  const auto legacy = read_checkpoint(*env, dir / "checkpoint");
+  ASSERT_TRUE(legacy.is_ok() && legacy->has_value());
+  EXPECT_FALSE((*legacy)->has_offsets);
+  EXPECT_EQ((*legacy)->logics_msg_timestamp, 2222);
+  EXPECT_FALSE(read_checkpoint(*env, dir / "missing").value().has_value());
+}
+
+TEST(CheckpointTest, ARocketMqCheckpointAfterACrashUsesTheTimestampRule) {
+  TempDir dir;
+  auto options = small_options(dir.path());
+  auto env = std::make_shared<FaultEnv>();
+  std::vector<v1::AppendResult> placed;
+  std::int64_t clock = 1'700'000'000'000;
+  {
+    TestStore store(options, env);
+    ASSERT_TRUE(store.open().is_ok());
+    // One minute per message: each commit log file's first record has a distinct, known time.
+    for (int i = 0; i < 600; ++i) {
+      env->set_now_ms(clock + 60'000LL * i);
+      placed.push_back(store.append(message("T", 0, "m" + std::to_string(i) + std::string(300, '.'))).value());
+    }
+    ASSERT_TRUE(store.wait_dispatched());
+    store.crash();
+  }
+  // Replace the checkpoint with RocketMQ's: it says record 400 was the last one flushed.
+  std::vector<std::uint8_t> rocketmq(4096, 0);
+  store_i64(rocketmq.data(), placed[400].store_timestamp);
+  store_i64(rocketmq.data() + 8, placed[400].store_timestamp);
+  store_i64(rocketmq.data() + 16, placed[400].store_timestamp);
+  std::ofstream(dir / "checkpoint", std::ios::binary | std::ios::trunc)
+      .write(reinterpret_cast<const char*>(rocketmq.data()), 4096);
+  TestStore store(options, env);
+  auto report = store.open();
+  ASSERT_TRUE(report.is_ok());
+  // The scan starts at the newest file whose first record is at least 3 s older than that.
+  const std::int64_t file_size = options.commit_log_file_size;
+  std::int64_t expected = 0;
+  for (std::size_t i = 0; i < placed.size(); ++i) {
+    const bool first_in_file = i == 0 || placed[i].commit_offset / file_size != placed[i - 1].commit_offset / file_size;
+    if (first_in_file && placed[i].store_timestamp <= placed[400].store_timestamp - 3000) {
+      expected = placed[i].commit_offset / file_size * file_size;
+    }
+  }
+  ASSERT_GT(expected, 0);
+  EXPECT_EQ(report->dispatch_from_offset, expected);
+  EXPECT_TRUE(store.host().logged({"crash, RocketMQ checkpoint"}));
+  ASSERT_TRUE(store.wait_dispatched());
+  EXPECT_EQ(store.store().max_offset("T", 0), 600);
 }
 
 }  // namespace
