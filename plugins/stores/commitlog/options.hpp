@@ -100,8 +100,9 @@ inline constexpr v1::ConfigField kConfigSchema[] = {
      .description = "verify each record's body CRC while recovering the commit log"},
     {.key = "file_reserved_time", .type = v1::ValueType::kDuration, .default_value = "72h",
      .description = "how long commit log files are kept after their last write (write a unit: RocketMQ's "
-                    "fileReservedTime counts hours, a bare number here counts milliseconds)",
-     .min = 1},
+                    "fileReservedTime counts hours, a bare number here counts milliseconds; at least 1h, so "
+                    "a bare RocketMQ value such as 72 is refused rather than deleting data early)",
+     .min = 3'600'000},
     {.key = "delete_when", .type = v1::ValueType::kString, .default_value = "04",
      .description = "hours of the day (00-23, ';'-separated) when expired files are deleted even if the "
                     "disk is not filling up"},
