@@ -11,7 +11,7 @@
 #include "mqkit/broker/testing/broker_harness.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
 #include "mqkit/protocol/codes.hpp"
-#include "remoting/codec/frame_codec.hpp"
+#include "transports/remoting/codec/frame_codec.hpp"
 
 namespace {
 
