@@ -2,6 +2,8 @@
 // of the request.
 #pragma once
 
+#include "mqkit/protocol/codes.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -32,18 +34,6 @@ struct PullResult {
   std::vector<MessageExt> messages{};
 };
 
-// PullSysFlag (rocketmq-facts §2.4).
-namespace pull_sys_flag {
-inline constexpr std::int32_t kCommitOffset = 0x1;
-inline constexpr std::int32_t kSuspend = 0x2;
-inline constexpr std::int32_t kSubscription = 0x4;
-inline constexpr std::int32_t kClassFilter = 0x8;
-inline constexpr std::int32_t kLitePull = 0x10;
-
-constexpr std::int32_t build(bool commit_offset, bool suspend, bool subscription, bool class_filter) {
-  return (commit_offset ? kCommitOffset : 0) | (suspend ? kSuspend : 0) | (subscription ? kSubscription : 0) |
-         (class_filter ? kClassFilter : 0);
-}
-}  // namespace pull_sys_flag
+namespace pull_sys_flag = protocol::pull_sys_flag;
 
 }  // namespace mqkit::client

@@ -84,6 +84,20 @@ inline constexpr std::int32_t kSubscriptionGroupNotExist = 26;
 inline constexpr std::int32_t kConsumerNotOnline = 206;
 }  // namespace response_code
 
+// PullSysFlag: bits of a PULL_MESSAGE request's sysFlag (rocketmq-facts §2.4).
+namespace pull_sys_flag {
+inline constexpr std::int32_t kCommitOffset = 0x1;
+inline constexpr std::int32_t kSuspend = 0x2;
+inline constexpr std::int32_t kSubscription = 0x4;
+inline constexpr std::int32_t kClassFilter = 0x8;
+inline constexpr std::int32_t kLitePull = 0x10;
+
+constexpr std::int32_t build(bool commit_offset, bool suspend, bool subscription, bool class_filter) {
+  return (commit_offset ? kCommitOffset : 0) | (suspend ? kSuspend : 0) | (subscription ? kSubscription : 0) |
+         (class_filter ? kClassFilter : 0);
+}
+}  // namespace pull_sys_flag
+
 // Permission bits of topics and brokers.
 namespace perm {
 inline constexpr std::int32_t kPriority = 8;

@@ -11,6 +11,8 @@
 // keeps no state of its own beyond the context, which must outlive LongPollingService::stop().
 #pragma once
 
+#include "mqkit/protocol/codes.hpp"
+
 #include <cstdint>
 #include <vector>
 
@@ -19,14 +21,7 @@
 
 namespace mqkit::broker {
 
-// PullSysFlag bits of the request's sysFlag (rocketmq-facts §2.4).
-namespace pull_sys_flag {
-inline constexpr std::int32_t kCommitOffset = 0x1;
-inline constexpr std::int32_t kSuspend = 0x2;
-inline constexpr std::int32_t kSubscription = 0x4;
-inline constexpr std::int32_t kClassFilter = 0x8;
-inline constexpr std::int32_t kLitePull = 0x10;
-}  // namespace pull_sys_flag
+namespace pull_sys_flag = protocol::pull_sys_flag;
 
 class PullMessageProcessor final : public RequestProcessor {
  public:
