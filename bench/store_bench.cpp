@@ -13,7 +13,9 @@
 // Threads: benchmarks run one at a time on the main thread; the store's threads and the reput
 // thread run beside it.
 #include <benchmark/benchmark.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <time.h>
 #include <zlib.h>
 
@@ -33,6 +35,9 @@
 #include "mqkit/kernel/dispatch_pipeline.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
 #include "plugin_fixture.hpp"
+// Commitlog-only benchmarks: crash-stop hook and the synchronous append used by its tests.
+#include "../plugins/stores/commitlog/tests/append_and_wait.hpp"
+#include "../plugins/stores/commitlog/test_hooks.hpp"
 
 namespace {
 
@@ -60,9 +65,12 @@ double process_cpu_ns() {
 // A started store with its dispatch pipeline; removes its directory when done.
 class BenchStore {
  public:
-  BenchStore() {
+  // `extra` overrides the command line's config; a given `directory` is used and kept.
+  explicit BenchStore(const std::map<std::string, std::string>& extra = {}, const std::filesystem::path& directory = {}) {
     auto config = options().config;
     if (options().store == "memory") config.insert(kMemoryDefaults.begin(), kMemoryDefaults.end());
+    for (const auto& [key, value] : extra) config[key] = value;
+    if (!directory.empty()) config["store_path"] = directory.string();
     if (options().store == "commitlog" && !config.contains("store_path")) {
       std::string pattern = (std::filesystem::temp_directory_path() / "mqkit-store-bench-XXXXXX").string();
       if (mkdtemp(pattern.data()) != nullptr) directory_ = pattern;
@@ -81,6 +89,17 @@ class BenchStore {
     }
     pipeline_ = std::make_unique<mqkit::kernel::DispatchPipeline>(store_);
     pipeline_->start(started->dispatch_from_offset);
+  }
+  std::shared_ptr<v1::MessageStore> shared_store() { return store_; }
+  // Stops dispatch, then the store as a killed process would (commitlog test hook).
+  bool crash() {
+    auto* hooks = static_cast<mqkit::plugins::stores::commitlog::TestHooks*>(
+        store_->extension(mqkit::plugins::stores::commitlog::kTestHooksId));
+    if (hooks == nullptr) return false;
+    pipeline_.reset();
+    hooks->simulate_crash();
+    store_.reset();
+    return true;
   }
   ~BenchStore() {
     pipeline_.reset();
@@ -133,7 +152,8 @@ class BenchStore {
 // (so the store indexes one new key per message, as with real clients).
 class MessageSource {
  public:
-  MessageSource(std::size_t body_size, int topics, int queues) : body_(body_size, 'x'), queues_(queues) {
+  MessageSource(std::size_t body_size, int topics, int queues, std::uint64_t first_key = 0)
+      : body_(body_size, 'x'), queues_(queues), sequence_(first_key) {
     for (int t = 0; t < topics; ++t) topics_.push_back("BenchTopic" + std::to_string(t));
     properties_ = v1::encode_properties({{"TAGS", "TagA"}, {"UNIQ_KEY", std::string(32, '0')}});
     key_at_ = properties_.find(std::string(32, '0'));
@@ -267,6 +287,213 @@ void BM_ReadHot(benchmark::State& state) {
   state.SetBytesProcessed(messages * static_cast<std::int64_t>(body_size));
   state.counters["cpu_ns_per_msg"] = benchmark::Counter(messages > 0 ? cpu_ns / static_cast<double>(messages) : 0);
 }
+
+// ---- commitlog-only benchmarks (skipped for other stores) ----
+
+bool need_commitlog(benchmark::State& state) {
+  if (options().store == "commitlog") return true;
+  state.SkipWithError("commitlog only");
+  return false;
+}
+
+std::filesystem::path make_bench_dir() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "mqkit-store-bench-XXXXXX").string();
+  if (mkdtemp(pattern.data()) == nullptr) return {};
+  return pattern;
+}
+
+double rss_anon_mib() {
+  std::FILE* file = std::fopen("/proc/self/status", "r");
+  if (file == nullptr) return -1;
+  char line[256];
+  double kib = -1;
+  while (std::fgets(line, sizeof line, file) != nullptr) {
+    if (std::strncmp(line, "RssAnon:", 8) == 0) kib = std::strtod(line + 8, nullptr);
+  }
+  std::fclose(file);
+  return kib / 1024.0;
+}
+
+// The disk's own rate: write 1 KiB + fdatasync, in the directory the stores use. range(0) = 0:
+// appending to a growing file (each fdatasync also commits the new size); 1: overwriting a
+// preallocated 64 MiB file in sequence, as the commit log's preallocated files are written.
+void BM_FsyncRate(benchmark::State& state) {
+  const auto directory = make_bench_dir();
+  const auto path = directory / "fsync-probe";
+  const int fd = ::open(path.c_str(), O_CREAT | O_WRONLY | O_TRUNC, 0644);
+  if (fd < 0) {
+    state.SkipWithError("open failed");
+    return;
+  }
+  std::vector<char> block(1024, 'f');
+  if (state.range(0) == 1) {
+    std::vector<char> zeros(1 << 20, 0);
+    for (int i = 0; i < 64; ++i) {
+      if (::write(fd, zeros.data(), zeros.size()) != static_cast<ssize_t>(zeros.size())) state.SkipWithError("prealloc failed");
+    }
+    ::fsync(fd);
+    ::lseek(fd, 0, SEEK_SET);
+  }
+  for (auto _ : state) {
+    if (::write(fd, block.data(), block.size()) != static_cast<ssize_t>(block.size()) || ::fdatasync(fd) != 0) {
+      state.SkipWithError("write/fdatasync failed");
+      break;
+    }
+  }
+  ::close(fd);
+  std::error_code ignored;
+  std::filesystem::remove_all(directory, ignored);
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+
+// SYNC_FLUSH (group commit): range(0) writer threads, each appending one 1 KiB message and
+// waiting for its callback (flushed) before the next; range(1) messages in all. One iteration.
+void BM_SyncFlushWriters(benchmark::State& state) {
+  if (!need_commitlog(state)) return;
+  const int writers = static_cast<int>(state.range(0));
+  const std::int64_t total = state.range(1);
+  BenchStore bench(std::map<std::string, std::string>{{"flush_disk_type", "SYNC_FLUSH"}});
+  if (!bench.error().empty()) {
+    state.SkipWithError(bench.error().c_str());
+    return;
+  }
+  std::atomic<bool> failed{false};
+  std::atomic<std::int64_t> timed_out{0};
+  double seconds = 0;
+  for (auto _ : state) {
+    const auto start = Clock::now();
+    std::vector<std::thread> threads;
+    for (int w = 0; w < writers; ++w) {
+      threads.emplace_back([&, w] {
+        MessageSource source(1024, 1, 1, static_cast<std::uint64_t>(w) << 40);
+        const std::int64_t mine = total / writers;
+        for (std::int64_t i = 0; i < mine; ++i) {
+          const auto& message = source.next();
+          auto result = mqkit::plugins::stores::commitlog::append_and_wait(bench.store(), std::span(&message, 1));
+          if (!result) {
+            failed = true;
+            return;
+          }
+          if (result->flush_timed_out) ++timed_out;
+        }
+      });
+    }
+    for (auto& thread : threads) thread.join();
+    seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    state.SetIterationTime(seconds);
+  }
+  if (failed) {
+    state.SkipWithError("append failed");
+    return;
+  }
+  const double messages = static_cast<double>((total / writers) * writers);
+  state.counters["msgs_per_s"] = messages / seconds;
+  state.counters["flush_timed_out"] = static_cast<double>(timed_out.load());
+}
+
+// Recovery after a crash: write range(0) MiB of 1 KiB messages (ASYNC), crash-stop, then time
+// start() of a new store on the directory (abnormal recovery) plus dispatch until caught up.
+void BM_CrashRecovery(benchmark::State& state) {
+  if (!need_commitlog(state)) return;
+  const std::int64_t mib = state.range(0);
+  for (auto _ : state) {
+    const auto directory = make_bench_dir();
+    std::int64_t written = 0;
+    {
+      BenchStore bench(std::map<std::string, std::string>{}, directory);
+      if (!bench.error().empty()) {
+        state.SkipWithError(bench.error().c_str());
+        return;
+      }
+      MessageSource source(1024, 1, 1);
+      const std::int64_t record = source.record_size();
+      const std::int64_t count = (mib << 20) / record;
+      for (std::int64_t i = 0; i < count; ++i) bench.append(source.next());
+      if (!bench.drain()) {
+        state.SkipWithError("write failed");
+        return;
+      }
+      written = bench.store().stats().commit_log_max_offset;
+      if (!bench.crash()) {
+        state.SkipWithError("no test-hooks extension");
+        return;
+      }
+    }
+    const auto start = Clock::now();
+    double start_seconds = 0;
+    std::int64_t recovered = 0;
+    {
+      auto object = mqkit::testing::try_load_plugin_object(
+          v1::Category::kStore, "commitlog", {{"store_path", directory.string()}});
+      if (!object) {
+        state.SkipWithError(object.status().to_string().c_str());
+        return;
+      }
+      auto store = std::static_pointer_cast<v1::MessageStore>(std::move(object).value());
+      auto started = store->start();
+      if (!started) {
+        state.SkipWithError(started.status().to_string().c_str());
+        return;
+      }
+      start_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+      mqkit::kernel::DispatchPipeline pipeline(store);
+      pipeline.start(started->dispatch_from_offset);
+      recovered = store->stats().commit_log_max_offset;
+      pipeline.notify_appended();
+      if (!pipeline.wait_dispatched(recovered, std::chrono::seconds(120))) {
+        state.SkipWithError("dispatch did not catch up");
+        return;
+      }
+      const double total_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+      state.SetIterationTime(total_seconds);
+      const double gib = static_cast<double>(written) / static_cast<double>(1LL << 30);
+      state.counters["written_GiB"] = gib;
+      state.counters["recovered_bytes_lost"] = static_cast<double>(written - recovered);
+      state.counters["start_s"] = start_seconds;
+      state.counters["start_plus_dispatch_s"] = total_seconds;
+      state.counters["s_per_GiB"] = total_seconds / gib;
+      state.counters["dispatch_from"] = static_cast<double>(started->dispatch_from_offset);
+      pipeline.stop();
+      store->shutdown();
+    }
+    std::error_code ignored;
+    std::filesystem::remove_all(directory, ignored);
+  }
+}
+
+// RssAnon of the process with range(0) topics x 8 queues and a backlog of range(1) MiB of 1 KiB
+// messages written (ASYNC) and dispatched.
+void BM_RssAnonBacklog(benchmark::State& state) {
+  if (!need_commitlog(state)) return;
+  for (auto _ : state) {
+    const double before = rss_anon_mib();
+    BenchStore bench;
+    if (!bench.error().empty()) {
+      state.SkipWithError(bench.error().c_str());
+      return;
+    }
+    MessageSource source(1024, static_cast<int>(state.range(0)), 8);
+    const std::int64_t count = (state.range(1) << 20) / source.record_size();
+    for (std::int64_t i = 0; i < count; ++i) bench.append(source.next());
+    if (!bench.drain()) {
+      state.SkipWithError("write failed");
+      return;
+    }
+    const double after = rss_anon_mib();
+    state.SetIterationTime(1);
+    state.counters["rss_anon_before_MiB"] = before;
+    state.counters["rss_anon_after_MiB"] = after;
+    state.counters["rss_anon_store_MiB"] = after - before;
+    state.counters["queues"] = static_cast<double>(state.range(0) * 8);
+  }
+}
+
+BENCHMARK(BM_FsyncRate)->ArgName("preallocated")->Arg(0)->Arg(1)->Iterations(2000)->UseRealTime();
+BENCHMARK(BM_SyncFlushWriters)->ArgNames({"writers", "messages"})
+    ->Args({1, 3000})->Args({16, 48000})->Args({64, 128000})
+    ->Iterations(1)->UseManualTime();
+BENCHMARK(BM_CrashRecovery)->Arg(1024)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RssAnonBacklog)->ArgNames({"topics", "mib"})->Args({1250, 1024})->Iterations(1)->UseManualTime();
 
 BENCHMARK(BM_MemcpyCrc32)->Arg(128)->Arg(1024)->MinTime(1.0);
 BENCHMARK(BM_Append)->Arg(128)->Arg(1024)->MinTime(1.0)->UseRealTime();
