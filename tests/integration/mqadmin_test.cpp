@@ -1,0 +1,181 @@
+// mqadmin as users run it: the real binary against a real name server and broker, checking
+// what it prints, its JSON and its exit codes.
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "child_process.hpp"
+#include "local_cluster.hpp"
+
+namespace mqkit::testing {
+namespace {
+
+struct AdminRun {
+  int code = -1;
+  std::string out;
+};
+
+class MqadminTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    cluster_ = new LocalCluster("mqadmin_test");
+    ASSERT_TRUE(cluster_->add_namesrv().is_ok());
+    ASSERT_TRUE(cluster_->add_broker({.name = "broker-a"}).is_ok());
+  }
+  static void TearDownTestSuite() {
+    delete cluster_;
+    cluster_ = nullptr;
+  }
+
+  // Runs mqadmin with `args` plus -n; bounded by a 30 s wait.
+  AdminRun mqadmin(std::vector<std::string> args, bool with_namesrv = true) {
+    if (with_namesrv) {
+      args.push_back("-n");
+      args.push_back(cluster_->namesrv_addrs());
+    }
+    auto child = ChildProcess::spawn("mqadmin", args, "mqadmin-" + args.front());
+    EXPECT_TRUE(child.is_ok());
+    if (!child) return {};
+    AdminRun run;
+    // Read while waiting so a large output never fills the pipe; output() returns all of it.
+    std::optional<int> code;
+    for (int i = 0; i < 300 && !code; ++i) {
+      code = child->wait_exit(std::chrono::milliseconds(100));
+      run.out = child->output();
+    }
+    run.out = child->output();
+    run.code = code.value_or(-1);
+    return run;
+  }
+
+  bool eventually(const std::function<bool()>& condition) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (condition()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    return condition();
+  }
+
+  static LocalCluster* cluster_;
+};
+
+LocalCluster* MqadminTest::cluster_ = nullptr;
+
+TEST_F(MqadminTest, UpdateTopicThenRouteAndList) {
+  auto created = mqadmin({"updateTopic", "-t", "AdminTopic", "-c", "DefaultCluster", "-r", "4", "-w", "4"});
+  ASSERT_EQ(created.code, 0) << created.out;
+  EXPECT_NE(created.out.find("success"), std::string::npos) << created.out;
+  AdminRun route;
+  EXPECT_TRUE(eventually([&] {
+    route = mqadmin({"topicRoute", "-t", "AdminTopic"});
+    return route.code == 0;
+  })) << route.out;
+  EXPECT_NE(route.out.find("broker-a"), std::string::npos) << route.out;
+  auto list = mqadmin({"topicList"});
+  ASSERT_EQ(list.code, 0);
+  EXPECT_NE(list.out.find("AdminTopic"), std::string::npos) << list.out;
+
+  auto json = mqadmin({"topicRoute", "-t", "AdminTopic", "--json"});
+  ASSERT_EQ(json.code, 0);
+  rapidjson::Document doc;
+  ASSERT_FALSE(doc.Parse(json.out.c_str()).HasParseError()) << json.out;
+  ASSERT_TRUE(doc.HasMember("queueDatas"));
+  ASSERT_EQ(doc["queueDatas"].Size(), 1u);
+  EXPECT_EQ(doc["queueDatas"][0]["readQueueNums"].GetInt(), 4);
+}
+
+TEST_F(MqadminTest, ClusterListShowsBroker) {
+  auto list = mqadmin({"clusterList"});
+  ASSERT_EQ(list.code, 0);
+  EXPECT_NE(list.out.find("broker-a"), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find("DefaultCluster"), std::string::npos) << list.out;
+  auto json = mqadmin({"clusterList", "--json"});
+  rapidjson::Document doc;
+  ASSERT_FALSE(doc.Parse(json.out.c_str()).HasParseError()) << json.out;
+  ASSERT_TRUE(doc.HasMember("DefaultCluster"));
+  EXPECT_STREQ(doc["DefaultCluster"][0]["brokerName"].GetString(), "broker-a");
+}
+
+TEST_F(MqadminTest, SendConsumeStatusProgressAndQuery) {
+  ASSERT_EQ(mqadmin({"updateTopic", "-t", "MsgTopic", "-b", cluster_->broker_addr(0), "-r", "2", "-w", "2"}).code,
+            0);
+  ASSERT_TRUE(eventually([&] { return mqadmin({"topicRoute", "-t", "MsgTopic"}).code == 0; }));
+  for (int i = 0; i < 3; ++i) {
+    auto sent = mqadmin({"sendMessage", "-t", "MsgTopic", "-p", "hello-" + std::to_string(i), "-c", "TagA", "-k",
+                         "key-" + std::to_string(i), "--json"});
+    ASSERT_EQ(sent.code, 0) << sent.out;
+    rapidjson::Document doc;
+    ASSERT_FALSE(doc.Parse(sent.out.c_str()).HasParseError()) << sent.out;
+    EXPECT_STREQ(doc["sendStatus"].GetString(), "SEND_OK");
+  }
+
+  auto status = mqadmin({"topicStatus", "-t", "MsgTopic", "--json"});
+  ASSERT_EQ(status.code, 0) << status.out;
+  rapidjson::Document stats;
+  ASSERT_FALSE(stats.Parse(status.out.c_str()).HasParseError()) << status.out;
+  std::int64_t total = 0;
+  for (const auto& q : stats.GetArray()) total += q["maxOffset"].GetInt64();
+  EXPECT_EQ(total, 3);
+  EXPECT_EQ(mqadmin({"topicStatus", "-t", "MsgTopic"}).out.find("#Max Offset") != std::string::npos, true);
+
+  auto consumed = mqadmin({"consumeMessage", "-t", "MsgTopic", "-g", "AdminGroup"});
+  ASSERT_EQ(consumed.code, 0) << consumed.out;
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_NE(consumed.out.find("hello-" + std::to_string(i)), std::string::npos) << consumed.out;
+  }
+
+  auto progress = mqadmin({"consumerProgress", "-g", "AdminGroup", "-t", "MsgTopic", "--json"});
+  ASSERT_EQ(progress.code, 0) << progress.out;
+  rapidjson::Document lag;
+  ASSERT_FALSE(lag.Parse(progress.out.c_str()).HasParseError()) << progress.out;
+  EXPECT_EQ(lag["totalLag"].GetInt64(), 0);
+  std::int64_t consumer_total = 0;
+  for (const auto& q : lag["queues"].GetArray()) consumer_total += q["consumerOffset"].GetInt64();
+  EXPECT_EQ(consumer_total, 3);
+
+  // Moving the group back to the beginning makes everything lag again.
+  auto reset = mqadmin({"resetOffsetByTime", "-g", "AdminGroup", "-t", "MsgTopic", "-s", "0"});
+  ASSERT_EQ(reset.code, 0) << reset.out;
+  AdminRun after;
+  EXPECT_TRUE(eventually([&] {
+    after = mqadmin({"consumerProgress", "-g", "AdminGroup", "-t", "MsgTopic", "--json"});
+    rapidjson::Document d;
+    return after.code == 0 && !d.Parse(after.out.c_str()).HasParseError() && d["totalLag"].GetInt64() == 3;
+  })) << after.out;
+
+  // The key index is built after the message is stored; wait for it.
+  AdminRun found;
+  EXPECT_TRUE(eventually([&] {
+    found = mqadmin({"queryMsgByKey", "-t", "MsgTopic", "-k", "key-1"});
+    return found.code == 0 && found.out.find("hello-1") != std::string::npos;
+  })) << found.out;
+
+  auto one = mqadmin({"consumeMessage", "-t", "MsgTopic", "-c", "1", "--json"});
+  rapidjson::Document msgs;
+  ASSERT_FALSE(msgs.Parse(one.out.c_str()).HasParseError()) << one.out;
+  ASSERT_EQ(msgs.Size(), 1u);
+  const std::string offset_id = msgs[0]["offsetMsgId"].GetString();
+  auto by_id = mqadmin({"queryMsgById", "-i", offset_id});
+  ASSERT_EQ(by_id.code, 0) << by_id.out;
+  EXPECT_NE(by_id.out.find(msgs[0]["body"].GetString()), std::string::npos) << by_id.out;
+}
+
+TEST_F(MqadminTest, ErrorsExitNonZero) {
+  EXPECT_NE(mqadmin({"topicRoute", "-t", "NoSuchTopic"}).code, 0);
+  EXPECT_NE(mqadmin({"topicStatus", "-t", "NoSuchTopic"}).code, 0);
+  EXPECT_NE(mqadmin({"updateTopic"}).code, 0);                      // -t missing
+  EXPECT_NE(mqadmin({"noSuchCommand"}).code, 0);
+  EXPECT_NE(mqadmin({"resetOffsetByTime", "-g", "g", "-t", "MsgTopic", "-s", "yesterday"}).code, 0);
+  // Nothing listens on port 1.
+  EXPECT_NE(mqadmin({"topicList", "-n", "127.0.0.1:1", "--timeout", "1000"}, false).code, 0);
+  EXPECT_NE(mqadmin({"topicList"}, false).code, 0);  // no name server at all (unless NAMESRV_ADDR)
+}
+
+}  // namespace
+}  // namespace mqkit::testing

@@ -1,0 +1,96 @@
+// mqadmin command logic, callable without the CLI: every command takes an AdminContext (the
+// client connection and where output goes) and its options, prints a table (or JSON with
+// --json) and returns the process exit code (0 ok, 1 failure with a message on `err`).
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mqkit/client/client_instance.hpp"
+
+namespace mqkit::admin {
+
+struct AdminContext {
+  std::shared_ptr<client::ClientInstance> instance;
+  bool json = false;
+  std::ostream* out = nullptr;
+  std::ostream* err = nullptr;
+
+  client::ClientApi& api() { return instance->api(); }
+  // Prints "mqadmin: <what>: <status message>" on err and returns 1.
+  int fail(const std::string& what, const client::Status& status) const;
+  int fail(const std::string& message) const;
+};
+
+// Connects to the name servers "a:1;b:2" (empty: $NAMESRV_ADDR). No request is sent yet, so an
+// unreachable name server shows up in the first command.
+client::Result<std::shared_ptr<client::ClientInstance>> connect(const std::string& namesrv_addr,
+                                                                std::chrono::milliseconds timeout);
+
+// A column-aligned text table; why not printf: widths depend on the data.
+class Table {
+ public:
+  explicit Table(std::vector<std::string> headers) : headers_(std::move(headers)) {}
+  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  void print(std::ostream& out) const;
+
+ private:
+  std::vector<std::string> headers_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+// Master address of every broker of `cluster` (broker name → address); NotFound when the
+// cluster is unknown.
+client::Result<std::vector<std::pair<std::string, std::string>>> cluster_masters(AdminContext& ctx,
+                                                                                  const std::string& cluster);
+// Master address of every broker serving `topic` (broker name → address).
+client::Result<std::vector<std::pair<std::string, std::string>>> topic_masters(AdminContext& ctx,
+                                                                                const std::string& topic);
+
+// ---- topic_commands.cpp ----
+struct UpdateTopicOptions {
+  std::string topic;
+  std::string cluster;
+  std::string broker_addr;
+  int read_queue_nums = 8;
+  int write_queue_nums = 8;
+  int perm = 6;
+  bool order = false;
+};
+int update_topic(AdminContext& ctx, const UpdateTopicOptions& options);
+int delete_topic(AdminContext& ctx, const std::string& topic, const std::string& cluster);
+int topic_list(AdminContext& ctx);
+int topic_route(AdminContext& ctx, const std::string& topic);
+int topic_status(AdminContext& ctx, const std::string& topic);
+
+// ---- cluster_commands.cpp ----
+int cluster_list(AdminContext& ctx);
+
+// ---- offset_commands.cpp ----
+int consumer_progress(AdminContext& ctx, const std::string& group, const std::string& topic);
+// `timestamp`: milliseconds since the epoch, or "now" (the end of every queue).
+int reset_offset_by_time(AdminContext& ctx, const std::string& group, const std::string& topic,
+                         const std::string& timestamp);
+
+// ---- message_commands.cpp ----
+struct SendOptions {
+  std::string topic;
+  std::string body;
+  std::string tags;
+  std::string keys;
+};
+int send_message(AdminContext& ctx, const SendOptions& options);
+struct ConsumeOptions {
+  std::string topic;
+  std::string group;  // non-empty: commit the offsets reached for this group
+  int max_count = 32;
+};
+int consume_message(AdminContext& ctx, const ConsumeOptions& options);
+int query_msg_by_id(AdminContext& ctx, const std::string& offset_msg_id);
+int query_msg_by_key(AdminContext& ctx, const std::string& topic, const std::string& key);
+
+}  // namespace mqkit::admin

@@ -1,0 +1,83 @@
+// The shared pieces of mqadmin: connecting, error reporting, tables and broker lookup.
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+
+#include "admin.hpp"
+
+namespace mqkit::admin {
+
+int AdminContext::fail(const std::string& what, const client::Status& status) const {
+  *err << "mqadmin: " << what << ": " << status.message() << "\n";
+  return 1;
+}
+
+int AdminContext::fail(const std::string& message) const {
+  *err << "mqadmin: " << message << "\n";
+  return 1;
+}
+
+client::Result<std::shared_ptr<client::ClientInstance>> connect(const std::string& namesrv_addr,
+                                                                std::chrono::milliseconds timeout) {
+  client::ClientConfig config;
+  config.namesrv_addresses = client::split_namesrv_addresses(namesrv_addr);
+  // The tool's own instance name, so it never shares a client id with an application.
+  config.instance_name = "mqadmin";
+  config.api_timeout = timeout;
+  config = config.resolved();
+  if (config.namesrv_addresses.empty()) {
+    return client::Status::invalid_argument("no name server: pass -n host:port or set NAMESRV_ADDR");
+  }
+  if (auto valid = config.validate(); !valid) return valid;
+  return client::ClientInstance::create(config);
+}
+
+void Table::print(std::ostream& out) const {
+  std::vector<std::size_t> widths(headers_.size());
+  for (std::size_t i = 0; i < headers_.size(); ++i) widths[i] = headers_[i].size();
+  for (const auto& row : rows_) {
+    for (std::size_t i = 0; i < row.size() && i < widths.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string text;
+    for (std::size_t i = 0; i < cells.size() && i < widths.size(); ++i) {
+      text += cells[i];
+      if (i + 1 < cells.size()) text.append(widths[i] - cells[i].size() + 2, ' ');
+    }
+    out << text << "\n";
+  };
+  line(headers_);
+  for (const auto& row : rows_) line(row);
+}
+
+client::Result<std::vector<std::pair<std::string, std::string>>> cluster_masters(AdminContext& ctx,
+                                                                                  const std::string& cluster) {
+  auto info = ctx.api().get_cluster_info();
+  if (!info) return info.status();
+  auto names = info->cluster_addr_table.find(cluster);
+  if (names == info->cluster_addr_table.end()) return client::Status::not_found("no cluster named " + cluster);
+  std::vector<std::pair<std::string, std::string>> masters;
+  for (const auto& name : names->second) {
+    auto broker = info->broker_addr_table.find(name);
+    if (broker == info->broker_addr_table.end()) continue;
+    auto master = broker->second.broker_addrs.find(0);
+    if (master != broker->second.broker_addrs.end()) masters.emplace_back(name, master->second);
+  }
+  if (masters.empty()) return client::Status::not_found("cluster " + cluster + " has no master broker");
+  return masters;
+}
+
+client::Result<std::vector<std::pair<std::string, std::string>>> topic_masters(AdminContext& ctx,
+                                                                                const std::string& topic) {
+  auto route = ctx.api().get_topic_route(topic);
+  if (!route) return route.status();
+  std::vector<std::pair<std::string, std::string>> masters;
+  for (const auto& broker : route->broker_datas) {
+    auto master = broker.broker_addrs.find(0);
+    if (master != broker.broker_addrs.end()) masters.emplace_back(broker.broker_name, master->second);
+  }
+  if (masters.empty()) return client::Status::not_found("topic " + topic + " has no master broker");
+  return masters;
+}
+
+}  // namespace mqkit::admin

@@ -1,0 +1,114 @@
+// mqadmin: RocketMQ-style administration subcommands. Only argument parsing lives here; each
+// command is a function of admin.hpp.
+#include <CLI/CLI.hpp>
+
+#include <cstdlib>
+#include <functional>
+#include <iostream>
+
+#include "admin.hpp"
+
+int main(int argc, char** argv) {
+  using namespace mqkit::admin;
+  CLI::App app{"mqadmin: administer a RocketMQ-compatible cluster"};
+  app.require_subcommand(1);
+  std::string namesrv;
+  bool json = false;
+  int timeout_ms = 3000;
+  app.add_option("-n,--namesrvAddr", namesrv, "name servers host:port[;host:port] (default: $NAMESRV_ADDR)");
+  app.add_flag("--json", json, "print machine-readable JSON");
+  app.add_option("--timeout", timeout_ms, "RPC timeout in ms")->check(CLI::PositiveNumber);
+  // Options after the subcommand name belong to the global app too (`mqadmin topicList -n x`).
+  app.fallthrough();
+
+  std::function<int(AdminContext&)> command;
+
+  UpdateTopicOptions update;
+  auto* sub = app.add_subcommand("updateTopic", "create or update a topic");
+  sub->add_option("-t,--topic", update.topic, "topic name")->required();
+  sub->add_option("-c,--clusterName", update.cluster, "create on every master of this cluster");
+  sub->add_option("-b,--brokerAddr", update.broker_addr, "create on this broker");
+  sub->add_option("-r,--readQueueNums", update.read_queue_nums, "read queues (default 8)")->check(CLI::PositiveNumber);
+  sub->add_option("-w,--writeQueueNums", update.write_queue_nums, "write queues (default 8)")->check(CLI::PositiveNumber);
+  sub->add_option("-p,--perm", update.perm, "permission: 2 read, 4 write, 6 both")->check(CLI::Range(0, 7));
+  sub->add_option("-o,--order", update.order, "ordered topic (true/false)");
+  sub->callback([&] { command = [&](AdminContext& c) { return update_topic(c, update); }; });
+
+  std::string topic;
+  std::string cluster;
+  sub = app.add_subcommand("deleteTopic", "delete a topic from a cluster and the name servers");
+  sub->add_option("-t,--topic", topic, "topic name")->required();
+  sub->add_option("-c,--clusterName", cluster, "cluster")->required();
+  sub->callback([&] { command = [&](AdminContext& c) { return delete_topic(c, topic, cluster); }; });
+
+  sub = app.add_subcommand("topicList", "list every topic");
+  sub->callback([&] { command = [](AdminContext& c) { return topic_list(c); }; });
+
+  sub = app.add_subcommand("topicRoute", "show the route of a topic");
+  sub->add_option("-t,--topic", topic, "topic name")->required();
+  sub->callback([&] { command = [&](AdminContext& c) { return topic_route(c, topic); }; });
+
+  sub = app.add_subcommand("topicStatus", "show min/max offset of every queue of a topic");
+  sub->add_option("-t,--topic", topic, "topic name")->required();
+  sub->callback([&] { command = [&](AdminContext& c) { return topic_status(c, topic); }; });
+
+  sub = app.add_subcommand("clusterList", "list the brokers of every cluster");
+  sub->callback([&] { command = [](AdminContext& c) { return cluster_list(c); }; });
+
+  std::string group;
+  sub = app.add_subcommand("consumerProgress", "show a consumer group's offsets and lag");
+  sub->add_option("-g,--groupName", group, "consumer group")->required();
+  sub->add_option("-t,--topicName", topic, "only this topic");
+  sub->callback([&] { command = [&](AdminContext& c) { return consumer_progress(c, group, topic); }; });
+
+  std::string msg_id;
+  sub = app.add_subcommand("queryMsgById", "show a message by its offset message id");
+  sub->add_option("-i,--msgId", msg_id, "offset message id (32 hex)")->required();
+  sub->callback([&] { command = [&](AdminContext& c) { return query_msg_by_id(c, msg_id); }; });
+
+  std::string key;
+  sub = app.add_subcommand("queryMsgByKey", "find messages of a topic by key");
+  sub->add_option("-t,--topic", topic, "topic name")->required();
+  sub->add_option("-k,--msgKey", key, "message key")->required();
+  sub->callback([&] { command = [&](AdminContext& c) { return query_msg_by_key(c, topic, key); }; });
+
+  std::string timestamp;
+  sub = app.add_subcommand("resetOffsetByTime", "move a group's offsets on a topic to a time");
+  sub->add_option("-g,--group", group, "consumer group")->required();
+  sub->add_option("-t,--topic", topic, "topic name")->required();
+  sub->add_option("-s,--timestamp", timestamp, "ms since the epoch, or now")->required();
+  sub->callback([&] { command = [&](AdminContext& c) { return reset_offset_by_time(c, group, topic, timestamp); }; });
+
+  SendOptions send;
+  sub = app.add_subcommand("sendMessage", "send one message");
+  sub->add_option("-t,--topic", send.topic, "topic name")->required();
+  sub->add_option("-p,--body", send.body, "message body")->required();
+  sub->add_option("-c,--tags", send.tags, "tag");
+  sub->add_option("-k,--keys", send.keys, "keys, space separated");
+  sub->callback([&] { command = [&](AdminContext& c) { return send_message(c, send); }; });
+
+  ConsumeOptions consume;
+  sub = app.add_subcommand("consumeMessage", "print messages from the beginning of every queue");
+  sub->add_option("-t,--topic", consume.topic, "topic name")->required();
+  sub->add_option("-g,--consumerGroup", consume.group, "commit the offsets reached for this group");
+  sub->add_option("-c,--count", consume.max_count, "at most this many messages (default 32)")
+      ->check(CLI::PositiveNumber);
+  sub->callback([&] { command = [&](AdminContext& c) { return consume_message(c, consume); }; });
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);  // help: 0; bad arguments: a message on stderr and non-zero
+  }
+
+  if (namesrv.empty()) {
+    if (const char* env = std::getenv("NAMESRV_ADDR")) namesrv = env;
+  }
+  auto instance = connect(namesrv, std::chrono::milliseconds(timeout_ms));
+  if (!instance) {
+    std::cerr << "mqadmin: " << instance.status().message() << "\n";
+    return 1;
+  }
+  AdminContext context{std::move(instance).value(), json, &std::cout, &std::cerr};
+  return command(context);
+}

@@ -1,0 +1,115 @@
+// Consumer offsets: progress (lag per queue) and resetting a group to a point in time.
+#include <charconv>
+#include <chrono>
+#include <iostream>
+
+#include "admin.hpp"
+#include "json_output.hpp"
+
+namespace mqkit::admin {
+
+int consumer_progress(AdminContext& ctx, const std::string& group, const std::string& topic) {
+  // Without a topic, the group's retry topic names the brokers that know it (RocketMQ does so).
+  auto masters = topic_masters(ctx, topic.empty() ? "%RETRY%" + group : topic);
+  if (!masters) return ctx.fail("consumerProgress " + group, masters.status());
+  protocol::ConsumeStats all;
+  for (const auto& [name, address] : *masters) {
+    auto stats = ctx.api().get_consume_stats(address, group, topic);
+    if (!stats) return ctx.fail("consumerProgress " + group + " on " + address, stats.status());
+    all.offset_table.insert(stats->offset_table.begin(), stats->offset_table.end());
+    all.consume_tps += stats->consume_tps;
+  }
+  std::int64_t total_lag = 0;
+  for (const auto& [queue, offsets] : all.offset_table) total_lag += offsets.broker_offset - offsets.consumer_offset;
+  if (ctx.json) {
+    JsonOut json;
+    json.w().StartObject();
+    json.field("group", group);
+    json.key("queues");
+    json.w().StartArray();
+    for (const auto& [queue, offsets] : all.offset_table) {
+      json.w().StartObject();
+      json.field("topic", queue.topic);
+      json.field("brokerName", queue.broker_name);
+      json.field("queueId", queue.queue_id);
+      json.field("brokerOffset", offsets.broker_offset);
+      json.field("consumerOffset", offsets.consumer_offset);
+      json.field("lag", offsets.broker_offset - offsets.consumer_offset);
+      json.w().EndObject();
+    }
+    json.w().EndArray();
+    json.field("totalLag", total_lag);
+    json.key("consumeTps");
+    json.w().Double(all.consume_tps);
+    json.w().EndObject();
+    json.print(*ctx.out);
+    return 0;
+  }
+  Table table({"#Topic", "#Broker Name", "#QID", "#Broker Offset", "#Consumer Offset", "#Diff"});
+  for (const auto& [queue, offsets] : all.offset_table) {
+    table.add({queue.topic, queue.broker_name, std::to_string(queue.queue_id), std::to_string(offsets.broker_offset),
+               std::to_string(offsets.consumer_offset), std::to_string(offsets.broker_offset - offsets.consumer_offset)});
+  }
+  table.print(*ctx.out);
+  *ctx.out << "\nConsume TPS: " << all.consume_tps << "\nDiff Total: " << total_lag << "\n";
+  return 0;
+}
+
+int reset_offset_by_time(AdminContext& ctx, const std::string& group, const std::string& topic,
+                         const std::string& timestamp) {
+  std::int64_t when = 0;
+  if (timestamp == "now") {
+    when = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+               .count();
+  } else {
+    const auto* end = timestamp.data() + timestamp.size();
+    auto [ptr, ec] = std::from_chars(timestamp.data(), end, when);
+    if (ec != std::errc() || ptr != end || when < 0) {
+      return ctx.fail("resetOffsetByTime: -s must be milliseconds since the epoch or \"now\", not \"" + timestamp + "\"");
+    }
+  }
+  auto route = ctx.instance->route(topic);
+  if (!route) return ctx.fail("resetOffsetByTime " + topic, route.status());
+  auto masters = topic_masters(ctx, topic);
+  if (!masters) return ctx.fail("resetOffsetByTime " + topic, masters.status());
+
+  Table table({"#Broker Name", "#QID", "#New Offset"});
+  JsonOut json;
+  json.w().StartArray();
+  for (const auto& [name, address] : *masters) {
+    if (ctx.api().reset_offset(address, topic, group, when)) {
+      table.add({name, "*", "reset by broker"});
+      json.w().StartObject();
+      json.field("brokerName", name);
+      json.field("resetByBroker", true);
+      json.w().EndObject();
+      continue;
+    }
+    // The broker refuses when no consumer of the group is online (RocketMQ's
+    // CONSUMER_NOT_ONLINE); then the offsets are searched and written one queue at a time, as
+    // RocketMQ's resetOffsetByTimeOld does.
+    for (const auto& queue : (*route)->subscribe_queues) {
+      if (queue.broker_name != name) continue;
+      auto offset = ctx.api().search_offset(address, queue, when);
+      if (!offset) return ctx.fail("search offset of queue " + std::to_string(queue.queue_id), offset.status());
+      if (auto updated = ctx.api().update_consumer_offset(address, group, queue, *offset); !updated) {
+        return ctx.fail("update offset of queue " + std::to_string(queue.queue_id), updated);
+      }
+      table.add({name, std::to_string(queue.queue_id), std::to_string(*offset)});
+      json.w().StartObject();
+      json.field("brokerName", name);
+      json.field("queueId", queue.queue_id);
+      json.field("offset", *offset);
+      json.w().EndObject();
+    }
+  }
+  json.w().EndArray();
+  if (ctx.json) {
+    json.print(*ctx.out);
+  } else {
+    table.print(*ctx.out);
+  }
+  return 0;
+}
+
+}  // namespace mqkit::admin

@@ -1,0 +1,170 @@
+// Topic administration: create/update, delete, list, route and per-queue offsets.
+#include <iostream>
+
+#include "admin.hpp"
+#include "json_output.hpp"
+
+namespace mqkit::admin {
+
+int update_topic(AdminContext& ctx, const UpdateTopicOptions& options) {
+  if (options.cluster.empty() == options.broker_addr.empty()) return ctx.fail("updateTopic needs exactly one of -c and -b");
+  std::vector<std::pair<std::string, std::string>> targets;
+  if (!options.broker_addr.empty()) {
+    targets.emplace_back("", options.broker_addr);
+  } else {
+    auto masters = cluster_masters(ctx, options.cluster);
+    if (!masters) return ctx.fail("updateTopic", masters.status());
+    targets = std::move(masters).value();
+  }
+  protocol::TopicConfig config;
+  config.topic_name = options.topic;
+  config.read_queue_nums = options.read_queue_nums;
+  config.write_queue_nums = options.write_queue_nums;
+  config.perm = options.perm;
+  config.order = options.order;
+  JsonOut json;
+  json.w().StartArray();
+  for (const auto& [name, address] : targets) {
+    if (auto created = ctx.api().create_topic(address, config); !created) {
+      return ctx.fail("create topic " + options.topic + " on " + address, created);
+    }
+    if (ctx.json) {
+      json.w().StartObject();
+      json.field("broker_addr", address);
+      json.field("topic", options.topic);
+      json.w().EndObject();
+    } else {
+      *ctx.out << "create topic to " << address << " success.\n";
+    }
+  }
+  json.w().EndArray();
+  if (ctx.json) json.print(*ctx.out);
+  return 0;
+}
+
+int delete_topic(AdminContext& ctx, const std::string& topic, const std::string& cluster) {
+  auto masters = cluster_masters(ctx, cluster);
+  if (!masters) return ctx.fail("deleteTopic", masters.status());
+  for (const auto& [name, address] : *masters) {
+    if (auto deleted = ctx.api().delete_topic_in_broker(address, topic); !deleted) {
+      return ctx.fail("delete topic " + topic + " on " + address, deleted);
+    }
+  }
+  if (auto deleted = ctx.api().delete_topic_in_namesrv(topic); !deleted) {
+    return ctx.fail("delete topic " + topic + " in name server", deleted);
+  }
+  if (ctx.json) {
+    JsonOut json;
+    json.w().StartObject();
+    json.field("deleted", topic);
+    json.field("cluster", cluster);
+    json.w().EndObject();
+    json.print(*ctx.out);
+  } else {
+    *ctx.out << "delete topic [" << topic << "] from cluster [" << cluster << "] success.\n";
+  }
+  return 0;
+}
+
+int topic_list(AdminContext& ctx) {
+  auto list = ctx.api().get_all_topic_list();
+  if (!list) return ctx.fail("topicList", list.status());
+  if (ctx.json) {
+    JsonOut json;
+    json.w().StartArray();
+    for (const auto& topic : list->topic_list) json.str(topic);
+    json.w().EndArray();
+    json.print(*ctx.out);
+  } else {
+    for (const auto& topic : list->topic_list) *ctx.out << topic << "\n";
+  }
+  return 0;
+}
+
+int topic_route(AdminContext& ctx, const std::string& topic) {
+  auto route = ctx.api().get_topic_route(topic);
+  if (!route) return ctx.fail("topicRoute " + topic, route.status());
+  if (ctx.json) {
+    JsonOut json;
+    json.w().StartObject();
+    json.key("brokerDatas");
+    json.w().StartArray();
+    for (const auto& broker : route->broker_datas) {
+      json.w().StartObject();
+      json.field("cluster", broker.cluster);
+      json.field("brokerName", broker.broker_name);
+      json.key("brokerAddrs");
+      json.w().StartObject();
+      for (const auto& [id, address] : broker.broker_addrs) json.field(std::to_string(id), address);
+      json.w().EndObject();
+      json.w().EndObject();
+    }
+    json.w().EndArray();
+    json.key("queueDatas");
+    json.w().StartArray();
+    for (const auto& queue : route->queue_datas) {
+      json.w().StartObject();
+      json.field("brokerName", queue.broker_name);
+      json.field("readQueueNums", queue.read_queue_nums);
+      json.field("writeQueueNums", queue.write_queue_nums);
+      json.field("perm", queue.perm);
+      json.field("topicSysFlag", queue.topic_sys_flag);
+      json.w().EndObject();
+    }
+    json.w().EndArray();
+    json.w().EndObject();
+    json.print(*ctx.out);
+    return 0;
+  }
+  Table brokers({"#Cluster", "#Broker Name", "#BID", "#Addr"});
+  for (const auto& broker : route->broker_datas) {
+    for (const auto& [id, address] : broker.broker_addrs) {
+      brokers.add({broker.cluster, broker.broker_name, std::to_string(id), address});
+    }
+  }
+  brokers.print(*ctx.out);
+  *ctx.out << "\n";
+  Table queues({"#Broker Name", "#Read Queues", "#Write Queues", "#Perm", "#SysFlag"});
+  for (const auto& queue : route->queue_datas) {
+    queues.add({queue.broker_name, std::to_string(queue.read_queue_nums), std::to_string(queue.write_queue_nums),
+                std::to_string(queue.perm), std::to_string(queue.topic_sys_flag)});
+  }
+  queues.print(*ctx.out);
+  return 0;
+}
+
+int topic_status(AdminContext& ctx, const std::string& topic) {
+  auto masters = topic_masters(ctx, topic);
+  if (!masters) return ctx.fail("topicStatus " + topic, masters.status());
+  protocol::TopicStatsTable all;
+  for (const auto& [name, address] : *masters) {
+    auto stats = ctx.api().get_topic_stats(address, topic);
+    if (!stats) return ctx.fail("topicStatus " + topic + " on " + address, stats.status());
+    all.offset_table.insert(stats->offset_table.begin(), stats->offset_table.end());
+  }
+  if (ctx.json) {
+    JsonOut json;
+    json.w().StartArray();
+    for (const auto& [queue, offsets] : all.offset_table) {
+      json.w().StartObject();
+      json.field("brokerName", queue.broker_name);
+      json.field("queueId", queue.queue_id);
+      json.field("minOffset", offsets.min_offset);
+      json.field("maxOffset", offsets.max_offset);
+      json.field("lastUpdateTimestamp", offsets.last_update_timestamp);
+      json.w().EndObject();
+    }
+    json.w().EndArray();
+    json.print(*ctx.out);
+    return 0;
+  }
+  Table table({"#Broker Name", "#QID", "#Min Offset", "#Max Offset", "#Last Updated"});
+  for (const auto& [queue, offsets] : all.offset_table) {
+    table.add({queue.broker_name, std::to_string(queue.queue_id), std::to_string(offsets.min_offset),
+               std::to_string(offsets.max_offset), std::to_string(offsets.last_update_timestamp)});
+  }
+  table.print(*ctx.out);
+  return 0;
+}
+
+}  // namespace mqkit::admin
