@@ -90,6 +90,15 @@ TEST_F(MqadminTest, UpdateTopicThenRouteAndList) {
   EXPECT_EQ(doc["queueDatas"][0]["readQueueNums"].GetInt(), 4);
 }
 
+TEST_F(MqadminTest, DeleteTopicRemovesRoute) {
+  ASSERT_EQ(mqadmin({"updateTopic", "-t", "DoomedTopic", "-c", "DefaultCluster"}).code, 0);
+  ASSERT_TRUE(eventually([&] { return mqadmin({"topicRoute", "-t", "DoomedTopic"}).code == 0; }));
+  auto deleted = mqadmin({"deleteTopic", "-t", "DoomedTopic", "-c", "DefaultCluster"});
+  ASSERT_EQ(deleted.code, 0) << deleted.out;
+  EXPECT_TRUE(eventually([&] { return mqadmin({"topicRoute", "-t", "DoomedTopic"}).code != 0; }));
+  EXPECT_NE(mqadmin({"deleteTopic", "-t", "DoomedTopic", "-c", "NoSuchCluster"}).code, 0);
+}
+
 TEST_F(MqadminTest, ClusterListShowsBroker) {
   auto list = mqadmin({"clusterList"});
   ASSERT_EQ(list.code, 0);

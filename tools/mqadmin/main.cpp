@@ -1,12 +1,14 @@
 // mqadmin: RocketMQ-style administration subcommands. Only argument parsing lives here; each
 // command is a function of admin.hpp.
 #include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
 
 #include <cstdlib>
 #include <functional>
 #include <iostream>
 
 #include "admin.hpp"
+#include "mqkit/kernel/logging.hpp"
 
 int main(int argc, char** argv) {
   using namespace mqkit::admin;
@@ -18,6 +20,8 @@ int main(int argc, char** argv) {
   app.add_option("-n,--namesrvAddr", namesrv, "name servers host:port[;host:port] (default: $NAMESRV_ADDR)");
   app.add_flag("--json", json, "print machine-readable JSON");
   app.add_option("--timeout", timeout_ms, "RPC timeout in ms")->check(CLI::PositiveNumber);
+  bool verbose = false;
+  app.add_flag("-v,--verbose", verbose, "show the SDK's informational log lines on stderr");
   // Options after the subcommand name belong to the global app too (`mqadmin topicList -n x`).
   app.fallthrough();
 
@@ -101,6 +105,8 @@ int main(int argc, char** argv) {
     return app.exit(e);  // help: 0; bad arguments: a message on stderr and non-zero
   }
 
+  // The SDK logs instance start/stop at info; on a command line that is noise around the answer.
+  if (!verbose) mqkit::kernel::logger("client")->set_level(spdlog::level::warn);
   if (namesrv.empty()) {
     if (const char* env = std::getenv("NAMESRV_ADDR")) namesrv = env;
   }
