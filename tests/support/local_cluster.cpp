@@ -9,6 +9,9 @@ LocalCluster::LocalCluster(std::string test_name) : test_name_(std::move(test_na
 LocalCluster::~LocalCluster() {
   for (auto& b : brokers_) b.process.stop();
   for (auto& n : namesrvs_) n.process.stop();
+  // Store directories are large; logs live elsewhere (the test temp dir) and are kept.
+  std::error_code ignored;
+  std::filesystem::remove_all(dir_, ignored);
 }
 
 Status LocalCluster::launch(const std::string& binary, Node& node) {
@@ -35,7 +38,12 @@ Status LocalCluster::add_broker(const BrokerSpec& spec) {
                "--set", "broker.broker_ip1=127.0.0.1", "--set", "broker.listen_host=127.0.0.1",
                "--set", "broker.listen_port=0", "--set", "broker.namesrv_addr=" + namesrv_addrs(),
                "--set", "store.plugin=" + spec.store};
-  if (spec.store == "commitlog") node.args.insert(node.args.end(), {"--set", "store.store_path=" + store_dir.string()});
+  if (spec.store == "commitlog") {
+    // Small files: tests write little, and CI machines have limited disk.
+    node.args.insert(node.args.end(), {"--set", "store.store_path=" + store_dir.string(), "--set",
+                                       "store.mapped_file_size_commit_log=64MiB", "--set",
+                                       "store.mapped_file_size_consume_queue=600000"});
+  }
   for (const auto& o : spec.overrides) node.args.insert(node.args.end(), {"--set", o});
   MQKIT_RETURN_IF_ERROR(launch("mqbroker", node));
   // Restarts keep the port, so clients and routes stay valid.
