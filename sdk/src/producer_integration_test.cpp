@@ -89,9 +89,14 @@ class ProducerIntegrationTest : public ::testing::Test {
   }
 
   // Body of the message `result` names, found by pulling its queue.
+  // The body stored at the send's queue offset. A message is readable once the broker's
+  // dispatch stage has indexed it, a moment after the send is acknowledged: poll briefly.
   std::optional<std::string> body_at(const SendResult& result) {
-    for (const auto& m : pull_all(result.message_queue)) {
-      if (m.queue_offset == result.queue_offset) return m.body();
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      for (const auto& m : pull_all(result.message_queue)) {
+        if (m.queue_offset == result.queue_offset) return m.body();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     return std::nullopt;
   }
