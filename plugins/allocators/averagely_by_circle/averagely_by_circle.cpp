@@ -11,13 +11,6 @@
 
 namespace mqkit::plugins::allocators {
 
-using plugin::v1::AllocateContext;
-using plugin::v1::ConfigValues;
-using plugin::v1::Host;
-using plugin::v1::MessageQueue;
-using plugin::v1::QueueAllocator;
-using plugin::v1::Result;
-
 class AveragelyByCircle final : public QueueAllocator {
  public:
   static Result<std::unique_ptr<AveragelyByCircle>> create(const ConfigValues& /*config*/,

@@ -16,16 +16,6 @@
 
 namespace mqkit::plugins::allocators {
 
-using plugin::v1::AllocateContext;
-using plugin::v1::ConfigField;
-using plugin::v1::ConfigValues;
-using plugin::v1::Host;
-using plugin::v1::LogLevel;
-using plugin::v1::MessageQueue;
-using plugin::v1::QueueAllocator;
-using plugin::v1::Result;
-using plugin::v1::ValueType;
-
 class ByMachineRoom final : public QueueAllocator {
  public:
   static Result<std::unique_ptr<ByMachineRoom>> create(const ConfigValues& config, Host& host) {

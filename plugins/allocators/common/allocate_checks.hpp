@@ -18,9 +18,23 @@
 
 #include "mqkit/plugin/v1/allocator.hpp"
 #include "mqkit/plugin/v1/message_queue.hpp"
+#include "mqkit/plugin/v1/plugin.hpp"
 #include "mqkit/plugin/v1/status.hpp"
 
 namespace mqkit::plugins::allocators {
+
+// The v1 names every allocator plugin uses.
+using plugin::v1::AllocateContext;
+using plugin::v1::Category;
+using plugin::v1::ConfigField;
+using plugin::v1::ConfigValues;
+using plugin::v1::Host;
+using plugin::v1::LogLevel;
+using plugin::v1::MessageQueue;
+using plugin::v1::QueueAllocator;
+using plugin::v1::Result;
+using plugin::v1::Status;
+using plugin::v1::ValueType;
 
 using AllocateResult = plugin::v1::Result<std::vector<plugin::v1::MessageQueue>>;
 
