@@ -6,7 +6,7 @@
 #include <string>
 
 #include "header_reader.hpp"
-#include "mqkit/broker/consume/subscription_expression.hpp"
+#include "mqkit/protocol/subscription_expression.hpp"
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "offset_commit.hpp"
@@ -88,8 +88,8 @@ std::optional<RemotingCommand> resolve_subscription(const BrokerContext& context
                                                     const SubscriptionGroupConfig& group,
                                                     protocol::SubscriptionData& out) {
   if (header.has(pull_sys_flag::kSubscription)) {
-    out = parse_subscription(header.topic, header.subscription, header.sub_version);
-    out.expression_type = header.expression_type.empty() ? std::string(kTagExpressionType) : header.expression_type;
+    out = protocol::parse_subscription(header.topic, header.subscription, header.sub_version);
+    out.expression_type = header.expression_type.empty() ? std::string(protocol::kTagExpressionType) : header.expression_type;
   } else {
     const auto info = context.consumers->find(header.group);
     if (!info) return refusal(rc::kSubscriptionNotExist, "the consumer's group info not exist");
@@ -103,7 +103,7 @@ std::optional<RemotingCommand> resolve_subscription(const BrokerContext& context
     }
     out = found->second;
   }
-  if (!is_tag_expression(out.expression_type)) {
+  if (!protocol::is_tag_expression(out.expression_type)) {
     return refusal(rc::kSystemError, "The broker does not support consumer to filter message by " + out.expression_type);
   }
   return std::nullopt;
@@ -140,7 +140,7 @@ std::optional<RemotingCommand> pull_once(BrokerContext& context, const std::shar
   protocol::SubscriptionData subscription;
   if (auto refused = resolve_subscription(context, header, *group, subscription)) return refused;
 
-  const std::vector<std::int32_t> tag_codes = tag_filter_codes(subscription);
+  const std::vector<std::int32_t> tag_codes = protocol::tag_filter_codes(subscription);
   plugin::v1::ReadRequest read;
   read.topic = header.topic;
   read.queue_id = header.queue_id;

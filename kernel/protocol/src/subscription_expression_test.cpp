@@ -1,11 +1,11 @@
-#include "mqkit/broker/consume/subscription_expression.hpp"
+#include "mqkit/protocol/subscription_expression.hpp"
 
 #include <gtest/gtest.h>
 
-namespace mqkit::broker {
+namespace mqkit::protocol {
 namespace {
 
-TEST(PullSubscriptionExpressionTest, TagsAreSplitTrimmedAndHashedAsJavaDoes) {
+TEST(SubscriptionExpressionTest, TagsAreSplitTrimmedAndHashedAsJavaDoes) {
   const auto s = parse_subscription("T", " TagA ||TagB|| ", 42);
   EXPECT_EQ(s.topic, "T");
   EXPECT_EQ(s.sub_version, 42);
@@ -15,7 +15,7 @@ TEST(PullSubscriptionExpressionTest, TagsAreSplitTrimmedAndHashedAsJavaDoes) {
   EXPECT_EQ(tag_filter_codes(s), (std::vector<std::int32_t>{2598919, 2598920}));
 }
 
-TEST(PullSubscriptionExpressionTest, StarOrNothingTakesEverything) {
+TEST(SubscriptionExpressionTest, StarOrNothingTakesEverything) {
   for (const char* expression : {"*", "", "  * "}) {
     const auto s = parse_subscription("T", expression, 0);
     EXPECT_EQ(s.sub_string, "*");
@@ -24,15 +24,15 @@ TEST(PullSubscriptionExpressionTest, StarOrNothingTakesEverything) {
   }
 }
 
-TEST(PullSubscriptionExpressionTest, HeartbeatSubscriptionsGetBrokerDerivedCodes) {
-  protocol::SubscriptionData from_client;
+TEST(SubscriptionExpressionTest, HeartbeatSubscriptionsGetBrokerDerivedCodes) {
+  SubscriptionData from_client;
   from_client.topic = "T";
   from_client.sub_string = "TagA";
   from_client.code_set = {1};  // wrong
   normalize_subscription(from_client);
   EXPECT_EQ(from_client.code_set, std::set<std::int32_t>{2598919});
 
-  protocol::SubscriptionData sql;
+  SubscriptionData sql;
   sql.sub_string = "a > 1";
   sql.expression_type = "SQL92";
   normalize_subscription(sql);
@@ -43,4 +43,4 @@ TEST(PullSubscriptionExpressionTest, HeartbeatSubscriptionsGetBrokerDerivedCodes
 }
 
 }  // namespace
-}  // namespace mqkit::broker
+}  // namespace mqkit::protocol
