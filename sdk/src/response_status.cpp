@@ -8,16 +8,6 @@ namespace mqkit::client {
 
 namespace rc = protocol::response_code;
 
-namespace {
-// Codes protocol/codes.hpp does not name (yet).
-constexpr std::int32_t kSubscriptionParseFailed = 23;
-constexpr std::int32_t kInvalidParameter = 29;
-constexpr std::int32_t kNoBuyerId = 204;
-constexpr std::int32_t kNotInCurrentUnit = 205;
-constexpr std::int32_t kFlowControl = 215;
-constexpr std::int32_t kGoAway = 1500;
-}  // namespace
-
 StatusCode status_code_of_response(std::int32_t code) noexcept {
   switch (code) {
     case rc::kTopicNotExist:
@@ -26,18 +16,18 @@ StatusCode status_code_of_response(std::int32_t code) noexcept {
       return StatusCode::kNotFound;
     case rc::kServiceNotAvailable:
     case rc::kSystemError:
-    case kNoBuyerId:
-    case kNotInCurrentUnit:
-    case kGoAway:
+    case rc::kNoBuyerId:
+    case rc::kNotInCurrentUnit:
+    case rc::kGoAway:
       return StatusCode::kUnavailable;
     case rc::kNoPermission:
       return StatusCode::kPermissionDenied;
     case rc::kSystemBusy:
-    case kFlowControl:
+    case rc::kFlowControl:
       return StatusCode::kResourceExhausted;
     case rc::kMessageIllegal:
-    case kSubscriptionParseFailed:
-    case kInvalidParameter:
+    case rc::kSubscriptionParseFailed:
+    case rc::kInvalidParameter:
       return StatusCode::kInvalidArgument;
     case rc::kRequestCodeNotSupported:
     case rc::kVersionNotSupported:

@@ -81,7 +81,20 @@ inline constexpr std::int32_t kSubscriptionParseFailed = 23;
 inline constexpr std::int32_t kSubscriptionNotExist = 24;
 inline constexpr std::int32_t kSubscriptionNotLatest = 25;
 inline constexpr std::int32_t kSubscriptionGroupNotExist = 26;
+inline constexpr std::int32_t kFilterDataNotExist = 27;
+inline constexpr std::int32_t kFilterDataNotLatest = 28;
+inline constexpr std::int32_t kInvalidParameter = 29;
+inline constexpr std::int32_t kTransactionShouldCommit = 200;
+inline constexpr std::int32_t kTransactionShouldRollback = 201;
+inline constexpr std::int32_t kTransactionStateUnknow = 202;
+inline constexpr std::int32_t kTransactionStateGroupWrong = 203;
+inline constexpr std::int32_t kNoBuyerId = 204;
+inline constexpr std::int32_t kNotInCurrentUnit = 205;
 inline constexpr std::int32_t kConsumerNotOnline = 206;
+inline constexpr std::int32_t kConsumeMsgTimeout = 207;
+inline constexpr std::int32_t kNoMessage = 208;
+inline constexpr std::int32_t kFlowControl = 215;
+inline constexpr std::int32_t kGoAway = 1500;
 }  // namespace response_code
 
 // PullSysFlag: bits of a PULL_MESSAGE request's sysFlag (rocketmq-facts §2.4).
