@@ -152,10 +152,12 @@ Result<PullResult> pull_result_of(const RemotingCommand& response, std::string_v
 }  // namespace
 
 ClientApi::ClientApi(std::shared_ptr<v1::Transport> transport, std::shared_ptr<v1::RequestHandler> handler,
-                     std::vector<std::string> namesrv_addresses, milliseconds default_timeout)
+                     std::vector<std::string> namesrv_addresses, milliseconds default_timeout,
+                     v1::SerializeType serialize_type)
     : transport_(std::move(transport)),
       handler_(std::move(handler)),
       default_timeout_(default_timeout),
+      serialize_type_(serialize_type),
       namesrv_addresses_(std::move(namesrv_addresses)) {}
 
 std::vector<std::string> ClientApi::namesrv_addresses() const {
@@ -173,6 +175,7 @@ void ClientApi::set_namesrv_addresses(std::vector<std::string> addresses) {
 
 Result<RemotingCommand> ClientApi::invoke(std::string_view address, RemotingCommand request, milliseconds timeout) {
   timeout = effective(timeout);
+  request.serialize_type = serialize_type_;
   auto channel = transport_->connect(address, handler_);
   if (!channel) return channel.status();
   auto promise = std::make_shared<std::promise<Result<RemotingCommand>>>();
@@ -188,6 +191,7 @@ Result<RemotingCommand> ClientApi::invoke(std::string_view address, RemotingComm
 
 void ClientApi::invoke_async(std::string_view address, RemotingCommand request, milliseconds timeout,
                              CommandCallback done) {
+  request.serialize_type = serialize_type_;
   auto channel = transport_->connect(address, handler_);
   if (!channel) return done(channel.status());
   (*channel)->invoke(std::move(request), effective(timeout), std::move(done));
@@ -195,6 +199,7 @@ void ClientApi::invoke_async(std::string_view address, RemotingCommand request, 
 
 Status ClientApi::invoke_oneway(std::string_view address, RemotingCommand request) {
   request.flag |= RemotingCommand::kOnewayFlag;
+  request.serialize_type = serialize_type_;
   request.opaque = oneway_opaque_.fetch_add(1, std::memory_order_relaxed);
   auto channel = transport_->connect(address, handler_);
   if (!channel) return channel.status();

@@ -54,6 +54,7 @@ TEST_F(ClientApiTest, SendMessageV2HeaderAndResult) {
   request.body = std::make_shared<const std::string>("payload");
   auto result = api_->send_message("b1:10911", "broker-a", request);
   ASSERT_TRUE(result.is_ok()) << result.status().to_string();
+  EXPECT_EQ(transport_->calls().back().request.serialize_type, v1::SerializeType::kRocketMq);
   EXPECT_EQ(result->status, SendStatus::kSendOk);
   EXPECT_EQ(result->msg_id, "ABC");
   EXPECT_EQ(result->offset_msg_id, "0A00000100002A9F0000000000000010");

@@ -17,6 +17,7 @@ using plugin::v1::ConfigField;
 using plugin::v1::ValueType;
 
 constexpr double kHourMs = 3'600'000;
+constexpr const char* kSerializeTypes[] = {"rocketmq", "json", nullptr};
 
 constexpr ConfigField kClientFields[] = {
     {.key = "namesrv_addr", .type = ValueType::kString, .default_value = "",
@@ -43,6 +44,11 @@ constexpr ConfigField kClientFields[] = {
      .description = "how often consumers rebalance their queues (also at once when the broker says the "
                     "group changed)",
      .min = 100, .max = kHourMs},
+    {.key = "serialize_type", .type = ValueType::kString, .default_value = "rocketmq",
+     .description = "header encoding of the requests this client sends: rocketmq (binary, cheaper to encode and "
+                    "decode) or json (the Java client's default); brokers and name servers of RocketMQ 4.x and later "
+                    "read both and answer in kind",
+     .allowed = kSerializeTypes},
 };
 constexpr plugin::v1::ConfigSchema kClientSchema{kClientFields, std::size(kClientFields)};
 
@@ -127,6 +133,8 @@ Result<ClientConfig> load_client_config(kernel::Bootstrap& boot) {
   config.heartbeat_broker_interval = milliseconds(values.get_duration_ms("heartbeat_broker_interval"));
   config.persist_consumer_offset_interval = milliseconds(values.get_duration_ms("persist_consumer_offset_interval"));
   config.rebalance_interval = milliseconds(values.get_duration_ms("rebalance_interval"));
+  config.serialize_type = values.get_string("serialize_type") == "json" ? plugin::v1::SerializeType::kJson
+                                                                        : plugin::v1::SerializeType::kRocketMq;
   MQKIT_ASSIGN_OR_RETURN(config.transport,
                          plugin_choice(boot, Category::kTransport, "client.transport", config.transport.name));
   MQKIT_ASSIGN_OR_RETURN(config.selector,

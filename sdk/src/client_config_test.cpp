@@ -44,6 +44,7 @@ TEST_F(ClientConfigFileTest, DefaultsMatchRocketMq) {
   EXPECT_EQ(config->client.selector.name, "round_robin");
   EXPECT_EQ(config->client.fault_strategy.name, "latency_fault_tolerance");
   EXPECT_EQ(config->client.allocator.name, "averagely");
+  EXPECT_EQ(config->client.serialize_type, plugin::v1::SerializeType::kRocketMq);
   EXPECT_TRUE((*b)->finish_validation().is_ok());
 }
 
@@ -54,6 +55,7 @@ namesrvAddr = "10.0.0.1:9876; 10.0.0.2:9876"
 instance_name = "orders"
 mq_client_api_timeout = "5s"
 heartbeat_broker_interval = "10s"
+serialize_type = "json"
 
 [client.transport]
 plugin = "remoting"
@@ -83,6 +85,7 @@ plugin = "consistent_hash"
   EXPECT_EQ(config->client.instance_name, "orders");
   EXPECT_EQ(config->client.api_timeout.count(), 5000);
   EXPECT_EQ(config->client.heartbeat_broker_interval.count(), 10000);
+  EXPECT_EQ(config->client.serialize_type, plugin::v1::SerializeType::kJson);
   EXPECT_EQ(config->client.client_id().substr(config->client.client_id().find('@')), "@orders");
   EXPECT_EQ(config->client.transport.settings.at("io_threads"), "2");
   EXPECT_EQ(config->client.selector.name, "SelectMessageQueueByHash");

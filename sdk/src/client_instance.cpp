@@ -66,7 +66,8 @@ ClientInstance::ClientInstance(ClientConfig config, std::shared_ptr<v1::Transpor
       dispatcher_(std::make_shared<RequestDispatcher>()),
       transport_(std::move(transport)),
       owns_transport_(owns_transport),
-      api_(std::make_unique<ClientApi>(transport_, dispatcher_, config_.namesrv_addresses, config_.api_timeout)),
+      api_(std::make_unique<ClientApi>(transport_, dispatcher_, config_.namesrv_addresses, config_.api_timeout,
+                                       config_.serialize_type)),
       async_executor_(std::make_unique<SerialExecutor>("client-async")),
       rebalance_loop_(std::make_unique<WakeableLoop>("rebalance", config_.rebalance_interval,
                                                      [this] { rebalance_consumers(); })) {

@@ -104,8 +104,10 @@ using CommandCallback = plugin::v1::ResponseCallback;
 class ClientApi {
  public:
   // `handler` serves requests brokers send back over the connections this client opens.
+  // Every request goes out with `serialize_type` headers.
   ClientApi(std::shared_ptr<plugin::v1::Transport> transport, std::shared_ptr<plugin::v1::RequestHandler> handler,
-            std::vector<std::string> namesrv_addresses, std::chrono::milliseconds default_timeout);
+            std::vector<std::string> namesrv_addresses, std::chrono::milliseconds default_timeout,
+            plugin::v1::SerializeType serialize_type = plugin::v1::SerializeType::kRocketMq);
 
   std::chrono::milliseconds default_timeout() const noexcept { return default_timeout_; }
   std::vector<std::string> namesrv_addresses() const;
@@ -223,6 +225,7 @@ class ClientApi {
   std::shared_ptr<plugin::v1::Transport> transport_;
   std::shared_ptr<plugin::v1::RequestHandler> handler_;
   std::chrono::milliseconds default_timeout_;
+  plugin::v1::SerializeType serialize_type_;
   mutable std::mutex namesrv_mutex_;
   std::vector<std::string> namesrv_addresses_;
   std::size_t namesrv_index_ = 0;  // the one that answered last

@@ -23,6 +23,7 @@
 
 #include "mqkit/client/types.hpp"
 #include "mqkit/plugin/v1/config.hpp"
+#include "mqkit/plugin/v1/remoting_command.hpp"
 
 namespace mqkit::kernel {
 class Bootstrap;
@@ -51,6 +52,8 @@ struct ClientConfig {
   std::chrono::milliseconds heartbeat_broker_interval{30000};
   std::chrono::milliseconds persist_consumer_offset_interval{5000};
   std::chrono::milliseconds rebalance_interval{20000};
+  // Header encoding of requests (RocketMQ's rocketmq.serialize.type); responses come back in kind.
+  plugin::v1::SerializeType serialize_type = plugin::v1::SerializeType::kRocketMq;
 
   PluginChoice transport{"remoting"};
   PluginChoice selector{"round_robin"};
