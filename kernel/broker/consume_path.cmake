@@ -1,7 +1,6 @@
 # Consume path: pull + long polling, heartbeats, consumer offsets, locks, queries, admin.
 set(MQKIT_BROKER_CONSUME_SOURCES
   src/consume/header_reader.cpp
-  src/consume/subscription_expression.cpp
   src/consume/pull_message_processor.cpp
   src/consume/client_manage_processor.cpp
   src/consume/consumer_manage_processor.cpp
@@ -12,7 +11,6 @@ set(MQKIT_BROKER_CONSUME_SOURCES
   src/consume/admin_broker_processor.cpp)
 set(MQKIT_BROKER_CONSUME_TESTS
   src/consume/consume_test_support.cpp
-  src/consume/subscription_expression_test.cpp
   src/consume/pull_message_processor_test.cpp
   src/consume/client_manage_processor_test.cpp
   src/consume/consumer_manage_processor_test.cpp

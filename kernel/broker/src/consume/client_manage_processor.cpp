@@ -1,7 +1,7 @@
 #include "mqkit/broker/consume/client_manage_processor.hpp"
 
 #include "header_reader.hpp"
-#include "mqkit/broker/consume/subscription_expression.hpp"
+#include "mqkit/protocol/subscription_expression.hpp"
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/header_fields.hpp"
@@ -28,7 +28,7 @@ void ClientManageProcessor::heartbeat(const RemotingCommand& request, const Resp
   const ClientConnection connection{responder.channel(), data->client_id, request.language, request.version,
                                     context_.clock()};
   for (auto& consumer : data->consumer_data_set) {
-    for (auto& subscription : consumer.subscription_data_set) normalize_subscription(subscription);
+    for (auto& subscription : consumer.subscription_data_set) protocol::normalize_subscription(subscription);
     // As in RocketMQ, a group without settings (auto creation off) is still registered: its
     // pulls are refused with SUBSCRIPTION_GROUP_NOT_EXIST, which tells the user what is wrong.
     const auto group = context_.groups->find_or_create(consumer.group_name);

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "header_reader.hpp"
-#include "mqkit/broker/consume/subscription_expression.hpp"
+#include "mqkit/protocol/subscription_expression.hpp"
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "offset_commit.hpp"
@@ -18,6 +18,10 @@ namespace {
 namespace rc = protocol::response_code;
 namespace perm = protocol::perm;
 using plugin::v1::ReadStatus;
+using protocol::is_tag_expression;
+using protocol::kTagExpressionType;
+using protocol::parse_subscription;
+using protocol::tag_filter_codes;
 
 struct PullHeader {
   std::string group;

@@ -1,8 +1,8 @@
-#include "mqkit/broker/consume/subscription_expression.hpp"
+#include "mqkit/protocol/subscription_expression.hpp"
 
 #include <gtest/gtest.h>
 
-namespace mqkit::broker {
+namespace mqkit::protocol {
 namespace {
 
 TEST(PullSubscriptionExpressionTest, TagsAreSplitTrimmedAndHashedAsJavaDoes) {
@@ -25,14 +25,14 @@ TEST(PullSubscriptionExpressionTest, StarOrNothingTakesEverything) {
 }
 
 TEST(PullSubscriptionExpressionTest, HeartbeatSubscriptionsGetBrokerDerivedCodes) {
-  protocol::SubscriptionData from_client;
+  SubscriptionData from_client;
   from_client.topic = "T";
   from_client.sub_string = "TagA";
   from_client.code_set = {1};  // wrong
   normalize_subscription(from_client);
   EXPECT_EQ(from_client.code_set, std::set<std::int32_t>{2598919});
 
-  protocol::SubscriptionData sql;
+  SubscriptionData sql;
   sql.sub_string = "a > 1";
   sql.expression_type = "SQL92";
   normalize_subscription(sql);
@@ -43,4 +43,4 @@ TEST(PullSubscriptionExpressionTest, HeartbeatSubscriptionsGetBrokerDerivedCodes
 }
 
 }  // namespace
-}  // namespace mqkit::broker
+}  // namespace mqkit::protocol

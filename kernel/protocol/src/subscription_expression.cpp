@@ -1,8 +1,8 @@
-#include "mqkit/broker/consume/subscription_expression.hpp"
+#include "mqkit/protocol/subscription_expression.hpp"
 
 #include "mqkit/plugin/v1/java_hash.hpp"
 
-namespace mqkit::broker {
+namespace mqkit::protocol {
 
 namespace {
 
@@ -19,9 +19,9 @@ bool is_tag_expression(std::string_view expression_type) {
   return expression_type.empty() || expression_type == kTagExpressionType;
 }
 
-protocol::SubscriptionData parse_subscription(std::string_view topic, std::string_view expression,
+SubscriptionData parse_subscription(std::string_view topic, std::string_view expression,
                                               std::int64_t sub_version) {
-  protocol::SubscriptionData s;
+  SubscriptionData s;
   s.topic = std::string(topic);
   s.sub_version = sub_version;
   s.expression_type = std::string(kTagExpressionType);
@@ -46,9 +46,9 @@ protocol::SubscriptionData parse_subscription(std::string_view topic, std::strin
   return s;
 }
 
-void normalize_subscription(protocol::SubscriptionData& subscription) {
+void normalize_subscription(SubscriptionData& subscription) {
   if (!is_tag_expression(subscription.expression_type)) return;
-  protocol::SubscriptionData parsed =
+  SubscriptionData parsed =
       parse_subscription(subscription.topic, subscription.sub_string, subscription.sub_version);
   subscription.sub_string = std::move(parsed.sub_string);
   subscription.tags_set = std::move(parsed.tags_set);
@@ -56,11 +56,11 @@ void normalize_subscription(protocol::SubscriptionData& subscription) {
   subscription.expression_type = std::move(parsed.expression_type);
 }
 
-std::vector<std::int32_t> tag_filter_codes(const protocol::SubscriptionData& subscription) {
+std::vector<std::int32_t> tag_filter_codes(const SubscriptionData& subscription) {
   if (subscription.class_filter_mode || subscription.sub_string == kSubscribeAll || subscription.sub_string.empty()) {
     return {};
   }
   return {subscription.code_set.begin(), subscription.code_set.end()};
 }
 
-}  // namespace mqkit::broker
+}  // namespace mqkit::protocol
