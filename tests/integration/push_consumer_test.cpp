@@ -364,6 +364,30 @@ TEST_F(PushConsumerIntegrationTest, OrderlyListenerKeepsPerKeyOrderAcrossARestar
   }
 }
 
+TEST_F(PushConsumerIntegrationTest, TagExpressionSelectsMessages) {
+  Received received;
+  auto consumer = std::make_unique<PushConsumer>(consumer_config("push_it_tags"));
+  ASSERT_TRUE(consumer->subscribe(kTopic, "TagA || TagC").is_ok());
+  ASSERT_TRUE(consumer
+                  ->register_listener([&](std::span<const MessageExt> messages, ConsumeConcurrentlyContext&) {
+                    for (const auto& m : messages) received.add("a", m);
+                    return ConsumeConcurrentlyStatus::kConsumeSuccess;
+                  })
+                  .is_ok());
+  ASSERT_TRUE(consumer->start().is_ok());
+  consumers_["a"] = std::move(consumer);
+  ASSERT_TRUE(eventually([&] { return owned_of_topic(*consumers_.at("a")).size() == 8; }));
+  for (const char* tag : {"TagA", "TagB", "TagC", "TagB"}) {
+    for (int i = 0; i < 5; ++i) {
+      ASSERT_TRUE(producer_->send(Message(kTopic, tag, std::string(tag) + "-" + std::to_string(i))).is_ok());
+    }
+  }
+  ASSERT_TRUE(eventually([&] { return received.distinct() == 10; })) << received.distinct() << " of 10";
+  std::this_thread::sleep_for(milliseconds(500));
+  EXPECT_EQ(received.total(), 10u);
+  for (const auto& m : received.deliveries()) EXPECT_NE(m.tags(), "TagB") << m.body();
+}
+
 TEST_F(PushConsumerIntegrationTest, BadInputIsRefusedWithAClearError) {
   PushConsumer no_group(consumer_config(""));
   ASSERT_TRUE(no_group.subscribe(kTopic, "*").is_ok());

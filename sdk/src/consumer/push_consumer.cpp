@@ -72,7 +72,8 @@ class PushConsumer::Impl final : public ConsumerMember,
 
   mutable std::mutex lifecycle_mutex_;
   enum class State { kCreated, kRunning, kShutDown } state_ = State::kCreated;
-  std::map<std::string, SubscriptionData> subscriptions_;  // until start(); then the rebalancer's
+  // Set before start(), read-only once running (heartbeats read it from the instance's threads).
+  std::map<std::string, SubscriptionData> subscriptions_;
   ConcurrentListener concurrent_listener_;
   OrderlyListener orderly_listener_;
   std::shared_ptr<ClientInstance> instance_;
@@ -151,8 +152,11 @@ Status PushConsumer::Impl::start() {
     MQKIT_ASSIGN_OR_RETURN(settings.consume_timestamp_ms, parse_consume_timestamp(config_.consume_timestamp));
   }
   rebalancer_ = std::make_unique<Rebalancer>(instance, settings, std::move(allocator), offsets_, *this);
+  if (clustering()) {
+    SubscriptionData retry = retry_subscription(config_.group);
+    subscriptions_[retry.topic] = std::move(retry);
+  }
   for (const auto& [topic, subscription] : subscriptions_) rebalancer_->set_subscription(subscription);
-  if (clustering()) rebalancer_->set_subscription(retry_subscription(config_.group));
   scheduler_ = std::make_unique<TaskScheduler>("pull-" + config_.group);
   const ConsumeEnvironment environment{config_, *instance, *offsets_, *rebalancer_, *scheduler_};
   consume_service_ = orderly() ? make_orderly_consume_service(environment, orderly_listener_)
@@ -198,13 +202,22 @@ void PushConsumer::Impl::shutdown() {
   lock_task_.stop();
   scheduler_->stop();  // no more pulls start
   if (!gate_.close(std::chrono::steady_clock::now() + kShutdownBound)) {
-    log()->error("consumer {}: pull callbacks still running after {} ms", config_.group, kShutdownBound.count());
+    // Only a transport that broke its promise gets here; tearing down under it would crash.
+    log()->error("consumer {}: pull callbacks still running after {} ms; leaving the consumer as it is",
+                 config_.group, kShutdownBound.count());
+    return;
   }
   consume_service_->shutdown();  // running listeners finish and commit
   rebalancer_->remove_all();     // persists every offset, releases orderly locks
   instance_->unregister_consumer(config_.group);
   log()->info("consumer {} shut down", config_.group);
+  // Nothing may keep the instance alive from here: a pull answered later holds this object, and
+  // the instance must not end up destroyed on a transport thread.
   std::lock_guard lock(lifecycle_mutex_);
+  consume_service_.reset();
+  scheduler_.reset();
+  rebalancer_.reset();
+  offsets_.reset();
   instance_.reset();
 }
 
@@ -216,15 +229,13 @@ protocol::ConsumerData PushConsumer::Impl::consumer_data() const {
   data.consume_type = "CONSUME_PASSIVELY";
   data.message_model = std::string(to_string(config_.message_model));
   data.consume_from_where = std::string(to_string(config_.consume_from_where));
-  for (auto& [topic, subscription] : rebalancer_->subscriptions()) {
-    data.subscription_data_set.push_back(std::move(subscription));
-  }
+  for (const auto& [topic, subscription] : subscriptions_) data.subscription_data_set.push_back(subscription);
   return data;
 }
 
 std::vector<std::string> PushConsumer::Impl::subscribed_topics() const {
   std::vector<std::string> topics;
-  for (const auto& [topic, subscription] : rebalancer_->subscriptions()) topics.push_back(topic);
+  for (const auto& [topic, subscription] : subscriptions_) topics.push_back(topic);
   return topics;
 }
 
