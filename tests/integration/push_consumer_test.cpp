@@ -234,7 +234,9 @@ TEST_F(PushConsumerIntegrationTest, BroadcastingDeliversEverythingToEveryConsume
   Received received;
   ConsumerConfig config = consumer_config("push_it_broadcast");
   config.message_model = MessageModel::kBroadcasting;
-  start_consumer("a", config, received);
+  ConsumerConfig a_config = config;
+  a_config.client.instance_name = "broadcast-a";
+  start_consumer("a", a_config, received);
   start_consumer("b", config, received);
   ASSERT_TRUE(eventually([&] {
     return owned_of_topic(*consumers_.at("a")).size() == 8 && owned_of_topic(*consumers_.at("b")).size() == 8;
@@ -242,9 +244,19 @@ TEST_F(PushConsumerIntegrationTest, BroadcastingDeliversEverythingToEveryConsume
   send("all-", 20);
   ASSERT_TRUE(eventually([&] { return received.of("a").size() == 20 && received.of("b").size() == 20; }))
       << received.of("a").size() << " and " << received.of("b").size() << " of 20";
-  const auto a_file = config.local_offsets_file(consumers_.at("a")->instance()->client_id());
+  // a's offsets are in its own file: with a fixed instance name it resumes where it stopped.
+  const auto a_file = a_config.local_offsets_file(consumers_.at("a")->instance()->client_id());
   consumers_.at("a")->shutdown();
   EXPECT_TRUE(std::filesystem::exists(a_file)) << a_file;
+  send("later-", 10);
+  Received again;
+  start_consumer("a2", a_config, again);
+  ASSERT_TRUE(eventually([&] { return again.distinct() == 10; })) << again.distinct() << " of 10";
+  std::this_thread::sleep_for(milliseconds(500));
+  for (const auto& [body, count] : again.counts()) {
+    EXPECT_EQ(body.rfind("later-", 0), 0u) << body << " was delivered again after the restart";
+  }
+  EXPECT_TRUE(eventually([&] { return received.of("b").size() == 30; }));
 }
 
 TEST_F(PushConsumerIntegrationTest, FailedMessagesComeBackThroughRetryAndEndInTheDeadLetterQueue) {

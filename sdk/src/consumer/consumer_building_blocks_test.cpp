@@ -209,6 +209,26 @@ TEST_F(LocalFileOffsetStoreTest, MissingFileStartsFreshAndOffsetsSurviveAReload)
   EXPECT_TRUE(again.offsets("Other").empty());
 }
 
+TEST_F(LocalFileOffsetStoreTest, GivingUpQueuesOneByOneKeepsEveryOffsetInTheFile) {
+  // What a broadcasting consumer's shutdown does: persist, forget, next queue.
+  const MessageQueue q0{"T", "broker-a", 0};
+  const MessageQueue q1{"T", "broker-a", 1};
+  {
+    LocalFileOffsetStore store(file());
+    ASSERT_TRUE(store.load().is_ok());
+    store.update(q0, 3, false);
+    store.update(q1, 8, false);
+    for (const auto& queue : {q0, q1}) {
+      ASSERT_TRUE(store.persist(queue).is_ok());
+      store.remove(queue);
+    }
+  }
+  LocalFileOffsetStore again(file());
+  ASSERT_TRUE(again.load().is_ok());
+  EXPECT_EQ(*again.read(q0, ReadOffsetType::kStore), 3);
+  EXPECT_EQ(*again.read(q1, ReadOffsetType::kStore), 8);
+}
+
 TEST_F(LocalFileOffsetStoreTest, CorruptFileFallsBackToItsBackup) {
   const MessageQueue q0{"T", "broker-a", 0};
   {

@@ -113,10 +113,17 @@ Result<std::vector<MessageQueue>> Rebalancer::allocate(const std::string& topic,
                                                        const std::vector<MessageQueue>& all) {
   const std::string broker = instance_->find_broker_address_of_topic(topic);
   if (broker.empty()) return Status::unavailable("no broker address known for " + topic);
-  MQKIT_ASSIGN_OR_RETURN(std::vector<std::string> ids, instance_->api().get_consumer_id_list(broker, settings_.group));
-  if (ids.empty()) return Status::unavailable("broker " + broker + " knows no consumer of group " + settings_.group);
-  std::sort(ids.begin(), ids.end());
-  const plugin::v1::AllocateContext context{settings_.group, instance_->client_id(), all, ids};
+  auto ids = instance_->api().get_consumer_id_list(broker, settings_.group);
+  if (!ids || ids->empty()) {
+    // The broker has not heard from this group yet (the topic's brokers were unknown at the last
+    // heartbeat, e.g. a topic created after the consumer started): introduce it and ask again.
+    (void)instance_->send_heartbeat_to_all_brokers();
+    ids = instance_->api().get_consumer_id_list(broker, settings_.group);
+  }
+  if (!ids) return ids.status();
+  if (ids->empty()) return Status::unavailable("broker " + broker + " knows no consumer of group " + settings_.group);
+  std::sort(ids->begin(), ids->end());
+  const plugin::v1::AllocateContext context{settings_.group, instance_->client_id(), all, *ids};
   auto owned = allocator_->allocate(context);
   if (!owned) return owned.status().with_context("allocator");
   std::sort(owned->begin(), owned->end());

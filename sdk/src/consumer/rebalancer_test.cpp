@@ -169,6 +169,28 @@ TEST_F(RebalancerTest, AQueueTheListenerStillUsesIsKeptUntilANextRound) {
   EXPECT_EQ(rebalancer->owned_queues().size(), 4u);
 }
 
+TEST_F(RebalancerTest, AGroupTheBrokerDoesNotKnowYetHeartbeatsAndAsksAgain) {
+  consumer_ids_.clear();
+  cluster_.set_broker_handler(rq::kHeartBeat, [this](const std::string&, const RemotingCommand&) {
+    consumer_ids_ = {"10.0.0.9@rebalance-test"};
+    return ok_with_offset(0);
+  });
+  auto rebalancer = make({});
+  // The instance heartbeats its consumers; this test's group is not registered, so the
+  // heartbeat only goes out once a member exists — as in a real consumer.
+  struct Member : ConsumerMember {
+    std::string group() const override { return "g"; }
+    protocol::ConsumerData consumer_data() const override { return protocol::ConsumerData{.group_name = "g"}; }
+    std::vector<std::string> subscribed_topics() const override { return {"T"}; }
+    void rebalance() override {}
+    void persist_offsets() override {}
+  };
+  ASSERT_TRUE(instance_->register_consumer(std::make_shared<Member>()).is_ok());
+  EXPECT_TRUE(rebalancer->rebalance());
+  EXPECT_EQ(rebalancer->owned_queues().size(), 8u);
+  EXPECT_FALSE(cluster_.transport()->calls_with_code(rq::kHeartBeat).empty());
+}
+
 TEST_F(RebalancerTest, ConsumerNotListedByTheBrokerOwnsNothing) {
   consumer_ids_ = {"10.0.0.8@other"};
   auto rebalancer = make({});

@@ -45,7 +45,8 @@ class OffsetStore {
   virtual void persist_all(const std::set<MessageQueue>& owned) = 0;
   // Writes one queue's cached offset now.
   virtual Status persist(const MessageQueue& queue) = 0;
-  void remove(const MessageQueue& queue);
+  // Forgets a queue given up (its cached offset must not outlive a later take-over).
+  virtual void remove(const MessageQueue& queue);
   // The cached offsets of `topic` (every topic when empty).
   std::map<MessageQueue, std::int64_t> offsets(std::string_view topic = {}) const;
 
@@ -85,6 +86,9 @@ class LocalFileOffsetStore final : public OffsetStore {
   Status load() override;
   void persist_all(const std::set<MessageQueue>& owned) override;
   Status persist(const MessageQueue& queue) override;
+  // Nothing: the file keeps every queue's offset, and no other client writes it (RocketMQ's
+  // LocalFileOffsetStore does the same).
+  void remove(const MessageQueue& /*queue*/) override {}
   const std::filesystem::path& file() const noexcept { return file_; }
 
  private:
