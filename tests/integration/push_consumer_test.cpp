@@ -321,6 +321,24 @@ TEST_F(PushConsumerIntegrationTest, OffsetsSurviveAConsumerRestart) {
   }
 }
 
+TEST_F(PushConsumerIntegrationTest, ARunningConsumerFollowsAnOffsetResetByTime) {
+  Received received;
+  start_consumer("a", consumer_config("push_it_reset"), received);
+  ASSERT_TRUE(eventually([&] { return owned_of_topic(*consumers_.at("a")).size() == 8; }));
+  send("again-", 20);
+  ASSERT_TRUE(eventually([&] { return received.total() == 20; }));
+  // What mqadmin resetOffsetByTime does: each broker moves the group's offsets back to the first
+  // message stored at or after the time, and tells the running consumer.
+  ClientApi& api = producer_->instance()->api();
+  for (std::size_t i = 0; i < 2; ++i) {
+    const Status reset = api.reset_offset(cluster_->broker_addr(i), kTopic, "push_it_reset", 0);
+    ASSERT_TRUE(reset.is_ok()) << reset.to_string();
+  }
+  ASSERT_TRUE(eventually([&] { return received.total() == 40; })) << received.total() << " of 40";
+  std::this_thread::sleep_for(milliseconds(500));
+  for (const auto& [body, count] : received.counts()) EXPECT_EQ(count, 2) << body;
+}
+
 TEST_F(PushConsumerIntegrationTest, OrderlyListenerKeepsPerKeyOrderAcrossARestart) {
   auto selector = producer_->make_selector(PluginChoice{"hash"});
   ASSERT_TRUE(selector.is_ok()) << selector.status().to_string();

@@ -1,15 +1,12 @@
 #include "mqkit/client/offset_store.hpp"
 
-#include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-
 #include <fstream>
 #include <sstream>
 
 #include "mqkit/client/client_instance.hpp"
 #include "mqkit/kernel/atomic_file.hpp"
 #include "mqkit/kernel/logging.hpp"
+#include "offset_table_json.hpp"
 #include "queue_broker.hpp"
 
 namespace mqkit::client {
@@ -103,48 +100,6 @@ void RemoteOffsetStore::persist_all(const std::set<MessageQueue>& owned) {
 
 namespace {
 
-Result<std::map<MessageQueue, std::int64_t>> parse_offsets(const std::string& text) {
-  rapidjson::Document doc;
-  doc.Parse(text.data(), text.size());
-  if (doc.HasParseError() || !doc.IsObject()) return Status::corruption("not a JSON object");
-  const auto table = doc.FindMember("offsetTable");
-  if (table == doc.MemberEnd() || !table->value.IsArray()) return Status::corruption("no offsetTable array");
-  std::map<MessageQueue, std::int64_t> out;
-  for (const auto& item : table->value.GetArray()) {
-    if (!item.IsObject() || !item.HasMember("topic") || !item["topic"].IsString() || !item.HasMember("brokerName") ||
-        !item["brokerName"].IsString() || !item.HasMember("queueId") || !item["queueId"].IsInt() ||
-        !item.HasMember("offset") || !item["offset"].IsInt64()) {
-      return Status::corruption("an offsetTable entry lacks topic, brokerName, queueId or offset");
-    }
-    out[MessageQueue{item["topic"].GetString(), item["brokerName"].GetString(), item["queueId"].GetInt()}] =
-        item["offset"].GetInt64();
-  }
-  return out;
-}
-
-std::string format_offsets(const std::map<MessageQueue, std::int64_t>& offsets) {
-  rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
-  w.StartObject();
-  w.Key("offsetTable");
-  w.StartArray();
-  for (const auto& [queue, offset] : offsets) {
-    w.StartObject();
-    w.Key("topic");
-    w.String(queue.topic.c_str(), static_cast<rapidjson::SizeType>(queue.topic.size()));
-    w.Key("brokerName");
-    w.String(queue.broker_name.c_str(), static_cast<rapidjson::SizeType>(queue.broker_name.size()));
-    w.Key("queueId");
-    w.Int(queue.queue_id);
-    w.Key("offset");
-    w.Int64(offset);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.EndObject();
-  return std::string(buffer.GetString(), buffer.GetSize());
-}
-
 std::optional<std::string> read_whole(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
@@ -164,11 +119,11 @@ Status LocalFileOffsetStore::load() {
     log()->info("no offsets file {} yet: every queue starts as consume_from_where says", file_.string());
     return Status::ok();
   }
-  auto parsed = parse_offsets(**content);
+  auto parsed = decode_offset_table(**content);
   if (!parsed) {
     const auto backup = file_.string() + ".bak";
     auto old = read_whole(backup);
-    auto parsed_backup = old ? parse_offsets(*old) : Result<std::map<MessageQueue, std::int64_t>>(
+    auto parsed_backup = old ? decode_offset_table(*old) : Result<std::map<MessageQueue, std::int64_t>>(
                                                          Status::not_found("no backup"));
     if (!parsed_backup) {
       return Status::corruption("offsets file " + file_.string() + " is corrupt (" + parsed.status().message() +
@@ -200,7 +155,7 @@ Status LocalFileOffsetStore::write_file() {
   std::error_code ec;
   std::filesystem::create_directories(file_.parent_path(), ec);
   if (ec) return Status::io_error("creating " + file_.parent_path().string() + ": " + ec.message());
-  MQKIT_RETURN_IF_ERROR(kernel::write_file_atomically(file_, format_offsets(snapshot)));
+  MQKIT_RETURN_IF_ERROR(kernel::write_file_atomically(file_, encode_offset_table(snapshot)));
   std::lock_guard lock(mutex_);
   stored_ = std::move(snapshot);
   return Status::ok();

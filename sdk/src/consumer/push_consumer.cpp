@@ -6,6 +6,7 @@
 #include "mqkit/kernel/periodic_tasks.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
 #include "mqkit/protocol/validation.hpp"
+#include "offset_reset.hpp"
 #include "rebalancer.hpp"
 #include "task_scheduler.hpp"
 
@@ -40,6 +41,7 @@ struct PullRequest {
 // callbacks hold a shared_ptr to the Impl because the transport may answer after shutdown.
 class PushConsumer::Impl final : public ConsumerMember,
                                  public RebalanceListener,
+                                 public OffsetResetTarget,
                                  public std::enable_shared_from_this<PushConsumer::Impl> {
  public:
   Impl(ConsumerConfig config, std::shared_ptr<ClientInstance> given)
@@ -63,6 +65,9 @@ class PushConsumer::Impl final : public ConsumerMember,
   void on_queue_added(const MessageQueue& queue, const std::shared_ptr<ProcessQueue>& process_queue,
                       std::int64_t next_offset) override;
   bool on_queue_removing(const MessageQueue& queue, ProcessQueue& process_queue) override;
+
+  // OffsetResetTarget
+  void reset_offsets(const std::string& topic, const std::map<MessageQueue, std::int64_t>& offsets) override;
 
   std::set<MessageQueue> owned_queues() const;
   std::map<MessageQueue, std::int64_t> consume_offsets() const;
@@ -168,6 +173,7 @@ Status PushConsumer::Impl::start() {
     return registered;
   }
   instance_ = std::move(instance);
+  serve_offset_resets(*instance_, config_.group, weak_from_this());
   state_ = State::kRunning;
   gate_.open();
   if (orderly() && clustering()) {
@@ -209,6 +215,7 @@ void PushConsumer::Impl::shutdown() {
   }
   consume_service_->shutdown();  // running listeners finish and commit
   rebalancer_->remove_all();     // persists every offset, releases orderly locks
+  stop_serving_offset_resets(*instance_, config_.group);
   instance_->unregister_consumer(config_.group);
   log()->info("consumer {} shut down", config_.group);
   // Nothing may keep the instance alive from here: a pull answered later holds this object, and
@@ -268,6 +275,29 @@ bool PushConsumer::Impl::on_queue_removing(const MessageQueue& queue, ProcessQue
   }
   offsets_->remove(queue);
   return true;
+}
+
+void PushConsumer::Impl::reset_offsets(const std::string& topic,
+                                       const std::map<MessageQueue, std::int64_t>& offsets) {
+  GatePass pass(gate_);
+  if (!pass) return;
+  // What is cached or being consumed belongs to the old offsets: drop it, take the new ones
+  // (the broker has them already; a local file gets them now), and rebalance to resume there.
+  // Each broker sends its own notice, naming only its queues; the others are left alone.
+  std::set<MessageQueue> queues;
+  for (const auto& [queue, offset] : offsets) {
+    if (queue.topic == topic) queues.insert(queue);
+  }
+  rebalancer_->forget(topic, queues);
+  for (const auto& [queue, offset] : offsets) {
+    if (queue.topic != topic) continue;
+    offsets_->update(queue, offset, false);
+    if (Status s = offsets_->persist(queue); !s) {
+      log()->warn("{}: persisting the reset offset of {}: {}", config_.group, queue.to_string(), s.to_string());
+    }
+  }
+  log()->info("{}: offsets of {} reset; resuming from them", config_.group, topic);
+  instance_->rebalance_now();
 }
 
 std::set<MessageQueue> PushConsumer::Impl::owned_queues() const {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <thread>
@@ -112,8 +113,16 @@ class PushConsumerTest : public ::testing::Test {
       response.body.assign(body.begin(), body.end());
       return response;
     });
-    cluster_.set_broker_handler(rq::kQueryConsumerOffset, [](const std::string&, const RemotingCommand&) {
-      return with_fields(rc::kQueryNotFound, {});
+    // The group's offsets as the broker keeps them (handlers run under the cluster's lock).
+    auto stored = std::make_shared<std::map<std::string, std::int64_t>>();
+    cluster_.set_broker_handler(rq::kQueryConsumerOffset, [stored](const std::string&, const RemotingCommand& r) {
+      const auto it = stored->find(std::string(r.ext_fields.get("topic").value_or("")));
+      if (it == stored->end()) return with_fields(rc::kQueryNotFound, {});
+      return with_fields(rc::kSuccess, {{"offset", it->second}});
+    });
+    cluster_.set_broker_handler(rq::kUpdateConsumerOffset, [stored](const std::string&, const RemotingCommand& r) {
+      (*stored)[std::string(r.ext_fields.get("topic").value_or(""))] = field(r, "commitOffset");
+      return with_fields(rc::kSuccess, {});
     });
     cluster_.set_broker_handler(rq::kLockBatchMq, [](const std::string&, const RemotingCommand& request) {
       auto asked = protocol::decode_lock_batch_request(protocol::body_text(request));
@@ -296,6 +305,42 @@ TEST_F(PushConsumerTest, OrderlySuspensionRetriesTheSameMessageThenDeadLettersIt
   ASSERT_EQ(backs.size(), 1u);
   EXPECT_EQ(field(backs[0], "delayLevel"), -1);  // straight to %DLQ%g
   EXPECT_FALSE(cluster_.transport()->calls_with_code(rq::kLockBatchMq).empty());
+}
+
+TEST_F(PushConsumerTest, AnOffsetResetFromTheBrokerMakesTheConsumerResumeThere) {
+  serve(3);
+  auto consumer = make(config());
+  std::mutex mutex;
+  std::vector<std::string> seen;
+  ASSERT_TRUE(consumer
+                  ->register_listener([&](std::span<const MessageExt> messages, ConsumeConcurrentlyContext&) {
+                    std::lock_guard lock(mutex);
+                    for (const auto& m : messages) seen.push_back(m.body());
+                    return ConsumeConcurrentlyStatus::kConsumeSuccess;
+                  })
+                  .is_ok());
+  ASSERT_TRUE(consumer->start().is_ok());
+  ASSERT_TRUE(eventually([&] { return committed(*consumer) == 3; }));
+  // What mqadmin resetOffsetByTime makes a broker send (one-way, the body brokers write for C++).
+  auto notice = RemotingCommand::request(rq::kResetConsumerClientOffset);
+  notice.flag = RemotingCommand::kOnewayFlag;
+  notice.ext_fields.set("topic", "T");
+  notice.ext_fields.set("group", "g");
+  notice.ext_fields.set("timestamp", std::int64_t{0});
+  notice.ext_fields.set("isForce", true);
+  const std::string body =
+      R"({"offsetTable":[{"brokerName":"broker-a","offset":1,"queueId":0,"topic":"T"}]})";
+  notice.body.assign(body.begin(), body.end());
+  cluster_.transport()->deliver_request("10.0.0.1:10911", notice);
+  ASSERT_TRUE(eventually([&] {
+    std::lock_guard lock(mutex);
+    return seen.size() == 5;
+  }));
+  std::this_thread::sleep_for(milliseconds(200));
+  std::lock_guard lock(mutex);
+  std::sort(seen.begin(), seen.end());  // listener threads may finish in any order
+  EXPECT_EQ(seen, (std::vector<std::string>{"m0", "m1", "m1", "m2", "m2"}));
+  EXPECT_EQ(committed(*consumer), 3);
 }
 
 }  // namespace

@@ -191,6 +191,20 @@ void Rebalancer::remove_all() {
   table_.clear();
 }
 
+void Rebalancer::forget(const std::string& topic, const std::set<MessageQueue>& queues) {
+  std::lock_guard round(round_mutex_);
+  std::lock_guard lock(mutex_);
+  for (auto it = table_.begin(); it != table_.end();) {
+    if (it->first.topic != topic || (!queues.empty() && !queues.contains(it->first))) {
+      ++it;
+      continue;
+    }
+    it->second->set_dropped();
+    it->second->clear();
+    it = table_.erase(it);
+  }
+}
+
 Result<std::int64_t> Rebalancer::compute_pull_from_where(const MessageQueue& queue) {
   MQKIT_ASSIGN_OR_RETURN(const std::int64_t stored, offsets_->read(queue, ReadOffsetType::kStore));
   if (stored >= 0) return stored;

@@ -72,6 +72,10 @@ class Rebalancer {
   bool rebalance();
   // Drops every process queue (shutdown), telling the listener and unlocking orderly queues.
   void remove_all();
+  // Drops the process queues of `topic` named in `queues` (all of the topic's when empty) without
+  // telling the listener — their offsets were reset on the broker and must not be written
+  // back: the next round takes them again from the stored offsets. Orderly locks are kept.
+  void forget(const std::string& topic, const std::set<MessageQueue>& queues);
 
   std::shared_ptr<ProcessQueue> process_queue(const MessageQueue& queue) const;
   std::map<MessageQueue, std::shared_ptr<ProcessQueue>> process_queues() const;
