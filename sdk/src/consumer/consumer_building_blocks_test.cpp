@@ -41,6 +41,9 @@ TEST(ConsumerConfigTest, DefaultsAreRocketMqsAndGroupIsRequired) {
   EXPECT_TRUE(config.validate().is_ok()) << config.validate().to_string();
   config.consumer_timeout_when_suspend = config.broker_suspend_max_time;
   EXPECT_FALSE(config.validate().is_ok());
+  config.consumer_timeout_when_suspend = std::chrono::milliseconds(30000);
+  config.lock_interval = std::chrono::milliseconds(30000);  // a lock would lapse before its renewal
+  EXPECT_NE(config.validate().message().find("lock_interval"), std::string::npos);
 }
 
 Result<ConsumerConfig> load(std::vector<std::string> overrides) {
@@ -156,8 +159,12 @@ TEST(ProcessQueueTest, OrderlyTakeCommitAndConsumeAgain) {
 TEST(ProcessQueueTest, LockStateAndDrop) {
   ProcessQueue queue;
   EXPECT_FALSE(queue.lock_valid());
+  const auto before = ProcessQueue::Clock::now();
   queue.set_locked(true);
   EXPECT_TRUE(queue.lock_valid());
+  EXPECT_GE(queue.last_lock_time(), before);
+  queue.mark_pulled();
+  EXPECT_GE(queue.last_pull_time(), before);
   queue.set_locked(false);
   EXPECT_FALSE(queue.lock_valid());
   EXPECT_FALSE(queue.dropped());

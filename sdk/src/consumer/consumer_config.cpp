@@ -4,6 +4,7 @@
 #include <ctime>
 #include <iterator>
 
+#include "mqkit/client/process_queue.hpp"
 #include "mqkit/kernel/bootstrap.hpp"
 #include "mqkit/protocol/validation.hpp"
 
@@ -60,7 +61,8 @@ constexpr ConfigField kConsumerFields[] = {
     {.key = "suspend_current_queue_time", .type = ValueType::kDuration, .default_value = "1s",
      .description = "orderly: pause before a suspended queue is consumed again", .min = 1, .max = kHourMs},
     {.key = "lock_interval", .type = ValueType::kDuration, .default_value = "20s",
-     .description = "orderly: how often owned queues are re-locked on their brokers", .min = 100, .max = kHourMs},
+     .description = "orderly: how often owned queues are re-locked on their brokers (below 30s)", .min = 100,
+     .max = 29'999},
     {.key = "offset_store_dir", .type = ValueType::kString, .default_value = "",
      .description = "broadcasting offsets directory; empty = $HOME/.rocketmq_offsets"},
 };
@@ -146,6 +148,11 @@ Status ConsumerConfig::validate() const {
   if (pull_time_delay_when_exception.count() <= 0 || suspend_current_queue_time.count() <= 0 ||
       lock_interval.count() <= 0 || pull_interval.count() < 0) {
     return Status::invalid_argument("consumer pauses and intervals must be positive");
+  }
+  if (lock_interval >= ProcessQueue::kLockMaxLive) {
+    return Status::invalid_argument("lock_interval must be shorter than " +
+                                    std::to_string(ProcessQueue::kLockMaxLive.count()) +
+                                    " ms, after which a queue lock counts as lost");
   }
   if (consume_from_where == ConsumeFromWhere::kTimestamp) {
     if (auto parsed = parse_consume_timestamp(consume_timestamp); !parsed) return parsed.status();
