@@ -87,8 +87,8 @@ class PushConsumerIntegrationTest : public ::testing::Test {
     for (int i = 0; i < 18; ++i) levels += i == 0 ? "1s" : " 1s";
     const std::vector<std::string> overrides = {"broker.register_name_server_period=10s",
                                                 "broker.message_delay_level=" + levels};
-    ASSERT_TRUE(cluster_->add_broker({.name = "broker-a", .store = "memory", .overrides = overrides}).is_ok());
-    ASSERT_TRUE(cluster_->add_broker({.name = "broker-b", .store = "memory", .overrides = overrides}).is_ok());
+    ASSERT_TRUE(cluster_->add_broker({.name = "broker-a", .store = store(), .overrides = overrides}).is_ok());
+    ASSERT_TRUE(cluster_->add_broker({.name = "broker-b", .store = store(), .overrides = overrides}).is_ok());
     ProducerConfig config;
     config.group = "push_it_producer";
     config.client = client_config();
@@ -97,6 +97,8 @@ class PushConsumerIntegrationTest : public ::testing::Test {
     create_topic(kTopic);
     offsets_dir_ = cluster_->directory() / "offsets";
   }
+
+  virtual std::string store() const { return "memory"; }
 
   void TearDown() override {
     consumers_.clear();
@@ -448,6 +450,39 @@ TEST_F(PushConsumerIntegrationTest, BadInputIsRefusedWithAClearError) {
   EXPECT_FALSE(consumer.subscribe("Other", "*").is_ok());
   consumer.shutdown();
   consumer.shutdown();  // idempotent
+}
+
+// Brokers that keep their data on disk, so that one can restart under a running consumer.
+class PushConsumerBrokerRestartTest : public PushConsumerIntegrationTest {
+ protected:
+  std::string store() const override { return "commitlog"; }
+};
+
+TEST_F(PushConsumerBrokerRestartTest, ConsumptionGoesOnAcrossABrokerRestart) {
+  Received received;
+  start_consumer("a", consumer_config("push_it_broker_restart"), received);
+  ASSERT_TRUE(eventually([&] { return owned_of_topic(*consumers_.at("a")).size() == 8; }));
+  send("before-", 20);
+  ASSERT_TRUE(eventually([&] { return received.distinct() == 20; }));
+  // Offsets reach the brokers every second; the restart must not lose them either.
+  std::this_thread::sleep_for(milliseconds(1500));
+  ASSERT_TRUE(cluster_->restart_broker(0).is_ok());
+  send("after-", 20);  // the producer fails over to broker-b while broker-a comes back
+  ASSERT_TRUE(eventually([&] { return received.distinct() == 40; })) << received.distinct() << " of 40";
+  // Messages of broker-a sent after its restart are consumed too.
+  std::set<std::string> on_a_after_restart;
+  for (int i = 0; i < 8; ++i) {
+    SendOptions options;
+    options.queue = MessageQueue{kTopic, "broker-a", i % kQueuesPerBroker};
+    auto sent = producer_->send(Message(kTopic, "TagA", "restarted-" + std::to_string(i)), options);
+    if (sent) on_a_after_restart.insert("restarted-" + std::to_string(i));
+  }
+  ASSERT_FALSE(on_a_after_restart.empty());
+  ASSERT_TRUE(eventually([&] { return received.distinct() == 40 + on_a_after_restart.size(); }))
+      << received.distinct() << " of " << 40 + on_a_after_restart.size();
+  for (const auto& [body, count] : received.counts()) {
+    if (body.rfind("before-", 0) == 0) EXPECT_EQ(count, 1) << body << " came again after the broker restart";
+  }
 }
 
 }  // namespace
