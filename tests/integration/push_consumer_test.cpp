@@ -481,7 +481,9 @@ TEST_F(PushConsumerBrokerRestartTest, ConsumptionGoesOnAcrossABrokerRestart) {
   ASSERT_TRUE(eventually([&] { return received.distinct() == 40 + on_a_after_restart.size(); }))
       << received.distinct() << " of " << 40 + on_a_after_restart.size();
   for (const auto& [body, count] : received.counts()) {
-    if (body.rfind("before-", 0) == 0) EXPECT_EQ(count, 1) << body << " came again after the broker restart";
+    if (body.rfind("before-", 0) == 0) {
+      EXPECT_EQ(count, 1) << body << " came again after the broker restart";
+    }
   }
 }
 
