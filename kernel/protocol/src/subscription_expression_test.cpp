@@ -5,7 +5,7 @@
 namespace mqkit::protocol {
 namespace {
 
-TEST(SubscriptionExpressionTest, TagsAreSplitTrimmedAndHashedAsJavaDoes) {
+TEST(PullSubscriptionExpressionTest, TagsAreSplitTrimmedAndHashedAsJavaDoes) {
   const auto s = parse_subscription("T", " TagA ||TagB|| ", 42);
   EXPECT_EQ(s.topic, "T");
   EXPECT_EQ(s.sub_version, 42);
@@ -15,7 +15,7 @@ TEST(SubscriptionExpressionTest, TagsAreSplitTrimmedAndHashedAsJavaDoes) {
   EXPECT_EQ(tag_filter_codes(s), (std::vector<std::int32_t>{2598919, 2598920}));
 }
 
-TEST(SubscriptionExpressionTest, StarOrNothingTakesEverything) {
+TEST(PullSubscriptionExpressionTest, StarOrNothingTakesEverything) {
   for (const char* expression : {"*", "", "  * "}) {
     const auto s = parse_subscription("T", expression, 0);
     EXPECT_EQ(s.sub_string, "*");
@@ -24,7 +24,7 @@ TEST(SubscriptionExpressionTest, StarOrNothingTakesEverything) {
   }
 }
 
-TEST(SubscriptionExpressionTest, HeartbeatSubscriptionsGetBrokerDerivedCodes) {
+TEST(PullSubscriptionExpressionTest, HeartbeatSubscriptionsGetBrokerDerivedCodes) {
   SubscriptionData from_client;
   from_client.topic = "T";
   from_client.sub_string = "TagA";

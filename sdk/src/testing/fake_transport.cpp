@@ -226,6 +226,11 @@ std::vector<std::string> FakeCluster::send_attempts() const {
   return send_attempts_;
 }
 
+void FakeCluster::set_broker_handler(std::int32_t code, BrokerHandler handler) {
+  std::lock_guard lock(mutex_);
+  broker_handlers_[code] = std::move(handler);
+}
+
 Result<RemotingCommand> FakeCluster::respond(const std::string& address, const RemotingCommand& request) {
   std::lock_guard lock(mutex_);
   if (address == kNamesrv) {
@@ -234,6 +239,9 @@ Result<RemotingCommand> FakeCluster::respond(const std::string& address, const R
   }
   for (const auto& [name, broker] : brokers_) {
     if (broker.address != address) continue;
+    if (const auto handler = broker_handlers_.find(request.code); handler != broker_handlers_.end()) {
+      return handler->second(name, request);
+    }
     if (request.code == rq::kSendMessageV2 || request.code == rq::kSendBatchMessage) {
       return send_response(name, request);
     }

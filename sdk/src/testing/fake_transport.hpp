@@ -95,6 +95,11 @@ class FakeCluster {
   // The broker's address refuses connections.
   void set_unreachable(const std::string& broker, bool unreachable);
 
+  // Requests of `code` sent to a broker are answered by `handler` instead (called with the
+  // cluster's lock held: it must not call back into the cluster).
+  using BrokerHandler = std::function<RemotingCommand(const std::string& broker, const RemotingCommand& request)>;
+  void set_broker_handler(std::int32_t code, BrokerHandler handler);
+
   struct StoredSend {
     std::string broker;
     std::string topic;
@@ -127,6 +132,7 @@ class FakeCluster {
   std::map<std::string, Broker> brokers_;
   std::multimap<std::string, TopicQueues> topics_;
   std::vector<StoredSend> stored_;
+  std::map<std::int32_t, BrokerHandler> broker_handlers_;
   std::vector<std::string> send_attempts_;
   std::shared_ptr<FakeTransport> transport_;
 };

@@ -18,6 +18,10 @@ namespace {
 namespace rc = protocol::response_code;
 namespace perm = protocol::perm;
 using plugin::v1::ReadStatus;
+using protocol::is_tag_expression;
+using protocol::kTagExpressionType;
+using protocol::parse_subscription;
+using protocol::tag_filter_codes;
 
 struct PullHeader {
   std::string group;

@@ -1,8 +1,9 @@
 // Consumer subscription expressions as RocketMQ's FilterAPI reads them: "*" (or nothing) takes
 // every message, "TagA || TagB" the messages carrying one of those tags. Tags are matched on the
-// broker by hash code (Java String.hashCode), so the broker (pull path, heartbeats) and the SDK derive
+// broker by hash code (Java String.hashCode), so the pull path and heartbeat handling must derive
 // the codes the same way — this is the one place that does (rocketmq-facts §2.5).
 //
+// Shared by the broker (pull filtering, heartbeats) and the SDK (consumer subscriptions).
 // Pure functions; any thread.
 #pragma once
 

@@ -1,0 +1,88 @@
+// Concurrent consumption (RocketMQ's ConsumeMessageConcurrentlyService): batches of up to
+// consume_message_batch_max_size messages run on the pool in any order; each completed batch
+// leaves the process queue, whose smallest remaining offset becomes the queue's consume offset.
+// A batch answered RECONSUME_LATER is sent back message by message (clustering); a message whose
+// send-back fails stays in the queue and is delivered again locally after a pause.
+#include <boost/asio/post.hpp>
+
+#include "consume_service.hpp"
+#include "mqkit/kernel/logging.hpp"
+
+namespace mqkit::client {
+
+namespace {
+
+constexpr std::chrono::milliseconds kLocalRetryDelay{5000};
+
+std::shared_ptr<spdlog::logger> log() { return kernel::logger("client"); }
+
+class ConcurrentConsumeService final : public ConsumeService {
+ public:
+  ConcurrentConsumeService(ConsumeEnvironment environment, ConcurrentListener listener)
+      : ConsumeService(environment), listener_(std::move(listener)) {}
+  ~ConcurrentConsumeService() override { shutdown(); }
+
+  void submit(std::vector<MessageExt> messages, std::shared_ptr<ProcessQueue> process_queue, const MessageQueue& queue,
+              bool /*dispatch*/) override {
+    const auto batch = static_cast<std::size_t>(env_.config.consume_message_batch_max_size);
+    for (std::size_t begin = 0; begin < messages.size(); begin += batch) {
+      const auto end = std::min(messages.size(), begin + batch);
+      std::vector<MessageExt> part(std::make_move_iterator(messages.begin() + static_cast<std::ptrdiff_t>(begin)),
+                                   std::make_move_iterator(messages.begin() + static_cast<std::ptrdiff_t>(end)));
+      boost::asio::post(pool_, [this, part = std::move(part), process_queue, queue]() mutable {
+        consume(std::move(part), process_queue, queue);
+      });
+    }
+  }
+
+ private:
+  void consume(std::vector<MessageExt> messages, const std::shared_ptr<ProcessQueue>& process_queue,
+               const MessageQueue& queue) {
+    if (stopping() || process_queue->dropped()) return;
+    ConsumeConcurrentlyContext context{queue};
+    const auto status = call_listener_guarded(env_.config.group, queue, ConsumeConcurrentlyStatus::kReconsumeLater,
+                                              [&] { return listener_(messages, context); });
+    if (process_queue->dropped()) return;  // the queue moved on; its new owner delivers again
+
+    std::vector<MessageExt> done;
+    std::vector<MessageExt> again;
+    if (status == ConsumeConcurrentlyStatus::kConsumeSuccess) {
+      done = std::move(messages);
+    } else if (!clustering()) {
+      // Broadcasting has no retry topic: RocketMQ drops the batch too.
+      log()->warn("{}: broadcasting listener failed {} messages of {}; they are not redelivered",
+                  env_.config.group, messages.size(), queue.to_string());
+      done = std::move(messages);
+    } else {
+      const int max_times = env_.config.effective_max_reconsume_times(false);
+      for (auto& message : messages) {
+        if (Status s = send_message_back(message, queue, context.delay_level_when_next_consume, max_times); !s) {
+          log()->warn("{}: sending back {}: {}; consuming it again locally", env_.config.group, message.msg_id(),
+                      s.to_string());
+          ++message.reconsume_times;
+          again.push_back(std::move(message));
+        } else {
+          done.push_back(std::move(message));
+        }
+      }
+    }
+    const std::int64_t offset = process_queue->remove(done);
+    if (offset >= 0 && !process_queue->dropped()) env_.offsets.update(queue, offset, true);
+    if (!again.empty()) {
+      env_.scheduler.post_after(kLocalRetryDelay, [this, again = std::move(again), process_queue, queue]() mutable {
+        submit(std::move(again), process_queue, queue, false);
+      });
+    }
+  }
+
+  ConcurrentListener listener_;
+};
+
+}  // namespace
+
+std::unique_ptr<ConsumeService> make_concurrent_consume_service(ConsumeEnvironment environment,
+                                                                ConcurrentListener listener) {
+  return std::make_unique<ConcurrentConsumeService>(environment, std::move(listener));
+}
+
+}  // namespace mqkit::client

@@ -1,0 +1,90 @@
+// ConsumeService: how a push consumer hands pulled messages to its listener — concurrently
+// (ConsumeMessageConcurrentlyService) or in queue order (ConsumeMessageOrderlyService). Both run
+// listeners on their own pool of consume_thread_count threads and advance the offset store as
+// batches complete.
+//
+// Threads: submit() from pull callbacks (transport threads); listeners on the pool; delayed
+// retries through the TaskScheduler. shutdown() from the owner, once, after pulling stopped.
+#pragma once
+
+#include <boost/asio/thread_pool.hpp>
+
+#include <atomic>
+#include <exception>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "mqkit/client/client_instance.hpp"
+#include "mqkit/client/consumer_config.hpp"
+#include "mqkit/client/offset_store.hpp"
+#include "mqkit/client/process_queue.hpp"
+#include "mqkit/client/push_consumer.hpp"
+#include "rebalancer.hpp"
+#include "task_scheduler.hpp"
+
+namespace mqkit::client {
+
+// What the consume services share with their push consumer; every object outlives the service.
+struct ConsumeEnvironment {
+  const ConsumerConfig& config;
+  ClientInstance& instance;
+  OffsetStore& offsets;
+  Rebalancer& rebalancer;
+  TaskScheduler& scheduler;
+};
+
+class ConsumeService {
+ public:
+  explicit ConsumeService(ConsumeEnvironment environment);
+  virtual ~ConsumeService();
+  ConsumeService(const ConsumeService&) = delete;
+  ConsumeService& operator=(const ConsumeService&) = delete;
+
+  // `messages` were just put into `process_queue`; `dispatch` is what put() returned.
+  virtual void submit(std::vector<MessageExt> messages, std::shared_ptr<ProcessQueue> process_queue,
+                      const MessageQueue& queue, bool dispatch) = 0;
+  // Batches not started yet are not delivered (their messages stay unconsumed); waits for
+  // running listener calls. Idempotent.
+  void shutdown();
+
+ protected:
+  bool clustering() const noexcept { return env_.config.message_model == MessageModel::kClustering; }
+  bool stopping() const noexcept { return stopping_.load(); }
+  // CONSUMER_SEND_MSG_BACK of `message` to the broker of `queue`: redelivered through
+  // %RETRY%<group> after `delay_level` (0: the broker picks), or dead-lettered (delay_level -1,
+  // or reconsumed max_reconsume_times already).
+  Status send_message_back(const MessageExt& message, const MessageQueue& queue, int delay_level,
+                           int max_reconsume_times);
+
+  ConsumeEnvironment env_;
+  boost::asio::thread_pool pool_;
+
+ private:
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> joined_{false};
+};
+
+void log_listener_exception(std::string_view group, const MessageQueue& queue, std::string_view what);
+
+// Runs a listener call; a listener that throws is logged and answered `on_throw` (a retry), as
+// RocketMQ treats an exception like RECONSUME_LATER / SUSPEND.
+template <typename ConsumeStatus, typename Call>
+ConsumeStatus call_listener_guarded(std::string_view group, const MessageQueue& queue, ConsumeStatus on_throw,
+                                    Call&& call) {
+  try {
+    return call();
+  } catch (const std::exception& e) {
+    log_listener_exception(group, queue, e.what());
+  } catch (...) {
+    log_listener_exception(group, queue, "not a std::exception");
+  }
+  return on_throw;
+}
+
+std::unique_ptr<ConsumeService> make_concurrent_consume_service(ConsumeEnvironment environment,
+                                                                ConcurrentListener listener);
+std::unique_ptr<ConsumeService> make_orderly_consume_service(ConsumeEnvironment environment,
+                                                             OrderlyListener listener);
+
+}  // namespace mqkit::client

@@ -1,0 +1,347 @@
+// The push consumer against a FakeCluster broker that serves one queue of stored records: flow
+// control, send-back of failed batches (and local redelivery when the send-back fails), listener
+// exceptions, and orderly suspension ending in the dead letter queue.
+#include "mqkit/client/push_consumer.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <thread>
+
+#include "mqkit/plugin/v1/message_record.hpp"
+#include "mqkit/protocol/bodies.hpp"
+#include "mqkit/protocol/codes.hpp"
+#include "mqkit/protocol/header_fields.hpp"
+#include "testing/fake_transport.hpp"
+
+namespace mqkit::client {
+namespace {
+
+namespace v1 = plugin::v1;
+namespace rq = protocol::request_code;
+namespace rc = protocol::response_code;
+using std::chrono::milliseconds;
+using testing::FakeCluster;
+
+constexpr const char* kClientId = "10.0.0.9@push-test";
+const MessageQueue kQueue{"T", "broker-a", 0};
+
+bool eventually(const std::function<bool()>& condition, milliseconds limit = milliseconds(10000)) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  return condition();
+}
+
+RemotingCommand with_fields(std::int32_t code, std::initializer_list<std::pair<const char*, std::int64_t>> fields) {
+  RemotingCommand response;
+  response.code = code;
+  for (const auto& [key, value] : fields) response.ext_fields.set(key, value);
+  return response;
+}
+
+std::int64_t field(const RemotingCommand& request, const char* key) {
+  return std::stoll(std::string(request.ext_fields.get(key).value_or("-1")));
+}
+
+// One queue of stored messages "m<offset>" with tag TagA, served by PULL_MESSAGE.
+class FakeQueue {
+ public:
+  explicit FakeQueue(int count) : count_(count) {}
+
+  RemotingCommand pull(const RemotingCommand& request) {
+    const std::int64_t offset = field(request, "queueOffset");
+    const std::int64_t max = field(request, "maxMsgNums");
+    if (offset >= count_) {
+      // Long polling stand-in: answer "nothing new" after a short while.
+      std::this_thread::sleep_for(milliseconds(20));
+      return with_fields(rc::kPullNotFound, {{"nextBeginOffset", count_}, {"minOffset", 0}, {"maxOffset", count_},
+                                             {"suggestWhichBrokerId", 0}});
+    }
+    ++pulls_with_messages_;
+    RemotingCommand response = with_fields(rc::kSuccess, {{"minOffset", 0}, {"maxOffset", count_},
+                                                          {"suggestWhichBrokerId", 0}});
+    std::int64_t next = offset;
+    for (; next < count_ && next < offset + max; ++next) append_record(response.body, next);
+    response.ext_fields.set("nextBeginOffset", next);
+    return response;
+  }
+  int pulls_with_messages() const { return pulls_with_messages_.load(); }
+
+ private:
+  static void append_record(std::vector<std::uint8_t>& out, std::int64_t offset) {
+    const std::string body = "m" + std::to_string(offset);
+    const std::string properties = v1::encode_properties({{"TAGS", "TagA"}});
+    v1::MessageToAppend m;
+    m.topic = kQueue.topic;
+    m.queue_id = kQueue.queue_id;
+    m.body = {reinterpret_cast<const std::uint8_t*>(body.data()), body.size()};
+    m.properties = properties;
+    const auto at = out.size();
+    out.resize(at + static_cast<std::size_t>(v1::record_size(m)));
+    const Status encoded = v1::encode_record(m, {offset, 1000 + offset * 100, 1}, {out.data() + at, out.size() - at});
+    EXPECT_TRUE(encoded.is_ok()) << encoded.to_string();
+  }
+
+  const std::int64_t count_;
+  std::atomic<int> pulls_with_messages_{0};
+};
+
+class PushConsumerTest : public ::testing::Test {
+ protected:
+  void serve(int messages) {
+    queue_ = std::make_shared<FakeQueue>(messages);
+    cluster_.add_broker("broker-a", "10.0.0.1:10911");
+    cluster_.add_topic("T", "broker-a", 1);
+    cluster_.add_topic("%RETRY%g", "broker-a", 1);
+    auto queue = queue_;
+    cluster_.set_broker_handler(rq::kPullMessage, [queue](const std::string&, const RemotingCommand& request) {
+      if (request.ext_fields.get("topic") != "T") {  // the retry topic: empty
+        std::this_thread::sleep_for(milliseconds(20));
+        return with_fields(rc::kPullNotFound, {{"nextBeginOffset", 0}, {"minOffset", 0}, {"maxOffset", 0}});
+      }
+      return queue->pull(request);
+    });
+    cluster_.set_broker_handler(rq::kGetConsumerListByGroup, [](const std::string&, const RemotingCommand&) {
+      RemotingCommand response;
+      response.code = rc::kSuccess;
+      const std::string body = protocol::encode(protocol::ConsumerIdList{{kClientId}});
+      response.body.assign(body.begin(), body.end());
+      return response;
+    });
+    // The group's offsets as the broker keeps them (handlers run under the cluster's lock).
+    auto stored = std::make_shared<std::map<std::string, std::int64_t>>();
+    cluster_.set_broker_handler(rq::kQueryConsumerOffset, [stored](const std::string&, const RemotingCommand& r) {
+      const auto it = stored->find(std::string(r.ext_fields.get("topic").value_or("")));
+      if (it == stored->end()) return with_fields(rc::kQueryNotFound, {});
+      return with_fields(rc::kSuccess, {{"offset", it->second}});
+    });
+    cluster_.set_broker_handler(rq::kUpdateConsumerOffset, [stored](const std::string&, const RemotingCommand& r) {
+      (*stored)[std::string(r.ext_fields.get("topic").value_or(""))] = field(r, "commitOffset");
+      return with_fields(rc::kSuccess, {});
+    });
+    cluster_.set_broker_handler(rq::kLockBatchMq, [](const std::string&, const RemotingCommand& request) {
+      auto asked = protocol::decode_lock_batch_request(protocol::body_text(request));
+      protocol::LockBatchResponse granted;
+      if (asked) granted.lock_ok_mq_set = asked->mq_set;
+      RemotingCommand response;
+      response.code = rc::kSuccess;
+      const std::string body = protocol::encode(granted);
+      response.body.assign(body.begin(), body.end());
+      return response;
+    });
+    set_send_back_code(rc::kSuccess);
+  }
+
+  void set_send_back_code(std::int32_t code) {
+    cluster_.set_broker_handler(rq::kConsumerSendMsgBack, [code](const std::string&, const RemotingCommand&) {
+      return with_fields(code, {});
+    });
+  }
+
+  ConsumerConfig config() const {
+    ConsumerConfig c;
+    c.client.namesrv_addresses = {FakeCluster::kNamesrv};
+    c.client.client_ip = "10.0.0.9";
+    c.client.instance_name = "push-test";
+    c.client.plugin_dirs = {MQKIT_PLUGIN_DIR};
+    c.group = "g";
+    c.consume_from_where = ConsumeFromWhere::kFirstOffset;
+    c.consume_thread_count = 2;
+    c.pull_time_delay_when_exception = milliseconds(20);
+    return c;
+  }
+
+  std::unique_ptr<PushConsumer> make(const ConsumerConfig& c) {
+    auto instance = ClientInstance::create(c.client, cluster_.transport());
+    EXPECT_TRUE(instance.is_ok()) << instance.status().to_string();
+    auto consumer = std::make_unique<PushConsumer>(c, *instance);
+    EXPECT_TRUE(consumer->subscribe("T", "*").is_ok());
+    return consumer;
+  }
+
+  std::vector<RemotingCommand> send_backs() const {
+    std::vector<RemotingCommand> out;
+    for (auto& call : cluster_.transport()->calls_with_code(rq::kConsumerSendMsgBack)) out.push_back(call.request);
+    return out;
+  }
+
+  std::int64_t committed(const PushConsumer& consumer) const {
+    const auto offsets = consumer.consume_offsets();
+    const auto it = offsets.find(kQueue);
+    return it == offsets.end() ? -1 : it->second;
+  }
+
+  FakeCluster cluster_;
+  std::shared_ptr<FakeQueue> queue_;
+};
+
+TEST_F(PushConsumerTest, AFullQueueIsNotPulledUntilTheListenerCatchesUp) {
+  serve(20);
+  ConsumerConfig c = config();
+  c.pull_batch_size = 2;
+  c.pull_threshold_for_queue = 3;
+  auto consumer = make(c);
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool released = false;
+  std::atomic<int> consumed{0};
+  ASSERT_TRUE(consumer
+                  ->register_listener([&](std::span<const MessageExt> messages, ConsumeConcurrentlyContext&) {
+                    std::unique_lock lock(mutex);
+                    cv.wait(lock, [&] { return released; });
+                    consumed += static_cast<int>(messages.size());
+                    return ConsumeConcurrentlyStatus::kConsumeSuccess;
+                  })
+                  .is_ok());
+  ASSERT_TRUE(consumer->start().is_ok());
+  // 2 cached, pulled again (2 <= 3), 4 cached: over the threshold, pulling stops.
+  ASSERT_TRUE(eventually([&] { return queue_->pulls_with_messages() >= 2; }));
+  std::this_thread::sleep_for(milliseconds(300));
+  EXPECT_EQ(queue_->pulls_with_messages(), 2);
+  {
+    std::lock_guard lock(mutex);
+    released = true;
+  }
+  cv.notify_all();
+  ASSERT_TRUE(eventually([&] { return consumed.load() == 20; })) << consumed.load();
+  EXPECT_TRUE(eventually([&] { return committed(*consumer) == 20; })) << committed(*consumer);
+  consumer->shutdown();
+  // Shutdown persisted the offset on the broker.
+  bool persisted = false;
+  for (const auto& call : cluster_.transport()->calls_with_code(rq::kUpdateConsumerOffset)) {
+    persisted |= field(call.request, "commitOffset") == 20 && call.request.ext_fields.get("topic") == "T";
+  }
+  EXPECT_TRUE(persisted);
+}
+
+TEST_F(PushConsumerTest, AFailedBatchIsSentBackAndItsOffsetCommitted) {
+  serve(3);
+  auto consumer = make(config());
+  std::atomic<int> calls{0};
+  ASSERT_TRUE(consumer
+                  ->register_listener([&](std::span<const MessageExt> messages, ConsumeConcurrentlyContext& context) {
+                    ++calls;
+                    if (messages[0].body() == "m1") {
+                      context.delay_level_when_next_consume = 5;
+                      return ConsumeConcurrentlyStatus::kReconsumeLater;
+                    }
+                    if (messages[0].body() == "m2") throw std::runtime_error("listener bug");
+                    return ConsumeConcurrentlyStatus::kConsumeSuccess;
+                  })
+                  .is_ok());
+  ASSERT_TRUE(consumer->start().is_ok());
+  ASSERT_TRUE(eventually([&] { return send_backs().size() == 2 && committed(*consumer) == 3; }))
+      << send_backs().size() << " send-backs, offset " << committed(*consumer);
+  std::map<std::int64_t, std::int64_t> delay_by_commit_offset;
+  for (const auto& request : send_backs()) {
+    EXPECT_EQ(request.ext_fields.get("group"), "g");
+    EXPECT_EQ(request.ext_fields.get("originTopic"), "T");
+    EXPECT_EQ(field(request, "maxReconsumeTimes"), 16);
+    delay_by_commit_offset[field(request, "offset")] = field(request, "delayLevel");
+  }
+  // m1 asked for delay level 5; m2 threw, so the broker picks (0).
+  EXPECT_EQ(delay_by_commit_offset, (std::map<std::int64_t, std::int64_t>{{1100, 5}, {1200, 0}}));
+  EXPECT_EQ(calls.load(), 3);
+}
+
+TEST_F(PushConsumerTest, AMessageWhoseSendBackFailsIsConsumedAgainLocally) {
+  serve(1);
+  set_send_back_code(rc::kSystemError);
+  auto consumer = make(config());
+  std::mutex mutex;
+  std::vector<int> reconsume_times;
+  ASSERT_TRUE(consumer
+                  ->register_listener([&](std::span<const MessageExt> messages, ConsumeConcurrentlyContext&) {
+                    std::lock_guard lock(mutex);
+                    reconsume_times.push_back(messages[0].reconsume_times);
+                    return reconsume_times.size() == 1 ? ConsumeConcurrentlyStatus::kReconsumeLater
+                                                       : ConsumeConcurrentlyStatus::kConsumeSuccess;
+                  })
+                  .is_ok());
+  ASSERT_TRUE(consumer->start().is_ok());
+  ASSERT_TRUE(eventually([&] { return send_backs().size() == 1; }));
+  std::this_thread::sleep_for(milliseconds(200));
+  EXPECT_EQ(committed(*consumer), 0);  // the message is still pending
+  ASSERT_TRUE(eventually([&] {
+    std::lock_guard lock(mutex);
+    return reconsume_times.size() == 2;
+  }));
+  {
+    std::lock_guard lock(mutex);
+    EXPECT_EQ(reconsume_times, (std::vector<int>{0, 1}));
+  }
+  EXPECT_TRUE(eventually([&] { return committed(*consumer) == 1; }));
+}
+
+TEST_F(PushConsumerTest, OrderlySuspensionRetriesTheSameMessageThenDeadLettersIt) {
+  serve(2);
+  ConsumerConfig c = config();
+  c.max_reconsume_times = 2;
+  c.suspend_current_queue_time = milliseconds(10);
+  auto consumer = make(c);
+  std::mutex mutex;
+  std::vector<std::string> seen;
+  ASSERT_TRUE(consumer
+                  ->register_listener([&](std::span<const MessageExt> messages, ConsumeOrderlyContext&) {
+                    std::lock_guard lock(mutex);
+                    seen.push_back(messages[0].body() + "/" + std::to_string(messages[0].reconsume_times));
+                    return messages[0].body() == "m0" ? ConsumeOrderlyStatus::kSuspendCurrentQueueAMoment
+                                                      : ConsumeOrderlyStatus::kSuccess;
+                  })
+                  .is_ok());
+  ASSERT_TRUE(consumer->start().is_ok());
+  ASSERT_TRUE(eventually([&] { return committed(*consumer) == 2; })) << committed(*consumer);
+  {
+    std::lock_guard lock(mutex);
+    // m1 waits behind m0: order holds while m0 is retried, until m0 goes to the DLQ.
+    EXPECT_EQ(seen, (std::vector<std::string>{"m0/0", "m0/1", "m0/2", "m1/0"}));
+  }
+  const auto backs = send_backs();
+  ASSERT_EQ(backs.size(), 1u);
+  EXPECT_EQ(field(backs[0], "delayLevel"), -1);  // straight to %DLQ%g
+  EXPECT_FALSE(cluster_.transport()->calls_with_code(rq::kLockBatchMq).empty());
+}
+
+TEST_F(PushConsumerTest, AnOffsetResetFromTheBrokerMakesTheConsumerResumeThere) {
+  serve(3);
+  auto consumer = make(config());
+  std::mutex mutex;
+  std::vector<std::string> seen;
+  ASSERT_TRUE(consumer
+                  ->register_listener([&](std::span<const MessageExt> messages, ConsumeConcurrentlyContext&) {
+                    std::lock_guard lock(mutex);
+                    for (const auto& m : messages) seen.push_back(m.body());
+                    return ConsumeConcurrentlyStatus::kConsumeSuccess;
+                  })
+                  .is_ok());
+  ASSERT_TRUE(consumer->start().is_ok());
+  ASSERT_TRUE(eventually([&] { return committed(*consumer) == 3; }));
+  // What mqadmin resetOffsetByTime makes a broker send (one-way, the body brokers write for C++).
+  auto notice = RemotingCommand::request(rq::kResetConsumerClientOffset);
+  notice.flag = RemotingCommand::kOnewayFlag;
+  notice.ext_fields.set("topic", "T");
+  notice.ext_fields.set("group", "g");
+  notice.ext_fields.set("timestamp", std::int64_t{0});
+  notice.ext_fields.set("isForce", true);
+  const std::string body =
+      R"({"offsetTable":[{"brokerName":"broker-a","offset":1,"queueId":0,"topic":"T"}]})";
+  notice.body.assign(body.begin(), body.end());
+  cluster_.transport()->deliver_request("10.0.0.1:10911", notice);
+  ASSERT_TRUE(eventually([&] {
+    std::lock_guard lock(mutex);
+    return seen.size() == 5;
+  }));
+  std::this_thread::sleep_for(milliseconds(200));
+  std::lock_guard lock(mutex);
+  std::sort(seen.begin(), seen.end());  // listener threads may finish in any order
+  EXPECT_EQ(seen, (std::vector<std::string>{"m0", "m1", "m1", "m2", "m2"}));
+  EXPECT_EQ(committed(*consumer), 3);
+}
+
+}  // namespace
+}  // namespace mqkit::client
