@@ -119,6 +119,17 @@ TEST_F(MqbenchTest, BacklogRunDrainsWhatWasProducedFirst) {
   EXPECT_GT((*run.result)["cons_msgs_s"].GetDouble(), 0.0);
 }
 
+TEST_F(MqbenchTest, ProducerOnlyDurationRunCountsWhatWasAcknowledged) {
+  auto run = mqbench({"--topic", "bench_duration", "--duration", "1", "--rate", "500", "--producer-only"});
+  ASSERT_TRUE(run.result);
+  const rapidjson::Document& r = *run.result;
+  EXPECT_EQ(run.code, 0) << run.out;
+  EXPECT_GT(r["n"].GetUint64(), 0u) << run.out;
+  EXPECT_LE(r["n"].GetUint64(), 600u) << run.out;  // paced: at most ~500 in one second
+  EXPECT_FALSE(r.HasMember("cons_msgs_s"));
+  EXPECT_EQ(r["errors"].GetUint64(), 0u);
+}
+
 TEST_F(MqbenchTest, BadOptionsAreRefusedWithAMessage) {
   auto child = ChildProcess::spawn("mqbench", {"--namesrv", cluster_->namesrv_addrs(), "--messages", "10", "--size", "8"},
                                    "mqbench-bad");
