@@ -94,6 +94,94 @@ void print_latency(std::ostream& out, const char* what, const LatencyHistogram& 
       << " samples)\n";
 }
 
+// Waits until every acknowledged message was received; false when nothing new arrived for
+// `stall_timeout_s` first.
+bool wait_for_consumption(const ReceiveSink& sink, const std::vector<ProducerLedger>& ledgers, double stall_timeout_s) {
+  std::uint64_t last_missing = sink.missing(ledgers);
+  auto last_progress = Clock::now();
+  while (last_missing > 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const std::uint64_t missing = sink.missing(ledgers);
+    if (missing < last_missing) last_progress = Clock::now();
+    last_missing = missing;
+    if (Clock::now() - last_progress > std::chrono::duration<double>(stall_timeout_s)) return false;
+  }
+  return true;
+}
+
+struct Measurement {
+  std::uint64_t start_ns;          // wall clock: measurement begins
+  std::uint64_t produced_ns;       // last acknowledgement
+  std::uint64_t consume_start_ns;  // = start_ns, or when a backlog run's consumers started
+  bool consumed;                   // there were consumers
+  bool stalled;                    // consumption stopped before everything arrived
+};
+
+// Prints the summary and the RESULT line; returns the exit code.
+int report(const RunOptions& o, const Measurement& m, const BenchStats& stats, const ReceiveSink& sink,
+           const std::vector<ProducerLedger>& ledgers, std::ostream& out) {
+  const double produce_s = seconds_between(m.start_ns, m.produced_ns);
+  const std::uint64_t sent = stats.sent.messages.load();
+  const std::uint64_t sent_bytes = stats.sent.bytes.load();
+  const std::uint64_t received = stats.received.messages.load();
+  const std::uint64_t received_bytes = stats.received.bytes.load();
+  const double consume_s = seconds_between(m.consume_start_ns, stats.last_receive_ns.load());
+  const double prod_rate = produce_s > 0 ? static_cast<double>(sent) / produce_s : 0;
+  const double prod_mbps = produce_s > 0 ? static_cast<double>(sent_bytes) / 1e6 / produce_s : 0;
+  const double cons_rate = consume_s > 0 ? static_cast<double>(received) / consume_s : 0;
+  const double cons_mbps = consume_s > 0 ? static_cast<double>(received_bytes) / 1e6 / consume_s : 0;
+  const SequenceErrors seq = m.consumed ? sink.errors(ledgers) : SequenceErrors{};
+  const std::uint64_t send_errors = stats.send_errors.load();
+  const std::uint64_t foreign = sink.foreign();
+  // Only one-at-a-time sync sends promise per-queue order; pipelined sends may be stored in
+  // another order (several broker workers), as with RocketMQ, so their reordering is reported
+  // but is no error.
+  const bool order_promised = o.mode == SendMode::kSync;
+  const std::uint64_t errors =
+      seq.lost + seq.duplicated + (order_promised ? seq.out_of_order : 0) + send_errors + foreign;
+  const LatencyHistogram publish = stats.publish.total();
+  const LatencyHistogram e2e = stats.e2e.total();
+
+  char line[256];
+  std::snprintf(line, sizeof(line), "mqbench: %s, %zu B, %d topic(s) x %d queues, %d producer(s), %d consumer(s), rate %s%s\n",
+                std::string(mode_name(o.mode)).c_str(), o.size, o.topics, o.queues, o.producers, o.consumers,
+                o.rate > 0 ? std::to_string(static_cast<long long>(o.rate)).c_str() : "max",
+                o.backlog ? ", backlog drain" : "");
+  out << line;
+  std::snprintf(line, sizeof(line), "produced %llu msgs in %.2f s: %.0f msg/s, %.2f MB/s\n",
+                static_cast<unsigned long long>(sent), produce_s, prod_rate, prod_mbps);
+  out << line;
+  print_latency(out, "publish", publish);
+  if (m.consumed) {
+    std::snprintf(line, sizeof(line), "consumed %llu msgs in %.2f s: %.0f msg/s, %.2f MB/s%s\n",
+                  static_cast<unsigned long long>(received), consume_s, cons_rate, cons_mbps,
+                  m.stalled ? " (stopped waiting: consumption stalled)" : "");
+    out << line;
+    if (!o.backlog) print_latency(out, "end-to-end", e2e);
+  }
+  out << "errors: " << errors << " (lost " << seq.lost << ", duplicated " << seq.duplicated << ", out of order "
+      << seq.out_of_order << (order_promised ? "" : " [no order promised]") << ", send failures " << send_errors
+      << ", unstamped " << foreign << ")\n";
+
+  ResultLine result("mqkit", std::string(mode_name(o.mode)), o.size, sent);
+  result.add("prod_msgs_s", prod_rate);
+  result.add("prod_MBps", prod_mbps);
+  if (m.consumed) {
+    result.add("cons_msgs_s", cons_rate);
+    result.add("cons_MBps", cons_mbps);
+  }
+  result.add_latency("pub", publish);
+  if (o.rate > 0 && m.consumed && !o.backlog) result.add_latency("e2e", e2e);
+  result.add("backlog", std::uint64_t{o.backlog ? 1u : 0u});
+  result.add("lost", seq.lost);
+  result.add("duplicated", seq.duplicated);
+  result.add("out_of_order", seq.out_of_order);
+  result.add("send_errors", send_errors);
+  result.add("errors", errors);
+  out << result.to_string() << std::endl;
+  return errors == 0 ? 0 : 2;
+}
+
 }  // namespace
 
 std::string_view mode_name(SendMode mode) {
@@ -191,83 +279,14 @@ int run_benchmark(const RunOptions& o, std::ostream& out, std::ostream& progress
       consume_start_ns = wall_clock_ns();
       if (Status s = start_sources(); !s) return fail("starting consumers", s);
     }
-    std::uint64_t last_missing = sink.missing(ledgers);
-    auto last_progress = Clock::now();
-    while (last_missing > 0) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      const std::uint64_t missing = sink.missing(ledgers);
-      if (missing < last_missing) last_progress = Clock::now();
-      last_missing = missing;
-      if (Clock::now() - last_progress > std::chrono::duration<double>(o.stall_timeout_s)) {
-        stalled = true;
-        break;
-      }
-    }
+    stalled = !wait_for_consumption(sink, ledgers, o.stall_timeout_s);
     for (auto& source : sources) source->stop();
   }
   reporter.stop();
-
-  // ---- Report ----------------------------------------------------------------------------
-  const double produce_s = seconds_between(stats.measure_start_ns(), produced_ns);
-  const std::uint64_t sent = stats.sent.messages.load();
-  const std::uint64_t sent_bytes = stats.sent.bytes.load();
-  const std::uint64_t received = stats.received.messages.load();
-  const std::uint64_t received_bytes = stats.received.bytes.load();
-  const double consume_s = seconds_between(consume_start_ns, stats.last_receive_ns.load());
-  const double prod_rate = produce_s > 0 ? static_cast<double>(sent) / produce_s : 0;
-  const double prod_mbps = produce_s > 0 ? static_cast<double>(sent_bytes) / 1e6 / produce_s : 0;
-  const double cons_rate = consume_s > 0 ? static_cast<double>(received) / consume_s : 0;
-  const double cons_mbps = consume_s > 0 ? static_cast<double>(received_bytes) / 1e6 / consume_s : 0;
-  const SequenceErrors seq = sources.empty() ? SequenceErrors{} : sink.errors(ledgers);
-  const std::uint64_t send_errors = stats.send_errors.load();
-  const std::uint64_t foreign = sink.foreign();
-  // Only one-at-a-time sync sends promise per-queue order; pipelined sends may be stored in
-  // another order (several broker workers), as with RocketMQ, so their reordering is reported
-  // but is no error.
-  const bool order_promised = o.mode == SendMode::kSync;
-  const std::uint64_t errors =
-      seq.lost + seq.duplicated + (order_promised ? seq.out_of_order : 0) + send_errors + foreign;
-  const LatencyHistogram publish = stats.publish.total();
-  const LatencyHistogram e2e = stats.e2e.total();
-
-  char line[256];
-  std::snprintf(line, sizeof(line), "mqbench: %s, %zu B, %d topic(s) x %d queues, %d producer(s), %d consumer(s), rate %s%s\n",
-                std::string(mode_name(o.mode)).c_str(), o.size, o.topics, o.queues, o.producers, o.consumers,
-                o.rate > 0 ? std::to_string(static_cast<long long>(o.rate)).c_str() : "max",
-                o.backlog ? ", backlog drain" : "");
-  out << line;
-  std::snprintf(line, sizeof(line), "produced %llu msgs in %.2f s: %.0f msg/s, %.2f MB/s\n",
-                static_cast<unsigned long long>(sent), produce_s, prod_rate, prod_mbps);
-  out << line;
-  print_latency(out, "publish", publish);
-  if (!sources.empty()) {
-    std::snprintf(line, sizeof(line), "consumed %llu msgs in %.2f s: %.0f msg/s, %.2f MB/s%s\n",
-                  static_cast<unsigned long long>(received), consume_s, cons_rate, cons_mbps,
-                  stalled ? " (stopped waiting: consumption stalled)" : "");
-    out << line;
-    if (!o.backlog) print_latency(out, "end-to-end", e2e);
-  }
-  out << "errors: " << errors << " (lost " << seq.lost << ", duplicated " << seq.duplicated << ", out of order "
-      << seq.out_of_order << (order_promised ? "" : " [no order promised]") << ", send failures " << send_errors
-      << ", unstamped " << foreign << ")\n";
-
-  ResultLine result("mqkit", std::string(mode_name(o.mode)), o.size, sent);
-  result.add("prod_msgs_s", prod_rate);
-  result.add("prod_MBps", prod_mbps);
-  if (!sources.empty()) {
-    result.add("cons_msgs_s", cons_rate);
-    result.add("cons_MBps", cons_mbps);
-  }
-  result.add_latency("pub", publish);
-  if (o.rate > 0 && !sources.empty() && !o.backlog) result.add_latency("e2e", e2e);
-  result.add("backlog", std::uint64_t{o.backlog ? 1u : 0u});
-  result.add("lost", seq.lost);
-  result.add("duplicated", seq.duplicated);
-  result.add("out_of_order", seq.out_of_order);
-  result.add("send_errors", send_errors);
-  result.add("errors", errors);
-  out << result.to_string() << std::endl;
-  return errors == 0 ? 0 : 2;
+  const std::uint64_t last_ack_ns = stats.last_ack_ns.load();
+  const Measurement m{stats.measure_start_ns(), last_ack_ns > 0 ? last_ack_ns : produced_ns, consume_start_ns,
+                      !sources.empty(), stalled};
+  return report(o, m, stats, sink, ledgers, out);
 }
 
 }  // namespace mqkit::bench

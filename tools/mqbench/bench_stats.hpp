@@ -54,11 +54,13 @@ class BenchStats {
   }
   std::uint64_t measure_start_ns() const noexcept { return measure_start_ns_.load(std::memory_order_acquire); }
   void note_receive(std::uint64_t wall_ns) noexcept { last_receive_ns.store(wall_ns, std::memory_order_relaxed); }
+  void note_ack(std::uint64_t wall_ns) noexcept { last_ack_ns.store(wall_ns, std::memory_order_relaxed); }
 
   MessageCounter sent;      // acknowledged (one-way: handed to the transport)
   MessageCounter received;  // first receipts of measured messages
   std::atomic<std::uint64_t> send_errors{0};
   std::atomic<std::uint64_t> last_receive_ns{0};
+  std::atomic<std::uint64_t> last_ack_ns{0};  // of a measured message
   LatencyRecorder publish;  // send call → acknowledgement
   LatencyRecorder e2e;      // stamp → delivery to the consumer
 

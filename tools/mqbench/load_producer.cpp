@@ -147,6 +147,7 @@ void LoadProducers::send_loop(Worker& worker) {
       const std::uint64_t micros = micros_since(started);
       for (std::size_t k = 0; k < count; ++k) stats.publish.record(micros);
       stats.sent.add(count, size);
+      stats.note_ack(wall_clock_ns());
     };
 
     switch (spec_.mode) {
@@ -169,6 +170,7 @@ void LoadProducers::send_loop(Worker& worker) {
           on_result(s);
         } else if (measured) {
           stats_.sent.add(1, spec_.size);
+          stats_.note_ack(wall_clock_ns());
         }
         break;
       }
