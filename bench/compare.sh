@@ -52,6 +52,11 @@ for b in mqnamesrv mqbroker mqbench redis_stream_bench; do
   [ -x "$bin/$b" ] || { echo "compare: $bin/$b is missing (build it, or drop --no-build)" >&2; exit 1; }
 done
 
+load=$(cut -d' ' -f1 /proc/loadavg)
+if awk -v l="$load" -v c="$(nproc)" 'BEGIN { exit !(l > c / 2) }'; then
+  echo "compare: warning: load average $load on $(nproc) cores — other work is running; numbers will not be representative"
+fi
+
 # ---- Processes, stopped by PID on exit ---------------------------------------------------
 tmp=$(mktemp -d /tmp/mqkit-compare.XXXXXX)
 pids=()
