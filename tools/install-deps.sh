@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs, from Debian 12 packages, whatever mqkit needs to build and test that is missing.
+# Installs, from Debian 12 packages, whatever mqkit needs to build and test that is missing
+# (or, given package names, just those).
 # Safe to run again: packages already present are skipped and apt is not touched.
 set -euo pipefail
 
@@ -17,6 +18,11 @@ packages=(
 if command -v node >/dev/null && command -v npm >/dev/null; then
   packages=("${packages[@]/nodejs}")
   packages=("${packages[@]/npm}")
+fi
+
+# Package names as arguments: check and install only those (bench/compare.sh's extra tools).
+if (($#)); then
+  packages=("$@")
 fi
 
 missing=()

@@ -44,7 +44,7 @@ bool is_retry_topic(std::string_view topic) { return topic.starts_with(protocol:
 
 Status validate_message(const Message& message, const ProducerConfig& config) {
   if (Status s = protocol::validate_topic(message.topic()); !s) return s;
-  if (protocol::is_system_topic(message.topic())) {
+  if (protocol::is_not_allowed_send_topic(message.topic())) {
     return Status::invalid_argument("Sending message to topic[" + message.topic() + "] is forbidden.");
   }
   if (message.body().empty()) return Status::invalid_argument("the message body length is zero");

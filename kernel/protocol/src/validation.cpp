@@ -31,11 +31,31 @@ Status validate_name(std::string_view what, std::string_view name, std::size_t m
 Status validate_topic(std::string_view topic) { return validate_name("topic", topic, kMaxTopicLength); }
 Status validate_group(std::string_view group) { return validate_name("group", group, kMaxGroupLength); }
 
+namespace {
+
+constexpr std::string_view kScheduleTopicV2 = "SCHEDULE_TOPIC_XXXX_V2";
+constexpr std::string_view kSystemTopicPrefix = "rmq_sys_";
+
+// The broker's own topics: written by the schedule, transaction and offset-moved services only.
+constexpr std::string_view kNotAllowedSend[] = {kScheduleTopic,           kScheduleTopicV2,
+                                                "RMQ_SYS_TRANS_HALF_TOPIC", "RMQ_SYS_TRANS_OP_HALF_TOPIC",
+                                                "TRANS_CHECK_MAX_TIME_TOPIC", kSelfTestTopic,
+                                                kOffsetMovedEvent};
+// System topics that still take messages from producers.
+constexpr std::string_view kSendableSystem[] = {kDefaultTopic, "BenchmarkTest", "RMQ_SYS_TRACE_TOPIC"};
+
+template <std::size_t N>
+bool contains(const std::string_view (&set)[N], std::string_view topic) {
+  return std::find(std::begin(set), std::end(set), topic) != std::end(set);
+}
+
+}  // namespace
+
+bool is_not_allowed_send_topic(std::string_view topic) { return contains(kNotAllowedSend, topic); }
+
 bool is_system_topic(std::string_view topic) {
-  static constexpr std::string_view kSystem[] = {
-      kDefaultTopic, kScheduleTopic, "BenchmarkTest", "RMQ_SYS_TRANS_HALF_TOPIC", "RMQ_SYS_TRANS_OP_HALF_TOPIC",
-      "TRANS_CHECK_MAX_TIME_TOPIC", kSelfTestTopic, kOffsetMovedEvent};
-  return std::find(std::begin(kSystem), std::end(kSystem), topic) != std::end(kSystem) || topic.starts_with("rmq_sys_");
+  return is_not_allowed_send_topic(topic) || contains(kSendableSystem, topic) ||
+         topic.starts_with(kSystemTopicPrefix);
 }
 
 }  // namespace mqkit::protocol

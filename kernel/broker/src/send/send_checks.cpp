@@ -52,7 +52,7 @@ OrRefusal<SendTarget> resolve_send_target(BrokerContext& context, const SendMess
                                           std::string_view producer_address) {
   const std::string& topic = header.topic;
   if (auto valid = protocol::validate_topic(topic); !valid) return Refusal{rc::kSystemError, valid.message()};
-  if (protocol::is_system_topic(topic)) {
+  if (protocol::is_not_allowed_send_topic(topic)) {
     return Refusal{rc::kNoPermission, "Sending message to topic[" + topic + "] is forbidden."};
   }
   auto config = context.topics->find(topic);

@@ -146,9 +146,9 @@ TEST(SendMessageProcessorTest, OversizedBodyOrPropertiesAreIllegal) {
   EXPECT_EQ(f.send(request).code, rc::kMessageIllegal);
 }
 
-TEST(SendMessageProcessorTest, SystemTopicsAndBadNamesAreRefused) {
+TEST(SendMessageProcessorTest, BrokerOwnedTopicsAndBadNamesAreRefused) {
   SendFixture f;
-  for (const char* topic : {"SCHEDULE_TOPIC_XXXX", "TBW102", "rmq_sys_x", "OFFSET_MOVED_EVENT"}) {
+  for (const char* topic : {"SCHEDULE_TOPIC_XXXX", "RMQ_SYS_TRANS_HALF_TOPIC", "SELF_TEST_TOPIC", "OFFSET_MOVED_EVENT"}) {
     SendRequest request;
     request.topic = topic;
     auto response = f.send(request);
@@ -160,6 +160,17 @@ TEST(SendMessageProcessorTest, SystemTopicsAndBadNamesAreRefused) {
   EXPECT_EQ(f.send(bad).code, rc::kSystemError);
   bad.topic = std::string(128, 't');
   EXPECT_EQ(f.send(bad).code, rc::kSystemError);
+}
+
+TEST(SendMessageProcessorTest, SendableSystemTopicsTakeMessages) {
+  SendFixture f;
+  // RocketMQ forbids producing only to the broker's own topics: TBW102 (perm 7) takes messages
+  // and BenchmarkTest is created from it like any unknown topic.
+  for (const char* topic : {"TBW102", "BenchmarkTest"}) {
+    SendRequest request;
+    request.topic = topic;
+    EXPECT_EQ(f.send(request).code, rc::kSuccess) << topic;
+  }
 }
 
 TEST(SendMessageProcessorTest, WritesNeedBrokerAndTopicWritePermission) {

@@ -20,8 +20,14 @@ inline constexpr std::size_t kMaxGroupLength = 255;
 plugin::v1::Status validate_topic(std::string_view topic);
 // Non-empty, at most 255 characters of [%|a-zA-Z0-9_-].
 plugin::v1::Status validate_group(std::string_view group);
-// Topics a producer may not send to directly (TBW102, the schedule topic, rmq_sys_*, ...).
+// RocketMQ's system topics (TopicValidator's system set: TBW102, BenchmarkTest, the schedule,
+// transaction, trace, self-test and offset-moved topics, and every rmq_sys_* topic). Brokers
+// refuse to create or delete them through the admin requests; producing to most of them is fine.
 bool is_system_topic(std::string_view topic);
+// The system topics only the broker itself writes (the schedule, transaction half/op/check,
+// self-test and offset-moved topics): producers are refused with NO_PERMISSION. TBW102,
+// BenchmarkTest, the trace topic and rmq_sys_* accept messages, as in RocketMQ.
+bool is_not_allowed_send_topic(std::string_view topic);
 
 inline std::string retry_topic(std::string_view group) { return std::string(kRetryGroupTopicPrefix) + std::string(group); }
 inline std::string dlq_topic(std::string_view group) { return std::string(kDlqGroupTopicPrefix) + std::string(group); }

@@ -1,0 +1,160 @@
+#include "pull_message_source.hpp"
+
+#include <chrono>
+#include <utility>
+
+namespace mqkit::bench {
+
+using client::MessageQueue;
+using client::PullResult;
+using client::Result;
+using client::Status;
+
+namespace {
+
+// The broker holds a pull this long when the queue has nothing new (long polling); a message
+// arriving meanwhile answers it at once, so this bounds only how long stop() may wait.
+constexpr std::int64_t kSuspendMs = 1000;
+constexpr std::chrono::milliseconds kPullTimeout{kSuspendMs + 4000};
+constexpr std::chrono::milliseconds kRetryPause{100};
+
+}  // namespace
+
+PullMessageSource::PullMessageSource(std::shared_ptr<client::ClientInstance> instance, std::vector<MessageQueue> queues,
+                                     std::string group, int pull_batch)
+    : instance_(std::move(instance)), group_(std::move(group)), pull_batch_(pull_batch) {
+  for (auto& queue : queues) cursors_.push_back(Cursor{std::move(queue), {}, 0});
+}
+
+PullMessageSource::~PullMessageSource() { stop(); }
+
+Status PullMessageSource::prepare() {
+  for (Cursor& cursor : cursors_) {
+    cursor.broker_address = instance_->find_broker_master(cursor.queue.broker_name);
+    if (cursor.broker_address.empty()) {
+      return Status::unavailable("no master address for broker " + cursor.queue.broker_name);
+    }
+    auto max = instance_->api().get_max_offset(cursor.broker_address, cursor.queue);
+    if (!max) return max.status().with_context("max offset of " + cursor.queue.topic);
+    cursor.offset = *max;
+  }
+  return Status::ok();
+}
+
+Status PullMessageSource::start(MessageHandler handler) {
+  handler_ = std::move(handler);
+  retry_thread_ = std::thread([this] { retry_loop(); });
+  for (std::size_t i = 0; i < cursors_.size(); ++i) pull(i);
+  return Status::ok();
+}
+
+void PullMessageSource::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_.exchange(true)) return;
+  }
+  changed_.notify_all();
+  if (retry_thread_.joinable()) retry_thread_.join();
+  // Every pull calls back exactly once (at the latest at its timeout); none pulls again now.
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [this] { return in_flight_ == 0; });
+}
+
+void PullMessageSource::pull(std::size_t index) {
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return;
+    ++in_flight_;
+  }
+  const Cursor& cursor = cursors_[index];
+  client::PullMessageRequest request;
+  request.consumer_group = group_;
+  request.topic = cursor.queue.topic;
+  request.queue_id = cursor.queue.queue_id;
+  request.queue_offset = cursor.offset;
+  request.max_msg_nums = pull_batch_;
+  request.sys_flag = client::pull_sys_flag::kSuspend | client::pull_sys_flag::kSubscription;
+  request.suspend_timeout_ms = kSuspendMs;
+  instance_->api().pull_message_async(cursor.broker_address, request, kPullTimeout,
+                                      [this, index](Result<PullResult> result) { on_pulled(index, std::move(result)); });
+}
+
+void PullMessageSource::on_pulled(std::size_t index, Result<PullResult> result) {
+  if (!stopping_) {
+    if (result) {
+      Cursor& cursor = cursors_[index];
+      if (result->status == client::PullStatus::kFound && !result->messages.empty()) {
+        handler_(cursor.queue, result->messages);
+      }
+      cursor.offset = result->next_begin_offset;
+      pull(index);
+    } else {
+      retry_later(index);
+    }
+  }
+  finished_one();
+}
+
+void PullMessageSource::retry_later(std::size_t index) {
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return;
+    retries_.push_back(index);
+  }
+  changed_.notify_all();
+}
+
+void PullMessageSource::finished_one() {
+  {
+    std::lock_guard lock(mutex_);
+    --in_flight_;
+  }
+  changed_.notify_all();
+}
+
+void PullMessageSource::retry_loop() {
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    changed_.wait(lock, [this] { return stopping_ || !retries_.empty(); });
+    if (stopping_) break;
+    // A pause first, so a broker that refuses is not hammered.
+    changed_.wait_for(lock, kRetryPause, [this] { return stopping_.load(); });
+    std::vector<std::size_t> due;
+    due.swap(retries_);
+    lock.unlock();
+    for (std::size_t index : due) pull(index);
+    lock.lock();
+  }
+}
+
+client::Result<std::vector<std::unique_ptr<MessageSource>>> make_pull_sources(const SourceSettings& settings) {
+  if (settings.consumers < 1) return Status::invalid_argument("at least one consumer is needed");
+  std::vector<std::shared_ptr<client::ClientInstance>> instances;
+  std::vector<std::vector<MessageQueue>> shares(static_cast<std::size_t>(settings.consumers));
+  for (int i = 0; i < settings.consumers; ++i) {
+    client::ClientConfig config;
+    config.namesrv_addresses = client::split_namesrv_addresses(settings.namesrv);
+    config.instance_name = "mqbench-consumer-" + std::to_string(i);  // its own connections
+    auto instance = client::ClientInstance::create(config.resolved());
+    if (!instance) return instance.status();
+    instances.push_back(std::move(instance).value());
+  }
+  std::size_t next = 0;
+  for (const std::string& topic : settings.topics) {
+    for (auto& instance : instances) {  // every instance learns the brokers' addresses
+      auto route = instance->route(topic);
+      if (!route) return route.status().with_context("route of " + topic);
+    }
+    for (const MessageQueue& queue : instances.front()->cached_route(topic)->subscribe_queues) {
+      shares[next++ % shares.size()].push_back(queue);
+    }
+  }
+  std::vector<std::unique_ptr<MessageSource>> sources;
+  for (std::size_t i = 0; i < instances.size(); ++i) {
+    sources.push_back(std::make_unique<PullMessageSource>(instances[i], std::move(shares[i]), settings.group,
+                                                          settings.pull_batch));
+  }
+  return sources;
+}
+
+}  // namespace mqkit::bench
