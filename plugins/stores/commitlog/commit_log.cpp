@@ -102,7 +102,7 @@ v1::Status CommitLog::validate(std::span<const MessageToAppend> batch, std::vect
   MQKIT_RETURN_IF_ERROR(validate_topic_name(first.topic));
   if (first.queue_id < 0) return v1::Status::invalid_argument("queue id " + std::to_string(first.queue_id) + " is negative");
   total = 0;
-  sizes.reserve(batch.size());
+  sizes.clear();
   for (const auto& message : batch) {
     if (message.topic != first.topic || message.queue_id != first.queue_id) {
       return v1::Status::invalid_argument("a batch must share one topic and queue: '" + std::string(first.topic) + "'/" +
@@ -152,13 +152,13 @@ void CommitLog::publish(std::int64_t committed, std::int64_t store_timestamp) {
 }
 
 v1::Result<AppendOutcome> CommitLog::append(std::span<const MessageToAppend> batch) {
-  std::vector<std::int32_t> sizes;
+  std::lock_guard lock(put_mutex_);
+  if (closed_) return v1::Status::unavailable("the store is shutting down");
+  std::vector<std::int32_t>& sizes = sizes_;
   std::int64_t total = 0;
   MQKIT_RETURN_IF_ERROR(validate(batch, sizes, total));
   const MessageToAppend& first = batch.front();
 
-  std::lock_guard lock(put_mutex_);
-  if (closed_) return v1::Status::unavailable("the store is shutting down");
   MQKIT_ASSIGN_OR_RETURN(auto file, current_file());
   std::int64_t position = file->wrote_position();
   const bool roll = total + kBlankHeaderSize > file->size() - position;

@@ -145,9 +145,22 @@ void CommitLogFlusher::run_watchdog() {
   }
 }
 
+bool CommitLogFlusher::worth_flushing(std::int64_t committed, std::int64_t least_pages) const noexcept {
+  const std::int64_t flushed = commit_log_.flushed_offset();
+  if (committed <= flushed) return false;
+  const std::int64_t file_size = commit_log_.options().file_size;
+  // A file that filled up is flushed whatever its dirty page count (RocketMQ does the same).
+  if (least_pages <= 0 || flushed / file_size != committed / file_size) return true;
+  return committed / kFlushPageSize - flushed / kFlushPageSize >= least_pages;
+}
+
+void CommitLogFlusher::appended(std::int64_t end_offset) {
+  if (options_.mode == FlushMode::kAsync && !worth_flushing(end_offset, options_.least_pages)) return;
+  flusher_.wakeup();
+}
+
 void CommitLogFlusher::run_async() {
   auto last_thorough = std::chrono::steady_clock::now();
-  const std::int64_t file_size = commit_log_.options().file_size;
   while (!flusher_.stopping()) {
     flusher_.wait_for(options_.interval);
     const auto now = std::chrono::steady_clock::now();
@@ -156,12 +169,7 @@ void CommitLogFlusher::run_async() {
       least_pages = 0;
       last_thorough = now;
     }
-    const std::int64_t committed = commit_log_.max_offset();
-    const std::int64_t flushed = commit_log_.flushed_offset();
-    if (committed <= flushed) continue;
-    // A file that filled up is flushed whatever its dirty page count (RocketMQ does the same).
-    const bool file_done = flushed / file_size != committed / file_size;
-    if (least_pages > 0 && !file_done && committed / kFlushPageSize - flushed / kFlushPageSize < least_pages) continue;
+    if (!worth_flushing(commit_log_.max_offset(), least_pages)) continue;
     (void)flush_now();
   }
 }

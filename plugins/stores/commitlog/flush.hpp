@@ -59,8 +59,9 @@ class CommitLogFlusher {
   // SYNC_FLUSH: calls `done` once the bytes below `end_offset` are durable, or with
   // flush_timed_out after the sync timeout, or with the flush error.
   void submit(std::int64_t end_offset, plugin::v1::AppendResult result, plugin::v1::AppendCallback done);
-  // ASYNC_FLUSH: something was appended.
-  void wakeup() { flusher_.wakeup(); }
+  // Something was appended up to `end_offset`. In ASYNC_FLUSH this wakes the flusher only when
+  // it would flush (enough dirty pages, or a file filled), so appends do not wake it each time.
+  void appended(std::int64_t end_offset);
 
   std::size_t waiting() const;
 
@@ -72,6 +73,8 @@ class CommitLogFlusher {
     plugin::v1::AppendCallback done;
   };
 
+  // ASYNC_FLUSH's rule: at least `least_pages` dirty pages (0: any), or a file filled up.
+  bool worth_flushing(std::int64_t committed, std::int64_t least_pages) const noexcept;
   void run_async();
   void run_group_commit();
   void run_watchdog();
