@@ -38,10 +38,10 @@ void DispatchPipeline::stop() {
 }
 
 void DispatchPipeline::notify_appended() {
-  {
-    std::lock_guard lock(mutex_);
-    notified_ = true;
-  }
+  // Called after every append: nothing more to do while a wake-up is already pending.
+  if (notified_.exchange(true, std::memory_order_acq_rel)) return;
+  // Taking the lock orders this notify after the reput thread's predicate check.
+  { std::lock_guard lock(mutex_); }
   wake_.notify_one();
 }
 
@@ -54,6 +54,20 @@ Status DispatchPipeline::last_error() const {
   std::lock_guard lock(mutex_);
   return last_error_;
 }
+
+namespace {
+
+// Calls each dispatcher in turn; the first failure comes back naming its dispatcher (the name is
+// only put together then: this runs for every record).
+Status run_dispatchers(std::span<plugin::v1::Dispatcher* const> dispatchers, const plugin::v1::DispatchRecord& record) {
+  for (plugin::v1::Dispatcher* d : dispatchers) {
+    Status status = d->dispatch(record);
+    if (!status.is_ok()) return status.with_context("dispatcher " + std::string(d->name()));
+  }
+  return Status::ok();
+}
+
+}  // namespace
 
 Result<std::int64_t> DispatchPipeline::dispatch_once() {
   const std::int64_t from = dispatched();
@@ -83,12 +97,8 @@ Result<std::int64_t> DispatchPipeline::dispatch_once() {
     dispatch.tags_code =
         tags_code_fn_(*record, plugin::v1::find_property(record->properties, plugin::v1::property::kTags).value_or(""));
     dispatch.record = bytes.first(size);
-    for (plugin::v1::Dispatcher* d : store_dispatchers) {
-      MQKIT_RETURN_IF_ERROR(d->dispatch(dispatch).with_context("dispatcher " + std::string(d->name())));
-    }
-    for (plugin::v1::Dispatcher* d : kernel_dispatchers_) {
-      MQKIT_RETURN_IF_ERROR(d->dispatch(dispatch).with_context("dispatcher " + std::string(d->name())));
-    }
+    MQKIT_RETURN_IF_ERROR(run_dispatchers(store_dispatchers, dispatch));
+    MQKIT_RETURN_IF_ERROR(run_dispatchers(kernel_dispatchers_, dispatch));
     bytes = bytes.subspan(size);
     position += static_cast<std::int64_t>(size);
     // Publish record by record so readers waiting on an offset see it as soon as it is done.
@@ -127,8 +137,9 @@ void DispatchPipeline::run() {
     }
     last_error_ = Status::ok();
     if (*advanced > 0) continue;
-    wake_.wait_for(lock, options_.idle_wait, [&] { return stopping_ || notified_; });
-    notified_ = false;
+    wake_.wait_for(lock, options_.idle_wait,
+                   [&] { return stopping_ || notified_.load(std::memory_order_acquire); });
+    notified_.store(false, std::memory_order_release);
   }
 }
 

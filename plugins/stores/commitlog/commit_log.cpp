@@ -25,6 +25,14 @@ void copy_records(std::uint8_t* destination, std::span<const std::uint8_t> recor
   std::memcpy(destination, records.data(), 4);
 }
 
+// Disk blocks are reserved in fixed chunks ahead of the writer: 64 MiB for the default 1 GiB
+// file (a sixteenth of smaller files, at least a page). A fallocate of a chunk takes tens of
+// microseconds, once per 64 Ki records of 1 KiB.
+MappedFile::Growth commit_log_growth(std::int64_t file_size) {
+  const std::int64_t chunk = std::clamp<std::int64_t>(file_size / 16, kFlushPageSize, 64LL << 20);
+  return {chunk, chunk};
+}
+
 }  // namespace
 
 bool takes_queue_offset(std::int32_t sys_flag) noexcept {
@@ -46,8 +54,8 @@ CommitLog::CommitLog(Env& env, Logger log, CommitLogOptions options)
     : env_(env),
       log_(log),
       options_(std::move(options)),
-      files_(env, log, options_.dir, options_.file_size, MappedFile::Allocation::kReserve),
-      allocator_(env, log, options_.dir, options_.file_size) {}
+      files_(env, log, options_.dir, options_.file_size, commit_log_growth(options_.file_size)),
+      allocator_(env, log, options_.dir, options_.file_size, commit_log_growth(options_.file_size)) {}
 
 CommitLog::~CommitLog() { allocator_.stop(); }
 
@@ -94,7 +102,7 @@ v1::Status CommitLog::validate(std::span<const MessageToAppend> batch, std::vect
   MQKIT_RETURN_IF_ERROR(validate_topic_name(first.topic));
   if (first.queue_id < 0) return v1::Status::invalid_argument("queue id " + std::to_string(first.queue_id) + " is negative");
   total = 0;
-  sizes.reserve(batch.size());
+  sizes.clear();
   for (const auto& message : batch) {
     if (message.topic != first.topic || message.queue_id != first.queue_id) {
       return v1::Status::invalid_argument("a batch must share one topic and queue: '" + std::string(first.topic) + "'/" +
@@ -144,13 +152,13 @@ void CommitLog::publish(std::int64_t committed, std::int64_t store_timestamp) {
 }
 
 v1::Result<AppendOutcome> CommitLog::append(std::span<const MessageToAppend> batch) {
-  std::vector<std::int32_t> sizes;
+  std::lock_guard lock(put_mutex_);
+  if (closed_) return v1::Status::unavailable("the store is shutting down");
+  std::vector<std::int32_t>& sizes = sizes_;
   std::int64_t total = 0;
   MQKIT_RETURN_IF_ERROR(validate(batch, sizes, total));
   const MessageToAppend& first = batch.front();
 
-  std::lock_guard lock(put_mutex_);
-  if (closed_) return v1::Status::unavailable("the store is shutting down");
   MQKIT_ASSIGN_OR_RETURN(auto file, current_file());
   std::int64_t position = file->wrote_position();
   const bool roll = total + kBlankHeaderSize > file->size() - position;
@@ -173,6 +181,7 @@ v1::Result<AppendOutcome> CommitLog::append(std::span<const MessageToAppend> bat
   }
 
   if (roll) {
+    MQKIT_RETURN_IF_ERROR(file->reserve_through(position + kBlankHeaderSize));
     std::uint8_t* blank = file->data() + position;
     store_i32(blank + 4, kBlankMagic);
     store_i32(blank, static_cast<std::int32_t>(file->size() - position));
@@ -182,6 +191,7 @@ v1::Result<AppendOutcome> CommitLog::append(std::span<const MessageToAppend> bat
     position = 0;
   }
 
+  MQKIT_RETURN_IF_ERROR(file->reserve_through(position + total));
   copy_records(file->data() + position, scratch_);
   file->set_wrote_position(position + total);
   publish(commit_offset + total, store_timestamp);
@@ -247,6 +257,7 @@ v1::Status CommitLog::append_replicated(std::int64_t commit_offset, std::span<co
                                         : next_file(piece.offset / options_.file_size * options_.file_size));
     }
     const std::int64_t position = piece.offset - file->start_offset();
+    MQKIT_RETURN_IF_ERROR(file->reserve_through(position + piece.length));
     copy_records(file->data() + position, records.subspan(at, static_cast<std::size_t>(piece.length)));
     file->set_wrote_position(position + piece.length);
     at += static_cast<std::size_t>(piece.length);

@@ -107,6 +107,7 @@ class CommitLog {
   bool closed_ = false;                 // guarded by put_mutex_
   QueueOffsetTable queue_offsets_;      // guarded by put_mutex_
   std::vector<std::uint8_t> scratch_;   // guarded by put_mutex_
+  std::vector<std::int32_t> sizes_;     // guarded by put_mutex_: record sizes of the batch
 
   std::atomic<std::int64_t> committed_{0};
   std::atomic<std::int64_t> flushed_{0};

@@ -1,6 +1,6 @@
 // FileAllocator: prepares the commit log's next file on a background thread (RocketMQ's
 // AllocateMappedFileService), so that an append crossing a file boundary takes a ready file
-// instead of waiting for the file system to reserve a gigabyte.
+// instead of waiting for the file system to create and map it (and reserve its first chunk).
 //
 // Threads: request() and take() are called under the commit log's put lock; the preparation
 // runs on the allocator's own thread. take() waits when the file it needs is being prepared.
@@ -21,7 +21,7 @@ namespace mqkit::plugins::stores::commitlog {
 
 class FileAllocator {
  public:
-  FileAllocator(Env& env, Logger log, std::string dir, std::int64_t file_size);
+  FileAllocator(Env& env, Logger log, std::string dir, std::int64_t file_size, MappedFile::Growth growth);
   ~FileAllocator();
   FileAllocator(const FileAllocator&) = delete;
   FileAllocator& operator=(const FileAllocator&) = delete;
@@ -42,6 +42,7 @@ class FileAllocator {
   Logger log_;
   const std::string dir_;
   const std::int64_t file_size_;
+  const MappedFile::Growth growth_;
   std::mutex mutex_;
   std::condition_variable created_;
   std::int64_t requested_ = -1;

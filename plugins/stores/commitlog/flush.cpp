@@ -9,6 +9,9 @@ namespace {
 // How long the group-commit thread sleeps when nobody wakes it (RocketMQ waits 10 ms).
 constexpr std::chrono::milliseconds kGroupCommitWait{10};
 constexpr std::chrono::milliseconds kWatchdogIdle{100};
+constexpr std::chrono::milliseconds kNotifierIdle{100};
+// Up to this many writers are called back on the flusher thread itself.
+constexpr std::size_t kAnsweredInline = 2;
 }  // namespace
 
 CommitLogFlusher::CommitLogFlusher(CommitLog& commit_log, Logger log, FlushOptions options, FailureFn on_failure)
@@ -20,6 +23,7 @@ void CommitLogFlusher::start() {
   if (options_.mode == FlushMode::kSync) {
     flusher_.start([this] { run_group_commit(); });
     watchdog_.start([this] { run_watchdog(); });
+    notifier_.start([this] { run_notifier(); });
   } else {
     flusher_.start([this] { run_async(); });
   }
@@ -28,6 +32,8 @@ void CommitLogFlusher::start() {
 void CommitLogFlusher::stop() {
   flusher_.stop();
   watchdog_.stop();
+  notifier_.stop();
+  deliver_handed_over();
   auto flushed = flush_now();
   answer(flushed.is_ok() ? *flushed : -1, flushed.status());
 }
@@ -35,6 +41,8 @@ void CommitLogFlusher::stop() {
 void CommitLogFlusher::abandon(const v1::Status& status) {
   flusher_.stop();
   watchdog_.stop();
+  notifier_.stop();
+  deliver_handed_over();
   answer(-1, status);
 }
 
@@ -82,27 +90,53 @@ v1::Result<std::int64_t> CommitLogFlusher::flush_now() {
   return flushed;
 }
 
-void CommitLogFlusher::answer(std::int64_t flushed, const v1::Status& error) {
-  std::vector<Waiter> ready;
+void CommitLogFlusher::answer(std::int64_t flushed, const v1::Status& error, bool hand_over) {
+  std::vector<Answer> ready;
+  bool handed = false;
   {
     std::lock_guard lock(mutex_);
     auto keep = waiters_.begin();
     for (auto it = waiters_.begin(); it != waiters_.end(); ++it) {
       if (!error.is_ok() || it->end_offset <= flushed) {
-        ready.push_back(std::move(*it));
+        ready.push_back({std::move(*it), error});
       } else {
         if (keep != it) *keep = std::move(*it);
         ++keep;
       }
     }
     waiters_.erase(keep, waiters_.end());
-  }
-  for (auto& waiter : ready) {
-    if (error.is_ok()) {
-      waiter.done(waiter.result);
-    } else {
-      waiter.done(error.code() == v1::StatusCode::kIoError ? error.with_context("commit log flush failed") : error);
+    if (hand_over && ready.size() > kAnsweredInline) {
+      for (auto& answer : ready) handed_over_.push_back(std::move(answer));
+      ready.clear();
+      handed = true;
     }
+  }
+  if (handed) notifier_.wakeup();
+  for (auto& answer : ready) deliver(answer);
+}
+
+void CommitLogFlusher::deliver(Answer& answer) {
+  if (answer.error.is_ok()) {
+    answer.waiter.done(answer.waiter.result);
+  } else {
+    const v1::Status& error = answer.error;
+    answer.waiter.done(error.code() == v1::StatusCode::kIoError ? error.with_context("commit log flush failed") : error);
+  }
+}
+
+void CommitLogFlusher::deliver_handed_over() {
+  std::vector<Answer> ready;
+  {
+    std::lock_guard lock(mutex_);
+    ready.swap(handed_over_);
+  }
+  for (auto& answer : ready) deliver(answer);
+}
+
+void CommitLogFlusher::run_notifier() {
+  while (!notifier_.stopping()) {
+    notifier_.wait_for(kNotifierIdle);
+    deliver_handed_over();
   }
 }
 
@@ -112,7 +146,7 @@ void CommitLogFlusher::run_group_commit() {
     // Appends that did not wait (WAIT=false) are flushed on the same beat as those that do.
     if (waiting() == 0 && commit_log_.flushed_offset() >= commit_log_.max_offset()) continue;
     auto flushed = flush_now();
-    answer(flushed.is_ok() ? *flushed : -1, flushed.status());
+    answer(flushed.is_ok() ? *flushed : -1, flushed.status(), /*hand_over=*/true);
   }
 }
 
@@ -145,9 +179,22 @@ void CommitLogFlusher::run_watchdog() {
   }
 }
 
+bool CommitLogFlusher::worth_flushing(std::int64_t committed, std::int64_t least_pages) const noexcept {
+  const std::int64_t flushed = commit_log_.flushed_offset();
+  if (committed <= flushed) return false;
+  const std::int64_t file_size = commit_log_.options().file_size;
+  // A file that filled up is flushed whatever its dirty page count (RocketMQ does the same).
+  if (least_pages <= 0 || flushed / file_size != committed / file_size) return true;
+  return committed / kFlushPageSize - flushed / kFlushPageSize >= least_pages;
+}
+
+void CommitLogFlusher::appended(std::int64_t end_offset) {
+  if (options_.mode == FlushMode::kAsync && !worth_flushing(end_offset, options_.least_pages)) return;
+  flusher_.wakeup();
+}
+
 void CommitLogFlusher::run_async() {
   auto last_thorough = std::chrono::steady_clock::now();
-  const std::int64_t file_size = commit_log_.options().file_size;
   while (!flusher_.stopping()) {
     flusher_.wait_for(options_.interval);
     const auto now = std::chrono::steady_clock::now();
@@ -156,12 +203,7 @@ void CommitLogFlusher::run_async() {
       least_pages = 0;
       last_thorough = now;
     }
-    const std::int64_t committed = commit_log_.max_offset();
-    const std::int64_t flushed = commit_log_.flushed_offset();
-    if (committed <= flushed) continue;
-    // A file that filled up is flushed whatever its dirty page count (RocketMQ does the same).
-    const bool file_done = flushed / file_size != committed / file_size;
-    if (least_pages > 0 && !file_done && committed / kFlushPageSize - flushed / kFlushPageSize < least_pages) continue;
+    if (!worth_flushing(commit_log_.max_offset(), least_pages)) continue;
     (void)flush_now();
   }
 }

@@ -7,7 +7,10 @@
 //
 // SYNC_FLUSH (group commit): an append that waits registers its end offset and callback; the
 // flusher wakes, msyncs everything committed so far — one msync for every writer that queued
-// meanwhile — and calls back each writer whose bytes are now durable. A writer still waiting
+// meanwhile — and each writer whose bytes are now durable is called back. Many callbacks are
+// handed to a notifier thread, so the flusher starts the next msync at once instead of waking
+// writers one by one between msyncs (the disk then works while the CPU wakes writers); one or
+// two are called on the flusher thread, where a hand-over would only add a wake-up. A writer still waiting
 // after `sync_timeout` is called back with flush_timed_out = true (RocketMQ's
 // FLUSH_DISK_TIMEOUT) by a separate watchdog thread, so a flush stuck in the kernel cannot keep
 // a producer waiting forever. Each callback is called exactly once.
@@ -15,9 +18,9 @@
 // A failed flush fails every waiting writer with the I/O error and reports it to the owner
 // (the store then refuses writes: after a failed fsync the page cache can no longer be trusted).
 //
-// Threads: submit()/wakeup() from appending threads (never under the put lock); callbacks run
-// on the flusher or watchdog thread, or on the submitting thread when the bytes were already
-// durable; start()/stop() from the owner.
+// Threads: submit()/appended() from appending threads (never under the put lock); callbacks run
+// on the flusher, notifier or watchdog thread, or on the submitting thread when the bytes were
+// already durable (or at stop, on the stopping thread); start()/stop() from the owner.
 #pragma once
 
 #include <chrono>
@@ -25,6 +28,7 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <vector>
 
 #include "commit_log.hpp"
 #include "logger.hpp"
@@ -59,8 +63,9 @@ class CommitLogFlusher {
   // SYNC_FLUSH: calls `done` once the bytes below `end_offset` are durable, or with
   // flush_timed_out after the sync timeout, or with the flush error.
   void submit(std::int64_t end_offset, plugin::v1::AppendResult result, plugin::v1::AppendCallback done);
-  // ASYNC_FLUSH: something was appended.
-  void wakeup() { flusher_.wakeup(); }
+  // Something was appended up to `end_offset`. In ASYNC_FLUSH this wakes the flusher only when
+  // it would flush (enough dirty pages, or a file filled), so appends do not wake it each time.
+  void appended(std::int64_t end_offset);
 
   std::size_t waiting() const;
 
@@ -72,13 +77,26 @@ class CommitLogFlusher {
     plugin::v1::AppendCallback done;
   };
 
+  // ASYNC_FLUSH's rule: at least `least_pages` dirty pages (0: any), or a file filled up.
+  bool worth_flushing(std::int64_t committed, std::int64_t least_pages) const noexcept;
+  // A waiter whose fate is decided: OK `error` means flushed.
+  struct Answer {
+    Waiter waiter;
+    v1::Status error;
+  };
+
   void run_async();
   void run_group_commit();
   void run_watchdog();
+  void run_notifier();
   // Flushes and reports a failure; returns the flushed offset or the error.
   v1::Result<std::int64_t> flush_now();
-  // Calls back (outside the lock) every waiter at or below `flushed`, or all with `error`.
-  void answer(std::int64_t flushed, const v1::Status& error);
+  // Answers every waiter at or below `flushed`, or all with `error`: on the notifier thread when
+  // `hand_over` and there are several, else here (outside the lock).
+  void answer(std::int64_t flushed, const v1::Status& error, bool hand_over = false);
+  static void deliver(Answer& answer);
+  // Calls back what was handed to the notifier and not yet delivered.
+  void deliver_handed_over();
 
   CommitLog& commit_log_;
   Logger log_;
@@ -86,8 +104,10 @@ class CommitLogFlusher {
   FailureFn on_failure_;
   ServiceThread flusher_;
   ServiceThread watchdog_;
+  ServiceThread notifier_;
   mutable std::mutex mutex_;
   std::deque<Waiter> waiters_;  // guarded by mutex_
+  std::vector<Answer> handed_over_;  // guarded by mutex_: for the notifier
   bool failed_ = false;         // guarded by mutex_: the first failure was reported
 };
 

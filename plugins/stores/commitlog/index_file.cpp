@@ -18,7 +18,8 @@ constexpr std::int64_t kBeginPhyOffsetAt = 16;
 constexpr std::int64_t kEndPhyOffsetAt = 24;
 constexpr std::int64_t kHashSlotCountAt = 32;
 constexpr std::int64_t kIndexCountAt = 36;
-constexpr std::int64_t kReserveStep = 1 << 20;
+// Header and slots are reserved at creation; items in 1 MiB steps.
+constexpr MappedFile::Growth kItemGrowth{1 << 20, 1 << 20};
 
 }  // namespace
 
@@ -29,10 +30,9 @@ v1::Result<std::unique_ptr<IndexFile>> IndexFile::create(Env& env, const std::st
                                                          std::int64_t item_count, std::int64_t end_phy_offset,
                                                          std::int64_t end_timestamp) {
   MQKIT_ASSIGN_OR_RETURN(auto mapped, MappedFile::create(env, path, 0, file_size(slot_count, item_count),
-                                                         MappedFile::Allocation::kSparse));
+                                                         kItemGrowth));
   std::unique_ptr<IndexFile> index(new IndexFile(std::move(mapped), slot_count, item_count));
-  index->reserved_until_ = index->item_position(0);
-  v1::Status reserved = index->file_->reserve(0, index->reserved_until_);
+  v1::Status reserved = index->file_->reserve_through(index->item_position(0));
   if (!reserved.is_ok()) {
     (void)index->destroy(env);
     return reserved;
@@ -49,11 +49,12 @@ v1::Result<std::unique_ptr<IndexFile>> IndexFile::create(Env& env, const std::st
 v1::Result<std::unique_ptr<IndexFile>> IndexFile::open(Env& env, const std::string& path, std::int64_t slot_count,
                                                        std::int64_t item_count) {
   MQKIT_ASSIGN_OR_RETURN(auto mapped, MappedFile::open(env, path, 0, file_size(slot_count, item_count),
-                                                       MappedFile::Allocation::kSparse));
+                                                       kItemGrowth));
   std::unique_ptr<IndexFile> index(new IndexFile(std::move(mapped), slot_count, item_count));
+  // Header and slots may be written again (a lost page after a power failure is a hole).
+  MQKIT_RETURN_IF_ERROR(index->file_->reserve_through(index->item_position(0)));
   // A header never written (crash right after creation) still counts from 1.
   if (index->index_count() <= 0) store_i32(index->file_->data() + kIndexCountAt, 1);
-  index->reserved_until_ = index->item_position(index->index_count()) / kReserveStep * kReserveStep;
   return index;
 }
 
@@ -84,11 +85,7 @@ v1::Result<bool> IndexFile::put(std::string_view key, std::int64_t phy_offset, s
   if (previous <= 0 || previous >= count) previous = 0;
 
   const std::int64_t position = item_position(count);
-  if (position + kItemSize > reserved_until_) {
-    const std::int64_t until = std::min(file_->size(), (position + kItemSize) / kReserveStep * kReserveStep + kReserveStep);
-    MQKIT_RETURN_IF_ERROR(file_->reserve(reserved_until_, until - reserved_until_));
-    reserved_until_ = until;
-  }
+  MQKIT_RETURN_IF_ERROR(file_->reserve_through(position + kItemSize));
   if (count <= 1) {
     store_i64(data + kBeginPhyOffsetAt, phy_offset);
     store_i64(data + kBeginTimestampAt, store_timestamp);

@@ -72,7 +72,6 @@ class IndexFile {
   std::shared_ptr<MappedFile> file_;
   const std::int64_t slot_count_;
   const std::int64_t item_count_;
-  std::int64_t reserved_until_ = 0;
 };
 
 // The name RocketMQ gives an index file: its creation time as yyyyMMddHHmmssSSS (local time).

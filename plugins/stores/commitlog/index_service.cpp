@@ -7,12 +7,16 @@
 
 namespace mqkit::plugins::stores::commitlog {
 
-std::string index_key(std::string_view topic, std::string_view key) {
-  std::string out;
-  out.reserve(topic.size() + 1 + key.size());
+void index_key(std::string_view topic, std::string_view key, std::string& out) {
+  out.clear();
   out += topic;
   out += '#';
   out += key;
+}
+
+std::string index_key(std::string_view topic, std::string_view key) {
+  std::string out;
+  index_key(topic, key, out);
   return out;
 }
 
@@ -64,10 +68,10 @@ v1::Result<IndexFile*> IndexService::writable_file() {
 }
 
 v1::Status IndexService::put(std::string_view topic, std::string_view key, const plugin::v1::DispatchRecord& record) {
-  const std::string indexed = index_key(topic, key);
+  index_key(topic, key, key_buffer_);
   for (int attempt = 0; attempt < 2; ++attempt) {
     MQKIT_ASSIGN_OR_RETURN(IndexFile * file, writable_file());
-    MQKIT_ASSIGN_OR_RETURN(const bool stored, file->put(indexed, record.commit_offset, record.store_timestamp));
+    MQKIT_ASSIGN_OR_RETURN(const bool stored, file->put(key_buffer_, record.commit_offset, record.store_timestamp));
     if (stored) return v1::Status::ok();
   }
   return v1::Status::internal("a fresh index file refused an entry");

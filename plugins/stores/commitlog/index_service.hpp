@@ -61,6 +61,7 @@ class IndexService {
   std::vector<std::unique_ptr<IndexFile>> files_;
   // Records at or below this commit offset are already indexed (re-dispatch skips them).
   std::int64_t last_indexed_ = -1;
+  std::string key_buffer_;  // guarded by mutex_ (exclusive): put()'s "topic#key", reused
 };
 
 class IndexDispatcher final : public plugin::v1::Dispatcher {
@@ -75,7 +76,8 @@ class IndexDispatcher final : public plugin::v1::Dispatcher {
   IndexService& index_;
 };
 
-// "topic#key", the string RocketMQ hashes.
+// "topic#key", the string RocketMQ hashes (into `out`, reusing its memory).
+void index_key(std::string_view topic, std::string_view key, std::string& out);
 std::string index_key(std::string_view topic, std::string_view key);
 
 // Calls `visit` with each non-empty, space-separated entry of a KEYS property; stops early when

@@ -1,15 +1,17 @@
 #include "mapped_file.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 
 namespace mqkit::plugins::stores::commitlog {
 
-MappedFile::MappedFile(std::string path, std::int64_t start_offset, std::int64_t size, std::unique_ptr<File> file,
-                       std::unique_ptr<Mapping> mapping)
+MappedFile::MappedFile(std::string path, std::int64_t start_offset, std::int64_t size, Growth growth,
+                       std::unique_ptr<File> file, std::unique_ptr<Mapping> mapping)
     : path_(std::move(path)),
       start_offset_(start_offset),
       size_(size),
+      growth_(growth),
       file_(std::move(file)),
       mapping_(std::move(mapping)),
       data_(mapping_->data()) {}
@@ -17,39 +19,58 @@ MappedFile::MappedFile(std::string path, std::int64_t start_offset, std::int64_t
 MappedFile::~MappedFile() = default;
 
 v1::Result<std::shared_ptr<MappedFile>> MappedFile::map_file(std::string path, std::int64_t start_offset,
-                                                             std::int64_t size, std::unique_ptr<File> file) {
+                                                             std::int64_t size, Growth growth,
+                                                             std::unique_ptr<File> file) {
   MQKIT_ASSIGN_OR_RETURN(auto mapping, file->map(size));
   return std::shared_ptr<MappedFile>(
-      new MappedFile(std::move(path), start_offset, size, std::move(file), std::move(mapping)));
+      new MappedFile(std::move(path), start_offset, size, growth, std::move(file), std::move(mapping)));
 }
 
 v1::Result<std::shared_ptr<MappedFile>> MappedFile::create(Env& env, const std::string& path,
                                                            std::int64_t start_offset, std::int64_t size,
-                                                           Allocation allocation) {
+                                                           Growth growth) {
   MQKIT_ASSIGN_OR_RETURN(auto file, env.open(path, OpenMode::kCreateNew));
-  v1::Status sized = allocation == Allocation::kReserve ? file->allocate(0, size) : file->truncate(size);
-  if (!sized.is_ok()) {
+  auto made = [&]() -> v1::Result<std::shared_ptr<MappedFile>> {
+    MQKIT_RETURN_IF_ERROR(file->truncate(size));
+    MQKIT_ASSIGN_OR_RETURN(auto mapped, map_file(path, start_offset, size, growth, std::move(file)));
+    MQKIT_RETURN_IF_ERROR(mapped->reserve_through(std::min(growth.min_step, size)));
+    return mapped;
+  }();
+  if (!made.is_ok()) {
     // Leave no half-made file behind: recovery would have to guess what it is.
     file.reset();
     (void)env.remove_file(path);
-    return sized;
   }
-  return map_file(path, start_offset, size, std::move(file));
+  return made;
 }
 
 v1::Result<std::shared_ptr<MappedFile>> MappedFile::open(Env& env, const std::string& path,
                                                          std::int64_t start_offset, std::int64_t size,
-                                                         Allocation allocation) {
+                                                         Growth growth) {
   MQKIT_ASSIGN_OR_RETURN(auto file, env.open(path, OpenMode::kOpenExisting));
   MQKIT_ASSIGN_OR_RETURN(const std::int64_t actual, file->size());
   if (actual > size) {
     return v1::Status::corruption("file " + path + " is " + std::to_string(actual) + " bytes but the configured size is " +
                                   std::to_string(size) + " (was the mapped file size changed?)");
   }
-  if (actual < size) {
-    MQKIT_RETURN_IF_ERROR(allocation == Allocation::kReserve ? file->allocate(0, size) : file->truncate(size));
+  if (actual < size) MQKIT_RETURN_IF_ERROR(file->truncate(size));
+  return map_file(path, start_offset, size, growth, std::move(file));
+}
+
+v1::Status MappedFile::reserve_more(std::int64_t end) noexcept {
+  std::lock_guard lock(reserve_mutex_);
+  const std::int64_t reserved = reserved_.load(std::memory_order_relaxed);
+  if (end <= reserved) return v1::Status::ok();
+  if (end > size_) {
+    return v1::Status::internal("a write up to byte " + std::to_string(end) + " of " + path_ + " would pass its end (" +
+                                std::to_string(size_) + " bytes)");
   }
-  return map_file(path, start_offset, size, std::move(file));
+  const std::int64_t step = std::clamp(reserved, growth_.min_step, growth_.max_step);
+  const std::int64_t wanted = std::max(end, reserved + step);
+  const std::int64_t target = std::min(size_, (wanted + kFlushPageSize - 1) / kFlushPageSize * kFlushPageSize);
+  MQKIT_RETURN_IF_ERROR(file_->allocate(reserved, target - reserved));
+  reserved_.store(target, std::memory_order_release);
+  return v1::Status::ok();
 }
 
 bool MappedFile::should_flush(std::int64_t least_pages) const noexcept {

@@ -2,6 +2,12 @@
 // segment, an index file), memory-mapped whole. `start_offset` is the logical offset of its
 // first byte, which is also its 20-digit file name.
 //
+// Disk blocks: a file is created sparse at its full size (RocketMQ's tools expect every file
+// at its nominal size) and its blocks are reserved (fallocate) in chunks as the writer gets
+// near the end of what is reserved — reserve_through() before every write. A write through the
+// mapping into a hole on a full disk would kill the process with SIGBUS; a reservation that
+// fails is an ordinary error instead. How far ahead it reserves is the file's Growth.
+//
 // Lifetime: always held by shared_ptr. Readers get StoredSlices whose keep_alive is that
 // shared_ptr, so a file deleted by retention (destroy(): the name is unlinked at once) stays
 // mapped until the last reader lets go; the mapping and the descriptor go with the last
@@ -29,18 +35,25 @@ inline constexpr std::int64_t kFlushPageSize = 4096;
 
 class MappedFile : public std::enable_shared_from_this<MappedFile> {
  public:
-  enum class Allocation : std::uint8_t {
-    kReserve,  // reserve every block now: writes through the mapping never hit a full disk
-    kSparse,   // only set the size: blocks are allocated when written (the owner reserves ranges)
+  // How far ahead of the writer blocks are reserved: the first reservation is `min_step` bytes,
+  // each later one the larger of what the write needs and the reserved size so far, clamped to
+  // [min_step, max_step] (so a busy file reserves in big chunks, an idle one stays small).
+  struct Growth {
+    std::int64_t min_step = 0;
+    std::int64_t max_step = 0;
+    // Everything at creation (tests; files written all over at once).
+    static Growth whole(std::int64_t size) noexcept { return {size, size}; }
   };
 
-  // Creates a new zero-filled file; AlreadyExists when the name is taken.
+  // Creates a new zero-filled file with its first `growth.min_step` bytes reserved;
+  // AlreadyExists when the name is taken.
   static v1::Result<std::shared_ptr<MappedFile>> create(Env& env, const std::string& path, std::int64_t start_offset,
-                                                        std::int64_t size, Allocation allocation);
+                                                        std::int64_t size, Growth growth);
   // Opens an existing file. A file shorter than `size` (a crash while it was being created) is
-  // extended; a longer one is refused (the configured size changed).
+  // extended (sparse); a longer one is refused (the configured size changed). Nothing counts as
+  // reserved yet: the first reserve_through() covers everything from the file's start.
   static v1::Result<std::shared_ptr<MappedFile>> open(Env& env, const std::string& path, std::int64_t start_offset,
-                                                      std::int64_t size, Allocation allocation);
+                                                      std::int64_t size, Growth growth);
 
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
@@ -74,8 +87,14 @@ class MappedFile : public std::enable_shared_from_this<MappedFile> {
   std::shared_ptr<const void> keep_alive() { return shared_from_this(); }
 
   File& file() noexcept { return *file_; }
-  // Reserves disk blocks for [offset, offset + length) of a sparse file.
-  v1::Status reserve(std::int64_t offset, std::int64_t length) noexcept { return file_->allocate(offset, length); }
+  // Makes sure [0, end) has disk blocks before anything is written there; reserves a chunk
+  // ahead (see Growth) when it does not. Cheap when already reserved. The error (a full disk)
+  // leaves the file as it was.
+  v1::Status reserve_through(std::int64_t end) noexcept {
+    if (end <= reserved_.load(std::memory_order_acquire)) return v1::Status::ok();
+    return reserve_more(end);
+  }
+  std::int64_t reserved() const noexcept { return reserved_.load(std::memory_order_acquire); }
 
   // Unlinks the file. Readers holding a slice keep reading the old bytes; the space is freed
   // when the last reference drops.
@@ -83,14 +102,17 @@ class MappedFile : public std::enable_shared_from_this<MappedFile> {
   bool destroyed() const noexcept { return destroyed_.load(std::memory_order_acquire); }
 
  private:
-  MappedFile(std::string path, std::int64_t start_offset, std::int64_t size, std::unique_ptr<File> file,
+  MappedFile(std::string path, std::int64_t start_offset, std::int64_t size, Growth growth, std::unique_ptr<File> file,
              std::unique_ptr<Mapping> mapping);
   static v1::Result<std::shared_ptr<MappedFile>> map_file(std::string path, std::int64_t start_offset,
-                                                          std::int64_t size, std::unique_ptr<File> file);
+                                                          std::int64_t size, Growth growth,
+                                                          std::unique_ptr<File> file);
+  v1::Status reserve_more(std::int64_t end) noexcept;
 
   const std::string path_;
   const std::int64_t start_offset_;
   const std::int64_t size_;
+  const Growth growth_;
   std::unique_ptr<File> file_;
   std::unique_ptr<Mapping> mapping_;
   std::uint8_t* data_;
@@ -98,6 +120,8 @@ class MappedFile : public std::enable_shared_from_this<MappedFile> {
   std::atomic<std::int64_t> flushed_{0};
   std::atomic<bool> destroyed_{false};
   std::mutex flush_mutex_;
+  std::atomic<std::int64_t> reserved_{0};
+  std::mutex reserve_mutex_;
 };
 
 // "00000000001073741824": the 20-digit, zero-padded offset RocketMQ names data files with.

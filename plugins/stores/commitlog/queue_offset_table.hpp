@@ -16,38 +16,62 @@ namespace mqkit::plugins::stores::commitlog {
 class QueueOffsetTable {
  public:
   std::int64_t next(std::string_view topic, std::int32_t queue_id) const {
-    const auto it = table_.find(key(topic, queue_id));
+    const auto it = table_.find(KeyView{topic, queue_id});
     return it == table_.end() ? 0 : it->second;
   }
   void set(std::string_view topic, std::int32_t queue_id, std::int64_t next_offset) {
-    table_[key(topic, queue_id)] = next_offset;
+    slot(topic, queue_id) = next_offset;
   }
   // Raises the next offset to at least `next_offset`.
   void raise(std::string_view topic, std::int32_t queue_id, std::int64_t next_offset) {
-    auto& value = table_[key(topic, queue_id)];
+    auto& value = slot(topic, queue_id);
     if (value < next_offset) value = next_offset;
   }
   void raise_all(const QueueOffsetTable& other) {
-    for (const auto& [k, next_offset] : other.table_) {
-      auto& value = table_[k];
-      if (value < next_offset) value = next_offset;
-    }
+    for (const auto& [k, next_offset] : other.table_) raise(k.topic, k.queue_id, next_offset);
   }
   void remove_topic(std::string_view topic) {
-    const std::string prefix = std::string(topic) + '\0';
-    std::erase_if(table_, [&](const auto& entry) { return entry.first.starts_with(prefix); });
+    std::erase_if(table_, [&](const auto& entry) { return entry.first.topic == topic; });
   }
   std::size_t size() const noexcept { return table_.size(); }
 
  private:
-  // The NUL cannot occur in a topic name, so "topic\0queue" is unambiguous.
-  static std::string key(std::string_view topic, std::int32_t queue_id) {
-    std::string k(topic);
-    k += '\0';
-    k += std::to_string(queue_id);
-    return k;
+  // Looked up by (string_view, id) on every append: no key string is built for a lookup.
+  struct Key {
+    std::string topic;
+    std::int32_t queue_id;
+  };
+  struct KeyView {
+    std::string_view topic;
+    std::int32_t queue_id;
+  };
+  static KeyView view(const Key& key) noexcept { return {key.topic, key.queue_id}; }
+  static KeyView view(KeyView key) noexcept { return key; }
+  struct Hash {
+    using is_transparent = void;
+    template <typename K>
+    std::size_t operator()(const K& key) const noexcept {
+      const KeyView v = view(key);
+      return std::hash<std::string_view>{}(v.topic) * 31 + static_cast<std::uint32_t>(v.queue_id);
+    }
+  };
+  struct Equal {
+    using is_transparent = void;
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const noexcept {
+      const KeyView x = view(a);
+      const KeyView y = view(b);
+      return x.queue_id == y.queue_id && x.topic == y.topic;
+    }
+  };
+
+  std::int64_t& slot(std::string_view topic, std::int32_t queue_id) {
+    const auto it = table_.find(KeyView{topic, queue_id});
+    if (it != table_.end()) return it->second;
+    return table_.emplace(Key{std::string(topic), queue_id}, 0).first->second;
   }
-  std::unordered_map<std::string, std::int64_t> table_;
+
+  std::unordered_map<Key, std::int64_t, Hash, Equal> table_;
 };
 
 }  // namespace mqkit::plugins::stores::commitlog

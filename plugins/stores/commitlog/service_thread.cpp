@@ -6,7 +6,7 @@ void ServiceThread::start(std::function<void()> body) {
   {
     std::lock_guard lock(mutex_);
     stopping_ = false;
-    notified_ = false;
+    notified_.store(false);
   }
   thread_ = std::thread(std::move(body));
 }
@@ -21,17 +21,16 @@ void ServiceThread::stop() {
 }
 
 void ServiceThread::wakeup() {
-  {
-    std::lock_guard lock(mutex_);
-    notified_ = true;
-  }
+  if (notified_.exchange(true, std::memory_order_acq_rel)) return;
+  // Taking the lock orders this notify after a waiter's predicate check.
+  { std::lock_guard lock(mutex_); }
   wake_.notify_all();
 }
 
 void ServiceThread::wait_for(std::chrono::milliseconds timeout) {
   std::unique_lock lock(mutex_);
-  wake_.wait_for(lock, timeout, [this] { return stopping_ || notified_; });
-  notified_ = false;
+  wake_.wait_for(lock, timeout, [this] { return stopping_ || notified_.load(std::memory_order_acquire); });
+  notified_.store(false, std::memory_order_release);
 }
 
 bool ServiceThread::stopping() const {

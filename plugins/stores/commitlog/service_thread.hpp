@@ -6,6 +6,7 @@
 // stopping() from the service's own thread.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -26,6 +27,7 @@ class ServiceThread {
   void start(std::function<void()> body);
   // Asks the body to finish, wakes it and joins. Idempotent.
   void stop();
+  // Cheap when a wakeup is already pending (no lock, no system call): appenders call it often.
   void wakeup();
   // Sleeps until `timeout` passes, wakeup() is called or stop() is called. A wakeup that came
   // while the body was busy is not lost: the next wait returns at once.
@@ -36,8 +38,8 @@ class ServiceThread {
  private:
   mutable std::mutex mutex_;
   std::condition_variable wake_;
-  bool stopping_ = false;
-  bool notified_ = false;
+  bool stopping_ = false;                 // guarded by mutex_
+  std::atomic<bool> notified_{false};     // set before mutex_ is taken to notify: no lost wakeup
   std::thread thread_;
 };
 

@@ -164,14 +164,14 @@ void CommitLogStore::append(std::span<const plugin::v1::MessageToAppend> batch,
     flusher_.submit(outcome->end_offset, outcome->result, std::move(done));
     return;
   }
-  flusher_.wakeup();
+  flusher_.appended(outcome->end_offset);
   done(outcome->result);
 }
 
 Status CommitLogStore::append_replicated(std::int64_t commit_offset, std::span<const std::uint8_t> records) noexcept {
   if (state_.load(std::memory_order_acquire) != State::kRunning) return Status::unavailable("the store is not running");
   MQKIT_RETURN_IF_ERROR(commit_log_.append_replicated(commit_offset, records));
-  flusher_.wakeup();
+  flusher_.appended(commit_offset + static_cast<std::int64_t>(records.size()));
   return Status::ok();
 }
 

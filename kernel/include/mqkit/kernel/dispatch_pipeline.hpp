@@ -86,7 +86,7 @@ class DispatchPipeline {
   std::condition_variable wake_;
   std::condition_variable progressed_;
   bool stopping_ = false;
-  bool notified_ = false;
+  std::atomic<bool> notified_{false};  // set before mutex_ is taken to notify: no lost wake-up
   plugin::v1::Status last_error_;
 };
 

@@ -27,8 +27,11 @@ inline plugin::v1::Result<plugin::v1::AppendResult> append_and_wait(
   };
   auto outcome = std::make_shared<Outcome>();
   store.append(batch, options, [outcome](plugin::v1::Result<plugin::v1::AppendResult> result) {
-    std::lock_guard lock(outcome->mutex);
-    if (++outcome->calls == 1) outcome->result.emplace(std::move(result));
+    {
+      std::lock_guard lock(outcome->mutex);
+      if (++outcome->calls == 1) outcome->result.emplace(std::move(result));
+    }
+    // Outside the lock: a woken waiter does not go straight back to sleep on the mutex.
     outcome->done.notify_all();
   });
   std::unique_lock lock(outcome->mutex);

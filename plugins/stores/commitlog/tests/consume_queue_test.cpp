@@ -4,6 +4,7 @@
 
 #include "big_endian.hpp"
 #include "consume_queue_set.hpp"
+#include "fault_env.hpp"
 #include "test_util.hpp"
 
 namespace mqkit::plugins::stores::commitlog::testing {
@@ -40,6 +41,39 @@ TEST_F(ConsumeQueueTest, UnitsAreTwentyBigEndianBytesInNamedFiles) {
   EXPECT_EQ(run.count, 2) << "a run stays within one file";
   EXPECT_EQ(run.at(1).commit_offset, 800);
   EXPECT_EQ(queue->last_commit_end(), 1050);
+}
+
+TEST_F(ConsumeQueueTest, AFreshQueueTakesAPageOfDiskNotItsFileSize) {
+  constexpr std::int64_t kDefaultFileSize = 300'000 * kUnitSize;  // mapped_file_size_consume_queue's default
+  ConsumeQueue queue(*env_, Logger(host_), "T", 3, dir_ / "T/3", kDefaultFileSize);
+  ASSERT_TRUE(queue.put(0, unit(0)).is_ok());
+  const std::string path = dir_ / "T/3/00000000000000000000";
+  EXPECT_EQ(std::filesystem::file_size(path), static_cast<std::uintmax_t>(kDefaultFileSize))
+      << "the nominal size RocketMQ expects";
+  EXPECT_LE(allocated_bytes(path), 8192) << "but only the first page is on disk";
+  for (std::int64_t i = 1; i < 10'000; ++i) ASSERT_TRUE(queue.put(i, unit(i)).is_ok());
+  EXPECT_LT(allocated_bytes(path), 10'000 * kUnitSize + 128 * 1024) << "blocks follow the units written";
+  EXPECT_EQ(queue.unit(9'999).value().commit_offset, unit(9'999).commit_offset);
+}
+
+TEST_F(ConsumeQueueTest, AFullDiskStopsPutWithAnErrorNotACrash) {
+  auto env = std::make_shared<FaultEnv>();
+  ConsumeQueue queue(*env, Logger(host_), "T", 3, dir_ / "T/3", 300'000 * kUnitSize);
+  std::int64_t i = 0;
+  for (; i < 10'000; ++i) {
+    if (i == 100) env->set_disk_full(true);
+    auto put = queue.put(i, unit(i));
+    if (!put.is_ok()) {
+      EXPECT_NE(put.message().find("No space left on device"), std::string::npos) << put.to_string();
+      break;
+    }
+  }
+  EXPECT_GT(i, 100) << "units within the reserved page still go in";
+  EXPECT_LT(i, 10'000) << "the first unit past the reservation fails";
+  EXPECT_EQ(queue.max_offset(), i);
+  env->heal();
+  ASSERT_TRUE(queue.put(i, unit(i)).is_ok());
+  EXPECT_EQ(queue.unit(i).value().commit_offset, unit(i).commit_offset);
 }
 
 TEST_F(ConsumeQueueTest, PuttingAUnitTwiceChangesNothing) {

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "fault_env.hpp"
 #include "logger.hpp"
 #include "mapped_file_queue.hpp"
 #include "test_util.hpp"
@@ -26,13 +27,13 @@ TEST(MappedFileTest, NamesAreTwentyDigitOffsets) {
 TEST(MappedFileTest, CreateReservesZeroedSpaceAndRefusesDuplicates) {
   TempDir dir;
   auto env = posix_env();
-  auto file = MappedFile::create(*env, dir / "00000000000000004096", 4096, 8192, MappedFile::Allocation::kReserve);
+  auto file = MappedFile::create(*env, dir / "00000000000000004096", 4096, 8192, MappedFile::Growth::whole(8192));
   ASSERT_TRUE(file.is_ok()) << file.status().to_string();
   EXPECT_EQ((*file)->start_offset(), 4096);
   EXPECT_EQ((*file)->end_offset(), 4096 + 8192);
   EXPECT_EQ(std::filesystem::file_size(dir / "00000000000000004096"), 8192u);
   for (std::int64_t i = 0; i < 8192; ++i) ASSERT_EQ((*file)->data()[i], 0);
-  auto again = MappedFile::create(*env, dir / "00000000000000004096", 4096, 8192, MappedFile::Allocation::kReserve);
+  auto again = MappedFile::create(*env, dir / "00000000000000004096", 4096, 8192, MappedFile::Growth::whole(8192));
   EXPECT_EQ(again.status().code(), v1::StatusCode::kAlreadyExists);
 }
 
@@ -41,7 +42,7 @@ TEST(MappedFileTest, WritesThroughTheMappingReachTheFile) {
   auto env = posix_env();
   const std::string path = dir / "00000000000000000000";
   {
-    auto file = MappedFile::create(*env, path, 0, 8192, MappedFile::Allocation::kReserve).value();
+    auto file = MappedFile::create(*env, path, 0, 8192, MappedFile::Growth::whole(8192)).value();
     std::memcpy(file->data() + 100, "hello", 5);
     file->set_wrote_position(105);
     EXPECT_TRUE(file->should_flush(0));
@@ -53,11 +54,73 @@ TEST(MappedFileTest, WritesThroughTheMappingReachTheFile) {
   const auto bytes = read_file(path);
   ASSERT_EQ(bytes.size(), 8192u);
   EXPECT_EQ(std::string(bytes.begin() + 100, bytes.begin() + 105), "hello");
-  auto reopened = MappedFile::open(*env, path, 0, 8192, MappedFile::Allocation::kReserve);
+  auto reopened = MappedFile::open(*env, path, 0, 8192, MappedFile::Growth::whole(8192));
   ASSERT_TRUE(reopened.is_ok());
   EXPECT_EQ(std::memcmp((*reopened)->data() + 100, "hello", 5), 0);
-  auto wrong_size = MappedFile::open(*env, path, 0, 4096, MappedFile::Allocation::kReserve);
+  auto wrong_size = MappedFile::open(*env, path, 0, 4096, MappedFile::Growth::whole(8192));
   EXPECT_EQ(wrong_size.status().code(), v1::StatusCode::kCorruption) << "a longer file means the configured size changed";
+}
+
+TEST(MappedFileTest, ASparseFileReservesBlocksInGrowingChunksAheadOfTheWriter) {
+  TempDir dir;
+  auto env = posix_env();
+  const std::string path = dir / "00000000000000000000";
+  constexpr std::int64_t kSize = 4 << 20;
+  auto file = MappedFile::create(*env, path, 0, kSize, {4096, 64 * 1024}).value();
+  EXPECT_EQ(std::filesystem::file_size(path), static_cast<std::uintmax_t>(kSize)) << "nominal size, as RocketMQ expects";
+  EXPECT_EQ(file->reserved(), 4096);
+  EXPECT_LE(allocated_bytes(path), 8192) << "a fresh file takes one page of disk, not its nominal size";
+  ASSERT_TRUE(file->reserve_through(4096).is_ok());
+  EXPECT_EQ(file->reserved(), 4096) << "already reserved: nothing to do";
+  ASSERT_TRUE(file->reserve_through(5000).is_ok());
+  EXPECT_EQ(file->reserved(), 8192) << "one more step of the size reserved so far";
+  ASSERT_TRUE(file->reserve_through(40000).is_ok());
+  EXPECT_EQ(file->reserved(), 40960) << "at least what the write needs, in whole pages";
+  ASSERT_TRUE(file->reserve_through(40961).is_ok());
+  EXPECT_EQ(file->reserved(), 40960 + 40960) << "steps grow with the file";
+  ASSERT_TRUE(file->reserve_through(200000).is_ok());
+  ASSERT_TRUE(file->reserve_through(200705).is_ok());
+  EXPECT_EQ(file->reserved(), 200704 + 64 * 1024) << "up to max_step at a time";
+  EXPECT_GE(allocated_bytes(path), file->reserved());
+  EXPECT_LT(allocated_bytes(path), kSize / 4);
+  EXPECT_EQ(file->reserve_through(kSize + 1).code(), v1::StatusCode::kInternal) << "past the end is a bug";
+  ASSERT_TRUE(file->reserve_through(kSize).is_ok());
+  EXPECT_EQ(file->reserved(), kSize);
+}
+
+TEST(MappedFileTest, AFailedReservationIsAnErrorAndReservesNothing) {
+  TempDir dir;
+  auto env = std::make_shared<FaultEnv>();
+  const std::string path = dir / "00000000000000000000";
+  auto file = MappedFile::create(*env, path, 0, 1 << 20, {4096, 4096}).value();
+  env->set_disk_full(true);
+  auto failed = file->reserve_through(4097);
+  EXPECT_EQ(failed.code(), v1::StatusCode::kIoError);
+  EXPECT_NE(failed.message().find("No space left on device"), std::string::npos) << failed.to_string();
+  EXPECT_EQ(file->reserved(), 4096);
+  auto not_created = MappedFile::create(*env, dir / "00000000000001048576", 1 << 20, 1 << 20, {4096, 4096});
+  EXPECT_FALSE(not_created.is_ok());
+  EXPECT_FALSE(std::filesystem::exists(dir / "00000000000001048576")) << "no half-made file is left behind";
+  env->heal();
+  ASSERT_TRUE(file->reserve_through(4097).is_ok());
+  EXPECT_EQ(file->reserved(), 8192);
+}
+
+TEST(MappedFileTest, AShortFileIsExtendedSparseAndReservedFromItsStartOnTheFirstWrite) {
+  TempDir dir;
+  auto env = posix_env();
+  const std::string path = dir / "00000000000000000000";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << "data written before a crash cut the file short";
+  }
+  auto file = MappedFile::open(*env, path, 0, 1 << 20, {4096, 4096}).value();
+  EXPECT_EQ(std::filesystem::file_size(path), static_cast<std::uintmax_t>(1 << 20));
+  EXPECT_EQ(text({file->data(), 4}), "data");
+  EXPECT_EQ(file->data()[(1 << 20) - 1], 0) << "the rest reads as zeros (a hole)";
+  EXPECT_EQ(file->reserved(), 0);
+  ASSERT_TRUE(file->reserve_through(100).is_ok());
+  EXPECT_EQ(file->reserved(), 4096);
 }
 
 TEST(MappedFileTest, SliceKeepsADestroyedFileMapped) {
@@ -66,7 +129,7 @@ TEST(MappedFileTest, SliceKeepsADestroyedFileMapped) {
   const std::string path = dir / "00000000000000000000";
   v1::StoredSlice slice;
   {
-    auto file = MappedFile::create(*env, path, 0, 4096, MappedFile::Allocation::kReserve).value();
+    auto file = MappedFile::create(*env, path, 0, 4096, MappedFile::Growth::whole(8192)).value();
     std::memcpy(file->data(), "still here", 10);
     slice = file->slice(0, 10);
     ASSERT_TRUE(file->destroy(*env).is_ok());
@@ -81,13 +144,13 @@ TEST(MappedFileQueueTest, LoadFindsFilesByOffsetAndRejectsGaps) {
   auto env = posix_env();
   CapturingHost host;
   {
-    MappedFileQueue queue(*env, Logger(host), dir.path(), 4096, MappedFile::Allocation::kReserve);
+    MappedFileQueue queue(*env, Logger(host), dir.path(), 4096, MappedFile::Growth::whole(8192));
     ASSERT_TRUE(queue.create_file(8192).is_ok()) << "an empty queue may start at any file boundary";
     ASSERT_TRUE(queue.create_file(12288).is_ok());
     EXPECT_FALSE(queue.create_file(20480).is_ok()) << "files must be contiguous";
   }
   std::ofstream(dir / "stray.tmp") << "x";
-  MappedFileQueue queue(*env, Logger(host), dir.path(), 4096, MappedFile::Allocation::kReserve);
+  MappedFileQueue queue(*env, Logger(host), dir.path(), 4096, MappedFile::Growth::whole(8192));
   ASSERT_TRUE(queue.load().is_ok());
   EXPECT_TRUE(host.logged({"ignoring", "stray.tmp"}));
   EXPECT_EQ(queue.count(), 2u);
@@ -97,8 +160,8 @@ TEST(MappedFileQueueTest, LoadFindsFilesByOffsetAndRejectsGaps) {
   EXPECT_EQ(queue.find(16383)->start_offset(), 12288);
   EXPECT_EQ(queue.find(16384), nullptr);
 
-  MappedFile::create(*env, dir / offset_file_name(40960), 40960, 4096, MappedFile::Allocation::kReserve).value();
-  MappedFileQueue gapped(*env, Logger(host), dir.path(), 4096, MappedFile::Allocation::kReserve);
+  MappedFile::create(*env, dir / offset_file_name(40960), 40960, 4096, MappedFile::Growth::whole(8192)).value();
+  MappedFileQueue gapped(*env, Logger(host), dir.path(), 4096, MappedFile::Growth::whole(8192));
   EXPECT_EQ(gapped.load().code(), v1::StatusCode::kCorruption);
 }
 
@@ -106,7 +169,7 @@ TEST(MappedFileQueueTest, TruncateScrubsTheTailAndDropsLaterFiles) {
   TempDir dir;
   auto env = posix_env();
   CapturingHost host;
-  MappedFileQueue queue(*env, Logger(host), dir.path(), 4096, MappedFile::Allocation::kReserve);
+  MappedFileQueue queue(*env, Logger(host), dir.path(), 4096, MappedFile::Growth::whole(8192));
   auto first = queue.create_file(0).value();
   auto second = queue.create_file(4096).value();
   std::memset(first->data(), 0xAB, 4096);

@@ -278,6 +278,48 @@ TEST_F(RecoveryTest, RecoveryAcrossManyFilesAndABlankAtTheEnd) {
   EXPECT_EQ(store.store().max_offset("T", 0), 300);
 }
 
+TEST_F(RecoveryTest, ACrashInAPartlyReservedFileRecoversAndTheFileKeepsGrowing) {
+  options_.commit_log_file_size = 1 << 20;  // reserved in 64 KiB chunks
+  const std::string first_file = dir_ / "commitlog/00000000000000000000";
+  const auto allocated = [&] { return allocated_bytes(first_file); };
+  std::vector<std::string> bodies;
+  std::int64_t end = 0;
+  {
+    TestStore store(options_);
+    ASSERT_TRUE(store.open().is_ok());
+    for (int i = 0; i < 300; ++i) {
+      bodies.push_back(std::string(500, 'a' + i % 26) + std::to_string(i));
+      ASSERT_TRUE(store.append(message("T", 0, bodies.back())).is_ok());
+    }
+    end = store.store().stats().commit_log_max_offset;
+    store.crash();
+  }
+  EXPECT_EQ(std::filesystem::file_size(first_file), static_cast<std::uintmax_t>(1 << 20));
+  EXPECT_GE(allocated(), end);
+  EXPECT_LT(allocated(), (1 << 20) / 2) << "the crash left a file reserved only part of the way";
+  {
+    TestStore store(options_);
+    auto report = store.open();
+    ASSERT_TRUE(report.is_ok()) << report.status().to_string();
+    EXPECT_FALSE(report->clean_shutdown);
+    EXPECT_EQ(report->commit_log_max_offset, end);
+    EXPECT_EQ(report->truncated_bytes, 0);
+    for (int i = 300; i < 1500; ++i) {
+      bodies.push_back(std::string(500, 'a' + i % 26) + std::to_string(i));
+      ASSERT_TRUE(store.append(message("T", 0, bodies.back())).is_ok());
+    }
+    ASSERT_TRUE(store.wait_dispatched());
+    EXPECT_EQ(store.bodies("T", 0), bodies);
+    end = store.store().stats().commit_log_max_offset;
+    ASSERT_LT(end, 1 << 20) << "still in the first file";
+  }
+  EXPECT_GE(allocated(), end) << "reservation went on past what the crash left";
+  TestStore store(options_);
+  ASSERT_TRUE(store.open().is_ok());
+  EXPECT_TRUE(store.recovery().clean_shutdown);
+  EXPECT_EQ(store.bodies("T", 0), bodies);
+}
+
 }  // namespace
 }  // namespace mqkit::plugins::stores::commitlog::testing
 

@@ -3,6 +3,7 @@
 #include "append_and_wait.hpp"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -194,6 +195,12 @@ std::vector<std::string> list_dir(const std::string& path) {
   for (const auto& entry : std::filesystem::directory_iterator(path, error)) names.push_back(entry.path().filename());
   std::sort(names.begin(), names.end());
   return names;
+}
+
+std::int64_t allocated_bytes(const std::string& path) {
+  struct stat st {};
+  EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
+  return static_cast<std::int64_t>(st.st_blocks) * 512;
 }
 
 }  // namespace mqkit::plugins::stores::commitlog::testing

@@ -120,5 +120,7 @@ std::string body_of(const v1::StoredSlice& slice);
 std::vector<std::uint8_t> read_file(const std::string& path);
 void patch_file(const std::string& path, std::int64_t offset, std::span<const std::uint8_t> bytes);
 std::vector<std::string> list_dir(const std::string& path);
+// Bytes of disk a (possibly sparse) file takes.
+std::int64_t allocated_bytes(const std::string& path);
 
 }  // namespace mqkit::plugins::stores::commitlog::testing
