@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <functional>
 #include <thread>
 
@@ -306,6 +307,50 @@ TEST_F(LitePullConsumerTest, SubscribeRebalancesAndFiltersByTag) {
   auto fetched = consumer->fetch_message_queues("T");
   ASSERT_TRUE(fetched.is_ok()) << fetched.status().to_string();
   EXPECT_EQ(*fetched, (std::vector<MessageQueue>{kQ0, kQ1}));
+}
+
+TEST_F(LitePullConsumerTest, SubscribingAfterStartAddsTheTopicsQueues) {
+  cluster_.add_topic("U", "broker-a", 1);
+  queues_.add(0, "A", "0");
+  auto consumer = make(config());
+  ASSERT_TRUE(consumer->subscribe("T", "*").is_ok());
+  ASSERT_TRUE(consumer->start().is_ok());
+  ASSERT_TRUE(consumer->subscribe("U", "*").is_ok());
+  const MessageQueue u0{"U", "broker-a", 0};
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (!consumer->assignment().contains(u0) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  EXPECT_EQ(consumer->assignment(), (std::set<MessageQueue>{kQ0, kQ1, u0}));
+  // The fake broker serves every topic from the same queues: U/0 holds "0" too.
+  EXPECT_EQ(poll_n(*consumer, 2).size(), 2u);
+}
+
+TEST_F(LitePullConsumerTest, BroadcastingCommitsToTheLocalFile) {
+  for (int i = 0; i < 3; ++i) queues_.add(0, "A", std::to_string(i));
+  const auto dir = std::filesystem::temp_directory_path() / "mqkit-lite-pull-test-offsets";
+  std::filesystem::remove_all(dir);
+  ConsumerConfig settings = config();
+  settings.message_model = MessageModel::kBroadcasting;
+  settings.offset_store_dir = dir;
+  {
+    auto consumer = make(settings);
+    ASSERT_TRUE(consumer->subscribe("T", "*").is_ok());
+    ASSERT_TRUE(consumer->start().is_ok());
+    ASSERT_EQ(poll_n(*consumer, 3).size(), 3u);
+    ASSERT_TRUE(consumer->commit().is_ok());
+    EXPECT_EQ(consumer->committed(kQ0).value_or(-9), 3);
+    EXPECT_TRUE(queues_.committed().empty());  // nothing went to the broker
+    EXPECT_TRUE(std::filesystem::exists(settings.local_offsets_file(instance_->client_id())));
+  }
+  {
+    queues_.add(0, "A", "3");
+    auto again = make(settings);
+    ASSERT_TRUE(again->subscribe("T", "*").is_ok());
+    ASSERT_TRUE(again->start().is_ok());
+    EXPECT_EQ(bodies_of(poll_n(*again, 1), 0), (std::vector<std::string>{"3"}));
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST_F(LitePullConsumerTest, BadUseGetsClearErrors) {
