@@ -100,6 +100,8 @@ class LitePullConsumer::Impl final : public ConsumerMember,
   void start_loop(const MessageQueue& queue, std::uint64_t epoch) { pull_later(queue, epoch, milliseconds(0)); }
   void pull_later(const MessageQueue& queue, std::uint64_t epoch, milliseconds delay);
   void pull(const MessageQueue& queue, std::uint64_t epoch);
+  // For a queue whose start is unknown (assigned): looks it up, then starts the loop of `epoch`.
+  void find_start(const MessageQueue& queue, std::uint64_t epoch);
   void on_pulled(const MessageQueue& queue, std::uint64_t epoch, std::int64_t pulled_at, Result<PullResult> result);
   std::vector<MessageExt> filter(std::vector<MessageExt> messages, const MessageQueue& queue) const;
 
@@ -489,6 +491,21 @@ void LitePullConsumer::Impl::pull_later(const MessageQueue& queue, std::uint64_t
   scheduler_->post_after(delay, [this, queue, epoch] { pull(queue, epoch); });
 }
 
+void LitePullConsumer::Impl::find_start(const MessageQueue& queue, std::uint64_t epoch) {
+  // The broker is asked on the client-async thread, so a slow one holds up no other queue's pulls.
+  const bool queued = instance_->execute([self = shared_from_this(), queue, epoch] {
+    GatePass pass(self->gate_);
+    if (!pass) return;
+    auto start = self->rebalancer_->compute_pull_from_where(queue);
+    if (!start) {
+      log()->warn("{}: starting offset of {}: {}", self->config_.group, queue.to_string(), start.status().to_string());
+      return self->pull_later(queue, epoch, self->config_.pull_time_delay_when_exception);
+    }
+    if (self->assignment_.set_pull_offset(queue, epoch, *start)) self->start_loop(queue, epoch);
+  });
+  if (!queued) log()->debug("{}: instance shutting down; {} not started", config_.group, queue.to_string());
+}
+
 void LitePullConsumer::Impl::pull(const MessageQueue& queue, std::uint64_t epoch) {
   GatePass pass(gate_);
   if (!pass) return;
@@ -503,15 +520,7 @@ void LitePullConsumer::Impl::pull(const MessageQueue& queue, std::uint64_t epoch
       assignment_.waiting_messages() >= static_cast<std::size_t>(config_.pull_threshold_for_all)) {
     return pull_later(queue, epoch, kFlowControlDelay);
   }
-  if (position->pull_offset < 0) {
-    auto start = rebalancer_->compute_pull_from_where(queue);
-    if (!start) {
-      log()->warn("{}: starting offset of {}: {}", config_.group, queue.to_string(), start.status().to_string());
-      return pull_later(queue, epoch, config_.pull_time_delay_when_exception);
-    }
-    if (!assignment_.set_pull_offset(queue, epoch, *start)) return;
-    position->pull_offset = *start;
-  }
+  if (position->pull_offset < 0) return find_start(queue, epoch);
   const auto subscription = subscription_of(queue.topic);
   if (!subscription) return pull_later(queue, epoch, config_.pull_time_delay_when_exception);
   auto broker = pull_broker_of(*instance_, queue);
