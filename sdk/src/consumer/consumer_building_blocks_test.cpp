@@ -192,6 +192,26 @@ class LocalFileOffsetStoreTest : public ::testing::Test {
   fs::path dir_;
 };
 
+TEST_F(LocalFileOffsetStoreTest, AQueueRemovedFromTheCacheKeepsItsOffsetInTheFile) {
+  const MessageQueue q0{"T", "broker-a", 0};
+  const MessageQueue q1{"T", "broker-a", 1};
+  {
+    LocalFileOffsetStore store(file());
+    ASSERT_TRUE(store.load().is_ok());
+    store.update(q0, 4, false);
+    store.update(q1, 6, false);
+    // Shutdown releases queue by queue: persist, then forget.
+    ASSERT_TRUE(store.persist(q0).is_ok());
+    store.remove(q0);
+    ASSERT_TRUE(store.persist(q1).is_ok());
+    store.remove(q1);
+  }
+  LocalFileOffsetStore reloaded(file());
+  ASSERT_TRUE(reloaded.load().is_ok());
+  EXPECT_EQ(*reloaded.read(q0, ReadOffsetType::kStore), 4);
+  EXPECT_EQ(*reloaded.read(q1, ReadOffsetType::kStore), 6);
+}
+
 TEST_F(LocalFileOffsetStoreTest, MissingFileStartsFreshAndOffsetsSurviveAReload) {
   const MessageQueue q0{"T", "broker-a", 0};
   const MessageQueue q1{"T", "broker-b", 1};

@@ -65,6 +65,15 @@ constexpr ConfigField kConsumerFields[] = {
      .max = 29'999},
     {.key = "offset_store_dir", .type = ValueType::kString, .default_value = "",
      .description = "broadcasting offsets directory; empty = $HOME/.rocketmq_offsets"},
+    {.key = "auto_commit", .type = ValueType::kBool, .default_value = "true",
+     .description = "lite pull: commit what poll returned every auto_commit_interval and at shutdown"},
+    {.key = "auto_commit_interval", .type = ValueType::kDuration, .default_value = "5s",
+     .description = "lite pull: how often poll commits when auto_commit is on", .min = 1, .max = kHourMs},
+    {.key = "poll_timeout", .type = ValueType::kDuration, .default_value = "5s",
+     .description = "lite pull: how long poll() without a timeout waits for messages", .min = 0, .max = kHourMs},
+    {.key = "pull_threshold_for_all", .type = ValueType::kInt, .default_value = "10000",
+     .description = "lite pull: no queue is pulled while this many messages wait for poll()", .min = 1,
+     .max = 1000000},
 };
 constexpr plugin::v1::ConfigSchema kConsumerSchema{kConsumerFields, std::size(kConsumerFields)};
 
@@ -146,7 +155,8 @@ Status ConsumerConfig::validate() const {
     return Status::invalid_argument("consumer_timeout_when_suspend must be longer than broker_suspend_max_time");
   }
   if (pull_time_delay_when_exception.count() <= 0 || suspend_current_queue_time.count() <= 0 ||
-      lock_interval.count() <= 0 || pull_interval.count() < 0) {
+      lock_interval.count() <= 0 || pull_interval.count() < 0 || auto_commit_interval.count() <= 0 ||
+      poll_timeout.count() < 0) {
     return Status::invalid_argument("consumer pauses and intervals must be positive");
   }
   if (lock_interval >= ProcessQueue::kLockMaxLive) {
@@ -154,6 +164,7 @@ Status ConsumerConfig::validate() const {
                                     std::to_string(ProcessQueue::kLockMaxLive.count()) +
                                     " ms, after which a queue lock counts as lost");
   }
+  if (pull_threshold_for_all < 1) return Status::invalid_argument("pull_threshold_for_all must be positive");
   if (consume_from_where == ConsumeFromWhere::kTimestamp) {
     if (auto parsed = parse_consume_timestamp(consume_timestamp); !parsed) return parsed.status();
   }
@@ -203,6 +214,10 @@ Result<ConsumerConfig> load_consumer_config(kernel::Bootstrap& boot) {
   config.suspend_current_queue_time = milliseconds(values.get_duration_ms("suspend_current_queue_time"));
   config.lock_interval = milliseconds(values.get_duration_ms("lock_interval"));
   config.offset_store_dir = values.get_string("offset_store_dir");
+  config.auto_commit = values.get_bool("auto_commit");
+  config.auto_commit_interval = milliseconds(values.get_duration_ms("auto_commit_interval"));
+  config.poll_timeout = milliseconds(values.get_duration_ms("poll_timeout"));
+  config.pull_threshold_for_all = static_cast<int>(values.get_int("pull_threshold_for_all"));
   return config;
 }
 

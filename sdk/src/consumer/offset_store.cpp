@@ -147,10 +147,13 @@ Result<std::int64_t> LocalFileOffsetStore::read_from_store(const MessageQueue& q
 
 Status LocalFileOffsetStore::write_file() {
   std::lock_guard write(write_mutex_);  // one writer of the file at a time
+  // What the file holds, updated with the cache: a queue dropped from the cache (given up, or
+  // released at shutdown) keeps its last offset in the file, as RocketMQ's file store does.
   std::map<MessageQueue, std::int64_t> snapshot;
   {
     std::lock_guard lock(mutex_);
-    snapshot = table_;
+    snapshot = stored_;
+    for (const auto& [queue, offset] : table_) snapshot[queue] = offset;
   }
   std::error_code ec;
   std::filesystem::create_directories(file_.parent_path(), ec);

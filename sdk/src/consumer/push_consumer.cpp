@@ -1,12 +1,15 @@
 #include "mqkit/client/push_consumer.hpp"
 
 #include "consume_service.hpp"
+#include "consumer_startup.hpp"
 #include "../lifecycle_gate.hpp"
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/kernel/periodic_tasks.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
 #include "mqkit/protocol/validation.hpp"
 #include "offset_reset.hpp"
+#include "pull_request.hpp"
+#include "queue_broker.hpp"
 #include "rebalancer.hpp"
 #include "task_scheduler.hpp"
 
@@ -127,36 +130,16 @@ Status PushConsumer::Impl::start() {
   if (state_ != State::kCreated) {
     return Status::unavailable("consumer " + config_.group + " was started before (a consumer starts once)");
   }
-  if (given_instance_) {
-    ClientConfig client = given_instance_->config();
-    client.allocator = config_.client.allocator;
-    config_.client = std::move(client);
-  } else {
-    config_.client = config_.client.resolved();
-  }
-  MQKIT_RETURN_IF_ERROR(config_.validate());
   if (!concurrent_listener_ && !orderly_listener_) {
     return Status::invalid_argument("consumer " + config_.group + " has no listener: call register_listener first");
   }
   if (subscriptions_.empty()) {
     return Status::invalid_argument("consumer " + config_.group + " subscribes to nothing: call subscribe first");
   }
-  std::shared_ptr<ClientInstance> instance = given_instance_;
-  if (!instance) {
-    MQKIT_ASSIGN_OR_RETURN(instance, ClientInstance::get_or_create(config_.client));
-  }
-  MQKIT_ASSIGN_OR_RETURN(auto allocator, instance->make_plugin<v1::QueueAllocator>(config_.client.allocator));
-  if (clustering()) {
-    offsets_ = std::make_shared<RemoteOffsetStore>(instance, config_.group);
-  } else {
-    offsets_ = std::make_shared<LocalFileOffsetStore>(config_.local_offsets_file(instance->client_id()));
-  }
-  MQKIT_RETURN_IF_ERROR(offsets_->load());
-  RebalanceSettings settings{config_.group, config_.message_model, config_.consume_from_where, 0, orderly()};
-  if (config_.consume_from_where == ConsumeFromWhere::kTimestamp) {
-    MQKIT_ASSIGN_OR_RETURN(settings.consume_timestamp_ms, parse_consume_timestamp(config_.consume_timestamp));
-  }
-  rebalancer_ = std::make_unique<Rebalancer>(instance, settings, std::move(allocator), offsets_, *this);
+  MQKIT_ASSIGN_OR_RETURN(ConsumerParts parts, make_consumer_parts(config_, given_instance_, orderly(), *this));
+  std::shared_ptr<ClientInstance> instance = std::move(parts.instance);
+  offsets_ = std::move(parts.offsets);
+  rebalancer_ = std::move(parts.rebalancer);
   if (clustering()) {
     SubscriptionData retry = retry_subscription(config_.group);
     subscriptions_[retry.topic] = std::move(retry);
@@ -184,14 +167,7 @@ Status PushConsumer::Impl::start() {
     lock_task_.start();
   }
   MQKIT_RETURN_IF_ERROR(instance_->start());
-  // Routes first (they teach the instance the brokers), then a heartbeat so that brokers know the
-  // group before the first pull, then the first rebalance.
-  for (const auto& topic : subscribed_topics()) {
-    if (Status s = instance_->update_route(topic); !s) log()->debug("{}: {}", config_.group, s.to_string());
-  }
-  if (Status s = instance_->send_heartbeat_to_all_brokers(); !s) {
-    log()->warn("consumer {}: first heartbeat: {}", config_.group, s.to_string());
-  }
+  announce_consumer(*instance_, config_.group, subscribed_topics());
   instance_->rebalance_now();
   log()->info("consumer {} ({}, {}, {}) started in client {}", config_.group, to_string(config_.message_model),
               orderly() ? "orderly" : "concurrently", to_string(config_.consume_from_where), instance_->client_id());
@@ -340,23 +316,12 @@ void PushConsumer::Impl::pull(PullRequest request) {
   }
   const auto subscription = rebalancer_->subscription(request.queue.topic);
   if (!subscription) return pull_later(std::move(request), config_.pull_time_delay_when_exception);
-  auto broker = instance_->find_broker(request.queue.broker_name, 0, false);
+  auto broker = pull_broker_of(*instance_, request.queue);
   if (!broker) {
-    (void)instance_->update_route(request.queue.topic);
-    broker = instance_->find_broker(request.queue.broker_name, 0, false);
-  }
-  if (!broker) {
-    log()->warn("{}: no address of broker {}; pulling {} later", config_.group, request.queue.broker_name,
-                request.queue.to_string());
+    log()->warn("{}: {}; pulling {} later", config_.group, broker.status().to_string(), request.queue.to_string());
     return pull_later(std::move(request), config_.pull_time_delay_when_exception);
   }
-  PullMessageRequest pull;
-  pull.consumer_group = config_.group;
-  pull.topic = request.queue.topic;
-  pull.queue_id = request.queue.queue_id;
-  pull.queue_offset = request.next_offset;
-  pull.max_msg_nums = config_.pull_batch_size;
-  pull.sys_flag = pull_sys_flag::kSuspend | pull_sys_flag::kSubscription;
+  PullMessageRequest pull = make_pull_request(config_, request.queue, request.next_offset, *subscription);
   if (clustering() && !broker->slave) {
     auto committed = offsets_->read(request.queue, ReadOffsetType::kMemory);
     if (committed && *committed > 0) {
@@ -364,10 +329,6 @@ void PushConsumer::Impl::pull(PullRequest request) {
       pull.sys_flag |= pull_sys_flag::kCommitOffset;
     }
   }
-  pull.suspend_timeout_ms = config_.broker_suspend_max_time.count();
-  pull.subscription = subscription->sub_string;
-  pull.sub_version = subscription->sub_version;
-  pull.expression_type = subscription->expression_type;
   instance_->api().pull_message_async(
       broker->address, pull, config_.consumer_timeout_when_suspend,
       [self = shared_from_this(), request = std::move(request)](Result<PullResult> result) mutable {

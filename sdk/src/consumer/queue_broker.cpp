@@ -16,3 +16,20 @@ Result<std::string> master_of(ClientInstance& instance, const MessageQueue& queu
 }
 
 }  // namespace mqkit::client
+
+namespace mqkit::client {
+
+Result<BrokerAddress> pull_broker_of(ClientInstance& instance, const MessageQueue& queue) {
+  auto broker = instance.find_broker(queue.broker_name, 0, false);
+  if (!broker) {
+    (void)instance.update_route(queue.topic);
+    broker = instance.find_broker(queue.broker_name, 0, false);
+  }
+  if (!broker) {
+    return Status::unavailable("no address of broker " + queue.broker_name + " (queue " + queue.to_string() +
+                               ") is known");
+  }
+  return *broker;
+}
+
+}  // namespace mqkit::client

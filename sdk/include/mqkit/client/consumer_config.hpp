@@ -69,6 +69,15 @@ struct ConsumerConfig {
   // $HOME/.rocketmq_offsets (rocketmq.client.localOffsetStoreDir).
   std::filesystem::path offset_store_dir{};
 
+  // ---- Lite pull consumer (DefaultLitePullConsumer) --------------------------------------------
+  // Commit the positions poll() reached every auto_commit_interval (checked in poll) and at shutdown.
+  bool auto_commit = true;
+  std::chrono::milliseconds auto_commit_interval{5000};
+  // How long poll() without a timeout waits for messages (pollTimeoutMillis).
+  std::chrono::milliseconds poll_timeout{5000};
+  // No queue is pulled while this many pulled messages wait for poll() in all (pullThresholdForAll).
+  int pull_threshold_for_all = 10000;
+
   // InvalidArgument naming the first bad value (client settings included).
   Status validate() const;
   // max_reconsume_times with -1 resolved for the listener kind.

@@ -1,0 +1,33 @@
+// What every consumer (push, lite pull) builds when it starts: its ClientInstance, offset store
+// and rebalancer; and how it introduces itself to the brokers once registered.
+// Called from a consumer's start(); not synchronized.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mqkit/client/client_instance.hpp"
+#include "mqkit/client/consumer_config.hpp"
+#include "mqkit/client/offset_store.hpp"
+#include "rebalancer.hpp"
+
+namespace mqkit::client {
+
+struct ConsumerParts {
+  std::shared_ptr<ClientInstance> instance;
+  std::shared_ptr<OffsetStore> offsets;  // brokers (clustering) or the local file (broadcasting), loaded
+  std::unique_ptr<Rebalancer> rebalancer;
+};
+
+// Resolves config.client (from `given` when set, keeping config's allocator choice), validates
+// config, finds or creates the instance, loads the allocator plugin, opens the offset store (a
+// corrupt local file fails here) and makes the rebalancer, which reports to `listener`.
+Result<ConsumerParts> make_consumer_parts(ConsumerConfig& config, const std::shared_ptr<ClientInstance>& given,
+                                          bool orderly, RebalanceListener& listener);
+
+// After registering: fetches the routes of `topics` (they teach the instance the brokers), then
+// heartbeats, so that brokers know the group before its first pull. Failures are logged.
+void announce_consumer(ClientInstance& instance, const std::string& group, const std::vector<std::string>& topics);
+
+}  // namespace mqkit::client

@@ -1,0 +1,46 @@
+#include "client_cluster.hpp"
+
+#include <thread>
+
+namespace mqkit::testing {
+
+using std::chrono::milliseconds;
+
+bool eventually(const std::function<bool()>& condition, milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(milliseconds(100));
+  }
+  return condition();
+}
+
+client::ClientConfig fast_client_config(const LocalCluster& cluster) {
+  client::ClientConfig client;
+  client.namesrv_addresses = client::split_namesrv_addresses(cluster.namesrv_addrs());
+  client.plugin_dirs = {MQKIT_PLUGIN_DIR};
+  client.rebalance_interval = milliseconds(1000);
+  client.heartbeat_broker_interval = milliseconds(1000);
+  client.persist_consumer_offset_interval = milliseconds(1000);
+  client.poll_name_server_interval = milliseconds(1000);
+  return client;
+}
+
+plugin::v1::Status create_topic_on_brokers(client::ClientApi& api, const LocalCluster& cluster, std::size_t brokers,
+                                           const std::string& topic, int queues) {
+  protocol::TopicConfig config;
+  config.topic_name = topic;
+  config.read_queue_nums = queues;
+  config.write_queue_nums = queues;
+  for (std::size_t i = 0; i < brokers; ++i) {
+    if (auto s = api.create_topic(cluster.broker_addr(i), config); !s) return s.with_context("creating " + topic);
+  }
+  const bool routed = eventually([&] {
+    auto route = api.get_topic_route(topic);
+    return route.is_ok() && route->queue_datas.size() == brokers;
+  });
+  if (!routed) return plugin::v1::Status::timeout("the name servers never routed " + topic + " to every broker");
+  return plugin::v1::Status::ok();
+}
+
+}  // namespace mqkit::testing

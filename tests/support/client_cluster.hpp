@@ -1,0 +1,29 @@
+// Helpers for SDK tests against a LocalCluster: bounded waiting, a ClientConfig whose periodic
+// tasks run every second (so rebalances, heartbeats and offset persistence happen within a
+// test's patience), and topics created on every broker.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <string>
+
+#include "local_cluster.hpp"
+#include "mqkit/client/client_api.hpp"
+#include "mqkit/client/client_config.hpp"
+
+namespace mqkit::testing {
+
+// Polls `condition` every 100 ms until it holds or `limit` passed; its last value.
+bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds limit = std::chrono::seconds(40));
+
+// The cluster's name servers, the built plugins, and 1 s rebalance, heartbeat, offset
+// persistence and route refresh intervals.
+client::ClientConfig fast_client_config(const LocalCluster& cluster);
+
+// Creates `topic` with `queues` read and write queues on brokers 0..brokers-1 and waits until the
+// name servers route it to all of them.
+plugin::v1::Status create_topic_on_brokers(client::ClientApi& api, const LocalCluster& cluster, std::size_t brokers,
+                                           const std::string& topic, int queues);
+
+}  // namespace mqkit::testing
