@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs mqkit on the default etc/ configuration: a name
-# server on 9876, a broker on 10911 (store in ~/store), a producer sending 20 messages and a
-# consumer pulling them back. The processes it starts are stopped when it ends.
+# server on 9876, a broker on 10911 (store in ~/store), a producer sending 20 messages and a push
+# consumer receiving them. The processes it starts are stopped when it ends.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./tools/install-deps.sh
@@ -30,8 +30,13 @@ start() {
 
 start mqnamesrv -c etc/namesrv.toml
 start mqbroker -c etc/broker.toml
+# The consumer group starts at its committed offset; on its first run, at the messages stored
+# since this moment (local time, as RocketMQ's consumeTimestamp).
+since=$(date +%Y%m%d%H%M%S)
 echo "== producer: 10 sync + 10 async sends to TopicTest =="
 "$bin/example_producer" 127.0.0.1:9876
-echo "== consumer: pull TopicTest back =="
-"$bin/example_pull_messages" 127.0.0.1:9876 TopicTest | tail -25
+echo "== push consumer (group quickstart_consumer): receive them =="
+timeout 60 "$bin/example_push_consumer" -c etc/client.toml --topic TopicTest --count 20 \
+  --set client.namesrv_addr=127.0.0.1:9876 --set consumer.group=quickstart_consumer \
+  --set consumer.consume_from_where=CONSUME_FROM_TIMESTAMP --set consumer.consume_timestamp="$since"
 echo "== done; server logs are in $logs =="
