@@ -15,6 +15,7 @@
 #include <set>
 #include <thread>
 
+#include "client_cluster.hpp"
 #include "local_cluster.hpp"
 #include "mqkit/client/producer.hpp"
 #include "mqkit/client/push_consumer.hpp"
@@ -29,14 +30,7 @@ using std::chrono::seconds;
 constexpr const char* kTopic = "PushTopic";
 constexpr int kQueuesPerBroker = 4;
 
-bool eventually(const std::function<bool()>& condition, milliseconds limit = seconds(40)) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(milliseconds(100));
-  }
-  return condition();
-}
+using mqkit::testing::eventually;
 
 // What listeners saw, by message body.
 class Received {
@@ -106,16 +100,7 @@ class PushConsumerIntegrationTest : public ::testing::Test {
     cluster_.reset();
   }
 
-  ClientConfig client_config() const {
-    ClientConfig client;
-    client.namesrv_addresses = split_namesrv_addresses(cluster_->namesrv_addrs());
-    client.plugin_dirs = {MQKIT_PLUGIN_DIR};
-    client.rebalance_interval = milliseconds(1000);
-    client.heartbeat_broker_interval = milliseconds(1000);
-    client.persist_consumer_offset_interval = milliseconds(1000);
-    client.poll_name_server_interval = milliseconds(1000);
-    return client;
-  }
+  ClientConfig client_config() const { return mqkit::testing::fast_client_config(*cluster_); }
 
   ConsumerConfig consumer_config(const std::string& group) const {
     ConsumerConfig config;
@@ -132,16 +117,9 @@ class PushConsumerIntegrationTest : public ::testing::Test {
   }
 
   void create_topic(const std::string& topic) {
-    protocol::TopicConfig config;
-    config.topic_name = topic;
-    config.read_queue_nums = kQueuesPerBroker;
-    config.write_queue_nums = kQueuesPerBroker;
-    ClientApi& api = producer_->instance()->api();
-    for (std::size_t i = 0; i < 2; ++i) ASSERT_TRUE(api.create_topic(cluster_->broker_addr(i), config).is_ok());
-    ASSERT_TRUE(eventually([&] {
-      auto route = api.get_topic_route(topic);
-      return route.is_ok() && route->queue_datas.size() == 2;
-    })) << "no route of " << topic << " on both brokers";
+    ASSERT_TRUE(mqkit::testing::create_topic_on_brokers(producer_->instance()->api(), *cluster_, 2, topic,
+                                                        kQueuesPerBroker)
+                    .is_ok());
   }
 
   // A started concurrent consumer whose listener records into `received` under `name`.
