@@ -28,7 +28,7 @@ void copy_records(std::uint8_t* destination, std::span<const std::uint8_t> recor
 // Disk blocks are reserved in fixed chunks ahead of the writer: 64 MiB for the default 1 GiB
 // file (a sixteenth of smaller files, at least a page). A fallocate of a chunk takes tens of
 // microseconds, once per 64 Ki records of 1 KiB.
-MappedFile::Growth commit_log_growth(std::int64_t file_size) {
+MappedFile::Policy commit_log_policy(std::int64_t file_size) {
   const std::int64_t chunk = std::clamp<std::int64_t>(file_size / 16, kFlushPageSize, 64LL << 20);
   return {chunk, chunk};
 }
@@ -54,8 +54,8 @@ CommitLog::CommitLog(Env& env, Logger log, CommitLogOptions options)
     : env_(env),
       log_(log),
       options_(std::move(options)),
-      files_(env, log, options_.dir, options_.file_size, commit_log_growth(options_.file_size)),
-      allocator_(env, log, options_.dir, options_.file_size, commit_log_growth(options_.file_size)) {}
+      files_(env, log, options_.dir, options_.file_size, commit_log_policy(options_.file_size)),
+      allocator_(env, log, options_.dir, options_.file_size, commit_log_policy(options_.file_size)) {}
 
 CommitLog::~CommitLog() { allocator_.stop(); }
 

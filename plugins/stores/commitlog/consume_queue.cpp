@@ -12,8 +12,9 @@ namespace {
 // all valid); the end itself is found by binary search, so startup stays fast with many queues.
 constexpr std::int64_t kCheckedTail = 1024;
 // A new queue takes one page of disk; a busy one reserves up to 64 KiB (3,276 units) at a time.
-// (Reserving the whole 6 MB file up front made 8,000 queues fill 46 GB of disk.)
-constexpr MappedFile::Growth kConsumeQueueGrowth{4096, 64 * 1024};
+// (Reserving the whole 6 MB file up front made 8,000 queues fill 46 GB of disk.) No read-ahead:
+// with thousands of queues, each first touch would otherwise zero a large folio of holes.
+constexpr MappedFile::Policy kConsumeQueuePolicy{4096, 64 * 1024, /*random_access=*/true};
 }  // namespace
 
 ConsumeQueueUnit decode_unit(const std::uint8_t* bytes) noexcept {
@@ -32,7 +33,7 @@ ConsumeQueue::ConsumeQueue(Env& env, Logger log, std::string topic, std::int32_t
       log_(log),
       topic_(std::move(topic)),
       queue_id_(queue_id),
-      files_(env, log, std::move(dir), file_size, kConsumeQueueGrowth) {}
+      files_(env, log, std::move(dir), file_size, kConsumeQueuePolicy) {}
 
 v1::Result<ConsumeQueue::Recovered> ConsumeQueue::recover() {
   MQKIT_RETURN_IF_ERROR(files_.load());

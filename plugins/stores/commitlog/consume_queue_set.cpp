@@ -61,7 +61,9 @@ v1::Result<std::shared_ptr<ConsumeQueue>> ConsumeQueueSet::find_or_create(std::s
                                                                           std::int32_t queue_id) {
   if (auto queue = find(topic, queue_id)) return queue;
   std::unique_lock lock(mutex_);
-  auto& slot = queues_[std::string(topic)][queue_id];
+  auto by_topic = queues_.find(topic);
+  if (by_topic == queues_.end()) by_topic = queues_.emplace(std::string(topic), decltype(by_topic->second){}).first;
+  auto& slot = by_topic->second[queue_id];
   if (!slot) {
     slot = std::make_shared<ConsumeQueue>(env_, log_, std::string(topic), queue_id,
                                           join_path(join_path(root_, topic), std::to_string(queue_id)), file_size_);

@@ -13,6 +13,8 @@
 #include <memory>
 #include <shared_mutex>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "consume_queue.hpp"
@@ -47,8 +49,14 @@ class ConsumeQueueSet {
   Logger log_;
   const std::string root_;
   const std::int64_t file_size_;
+  // Looked up by string_view on every append and every dispatched record: hashed, no key built.
+  struct TopicHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view topic) const noexcept { return std::hash<std::string_view>{}(topic); }
+  };
   mutable std::shared_mutex mutex_;
-  std::map<std::string, std::map<std::int32_t, std::shared_ptr<ConsumeQueue>>, std::less<>> queues_;
+  std::unordered_map<std::string, std::map<std::int32_t, std::shared_ptr<ConsumeQueue>>, TopicHash, std::equal_to<>>
+      queues_;
 };
 
 // Writes one unit per committed record into its queue. Prepared and rolled-back transaction

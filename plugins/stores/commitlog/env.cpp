@@ -53,6 +53,8 @@ class PosixMapping final : public Mapping {
     return v1::Status::ok();
   }
 
+  void advise_random() noexcept override { (void)::madvise(data_, static_cast<std::size_t>(size_), MADV_RANDOM); }
+
  private:
   std::string path_;
   std::uint8_t* data_;

@@ -28,6 +28,9 @@ class Mapping {
   virtual std::int64_t size() const noexcept = 0;
   // Makes [offset, offset + length) durable (msync). The range is widened to whole pages.
   virtual v1::Status sync(std::int64_t offset, std::int64_t length) noexcept = 0;
+  // Hint: pages are touched in no particular order, read no further ahead than the page a
+  // fault asks for. Best effort; the default ignores it.
+  virtual void advise_random() noexcept {}
 };
 
 class File {

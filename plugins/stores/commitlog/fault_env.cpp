@@ -20,6 +20,7 @@ class FaultMapping final : public Mapping {
       : base_(std::move(base)), path_(std::move(path)), state_(std::move(state)) {}
   std::uint8_t* data() noexcept override { return base_->data(); }
   std::int64_t size() const noexcept override { return base_->size(); }
+  void advise_random() noexcept override { base_->advise_random(); }
   v1::Status sync(std::int64_t offset, std::int64_t length) noexcept override {
     MQKIT_RETURN_IF_ERROR(state_->sync_error(path_));
     return base_->sync(offset, length);

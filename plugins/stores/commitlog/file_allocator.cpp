@@ -8,8 +8,8 @@ constexpr std::chrono::milliseconds kIdleWait{1000};
 }  // namespace
 
 FileAllocator::FileAllocator(Env& env, Logger log, std::string dir, std::int64_t file_size,
-                             MappedFile::Growth growth)
-    : env_(env), log_(log), dir_(std::move(dir)), file_size_(file_size), growth_(growth) {}
+                             MappedFile::Policy policy)
+    : env_(env), log_(log), dir_(std::move(dir)), file_size_(file_size), policy_(policy) {}
 
 FileAllocator::~FileAllocator() { stop(); }
 
@@ -57,7 +57,7 @@ v1::Result<std::shared_ptr<MappedFile>> FileAllocator::take(std::int64_t start_o
 v1::Result<std::shared_ptr<MappedFile>> FileAllocator::create(std::int64_t start_offset) {
   MQKIT_RETURN_IF_ERROR(env_.create_dirs(dir_));
   return MappedFile::create(env_, join_path(dir_, offset_file_name(start_offset)), start_offset, file_size_,
-                            growth_);
+                            policy_);
 }
 
 void FileAllocator::run() {

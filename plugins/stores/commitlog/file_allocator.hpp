@@ -21,7 +21,7 @@ namespace mqkit::plugins::stores::commitlog {
 
 class FileAllocator {
  public:
-  FileAllocator(Env& env, Logger log, std::string dir, std::int64_t file_size, MappedFile::Growth growth);
+  FileAllocator(Env& env, Logger log, std::string dir, std::int64_t file_size, MappedFile::Policy policy);
   ~FileAllocator();
   FileAllocator(const FileAllocator&) = delete;
   FileAllocator& operator=(const FileAllocator&) = delete;
@@ -42,7 +42,7 @@ class FileAllocator {
   Logger log_;
   const std::string dir_;
   const std::int64_t file_size_;
-  const MappedFile::Growth growth_;
+  const MappedFile::Policy policy_;
   std::mutex mutex_;
   std::condition_variable created_;
   std::int64_t requested_ = -1;

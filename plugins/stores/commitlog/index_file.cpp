@@ -18,8 +18,8 @@ constexpr std::int64_t kBeginPhyOffsetAt = 16;
 constexpr std::int64_t kEndPhyOffsetAt = 24;
 constexpr std::int64_t kHashSlotCountAt = 32;
 constexpr std::int64_t kIndexCountAt = 36;
-// Header and slots are reserved at creation; items in 1 MiB steps.
-constexpr MappedFile::Growth kItemGrowth{1 << 20, 1 << 20};
+// Header and slots are reserved at creation; items in 1 MiB steps. Slots are hit at random.
+constexpr MappedFile::Policy kIndexPolicy{1 << 20, 1 << 20, /*random_access=*/true};
 
 }  // namespace
 
@@ -30,7 +30,7 @@ v1::Result<std::unique_ptr<IndexFile>> IndexFile::create(Env& env, const std::st
                                                          std::int64_t item_count, std::int64_t end_phy_offset,
                                                          std::int64_t end_timestamp) {
   MQKIT_ASSIGN_OR_RETURN(auto mapped, MappedFile::create(env, path, 0, file_size(slot_count, item_count),
-                                                         kItemGrowth));
+                                                         kIndexPolicy));
   std::unique_ptr<IndexFile> index(new IndexFile(std::move(mapped), slot_count, item_count));
   v1::Status reserved = index->file_->reserve_through(index->item_position(0));
   if (!reserved.is_ok()) {
@@ -49,7 +49,7 @@ v1::Result<std::unique_ptr<IndexFile>> IndexFile::create(Env& env, const std::st
 v1::Result<std::unique_ptr<IndexFile>> IndexFile::open(Env& env, const std::string& path, std::int64_t slot_count,
                                                        std::int64_t item_count) {
   MQKIT_ASSIGN_OR_RETURN(auto mapped, MappedFile::open(env, path, 0, file_size(slot_count, item_count),
-                                                       kItemGrowth));
+                                                       kIndexPolicy));
   std::unique_ptr<IndexFile> index(new IndexFile(std::move(mapped), slot_count, item_count));
   // Header and slots may be written again (a lost page after a power failure is a hole).
   MQKIT_RETURN_IF_ERROR(index->file_->reserve_through(index->item_position(0)));

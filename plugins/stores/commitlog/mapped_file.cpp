@@ -6,12 +6,12 @@
 
 namespace mqkit::plugins::stores::commitlog {
 
-MappedFile::MappedFile(std::string path, std::int64_t start_offset, std::int64_t size, Growth growth,
+MappedFile::MappedFile(std::string path, std::int64_t start_offset, std::int64_t size, Policy policy,
                        std::unique_ptr<File> file, std::unique_ptr<Mapping> mapping)
     : path_(std::move(path)),
       start_offset_(start_offset),
       size_(size),
-      growth_(growth),
+      policy_(policy),
       file_(std::move(file)),
       mapping_(std::move(mapping)),
       data_(mapping_->data()) {}
@@ -19,21 +19,22 @@ MappedFile::MappedFile(std::string path, std::int64_t start_offset, std::int64_t
 MappedFile::~MappedFile() = default;
 
 v1::Result<std::shared_ptr<MappedFile>> MappedFile::map_file(std::string path, std::int64_t start_offset,
-                                                             std::int64_t size, Growth growth,
+                                                             std::int64_t size, Policy policy,
                                                              std::unique_ptr<File> file) {
   MQKIT_ASSIGN_OR_RETURN(auto mapping, file->map(size));
+  if (policy.random_access) mapping->advise_random();
   return std::shared_ptr<MappedFile>(
-      new MappedFile(std::move(path), start_offset, size, growth, std::move(file), std::move(mapping)));
+      new MappedFile(std::move(path), start_offset, size, policy, std::move(file), std::move(mapping)));
 }
 
 v1::Result<std::shared_ptr<MappedFile>> MappedFile::create(Env& env, const std::string& path,
                                                            std::int64_t start_offset, std::int64_t size,
-                                                           Growth growth) {
+                                                           Policy policy) {
   MQKIT_ASSIGN_OR_RETURN(auto file, env.open(path, OpenMode::kCreateNew));
   auto made = [&]() -> v1::Result<std::shared_ptr<MappedFile>> {
     MQKIT_RETURN_IF_ERROR(file->truncate(size));
-    MQKIT_ASSIGN_OR_RETURN(auto mapped, map_file(path, start_offset, size, growth, std::move(file)));
-    MQKIT_RETURN_IF_ERROR(mapped->reserve_through(std::min(growth.min_step, size)));
+    MQKIT_ASSIGN_OR_RETURN(auto mapped, map_file(path, start_offset, size, policy, std::move(file)));
+    MQKIT_RETURN_IF_ERROR(mapped->reserve_through(std::min(policy.min_step, size)));
     return mapped;
   }();
   if (!made.is_ok()) {
@@ -46,7 +47,7 @@ v1::Result<std::shared_ptr<MappedFile>> MappedFile::create(Env& env, const std::
 
 v1::Result<std::shared_ptr<MappedFile>> MappedFile::open(Env& env, const std::string& path,
                                                          std::int64_t start_offset, std::int64_t size,
-                                                         Growth growth) {
+                                                         Policy policy) {
   MQKIT_ASSIGN_OR_RETURN(auto file, env.open(path, OpenMode::kOpenExisting));
   MQKIT_ASSIGN_OR_RETURN(const std::int64_t actual, file->size());
   if (actual > size) {
@@ -54,7 +55,7 @@ v1::Result<std::shared_ptr<MappedFile>> MappedFile::open(Env& env, const std::st
                                   std::to_string(size) + " (was the mapped file size changed?)");
   }
   if (actual < size) MQKIT_RETURN_IF_ERROR(file->truncate(size));
-  return map_file(path, start_offset, size, growth, std::move(file));
+  return map_file(path, start_offset, size, policy, std::move(file));
 }
 
 v1::Status MappedFile::reserve_more(std::int64_t end) noexcept {
@@ -65,7 +66,7 @@ v1::Status MappedFile::reserve_more(std::int64_t end) noexcept {
     return v1::Status::internal("a write up to byte " + std::to_string(end) + " of " + path_ + " would pass its end (" +
                                 std::to_string(size_) + " bytes)");
   }
-  const std::int64_t step = std::clamp(reserved, growth_.min_step, growth_.max_step);
+  const std::int64_t step = std::clamp(reserved, policy_.min_step, policy_.max_step);
   const std::int64_t wanted = std::max(end, reserved + step);
   const std::int64_t target = std::min(size_, (wanted + kFlushPageSize - 1) / kFlushPageSize * kFlushPageSize);
   MQKIT_RETURN_IF_ERROR(file_->allocate(reserved, target - reserved));

@@ -6,7 +6,7 @@
 // at its nominal size) and its blocks are reserved (fallocate) in chunks as the writer gets
 // near the end of what is reserved — reserve_through() before every write. A write through the
 // mapping into a hole on a full disk would kill the process with SIGBUS; a reservation that
-// fails is an ordinary error instead. How far ahead it reserves is the file's Growth.
+// fails is an ordinary error instead. How far ahead it reserves is the file's Policy.
 //
 // Lifetime: always held by shared_ptr. Readers get StoredSlices whose keep_alive is that
 // shared_ptr, so a file deleted by retention (destroy(): the name is unlinked at once) stays
@@ -35,25 +35,31 @@ inline constexpr std::int64_t kFlushPageSize = 4096;
 
 class MappedFile : public std::enable_shared_from_this<MappedFile> {
  public:
-  // How far ahead of the writer blocks are reserved: the first reservation is `min_step` bytes,
-  // each later one the larger of what the write needs and the reserved size so far, clamped to
-  // [min_step, max_step] (so a busy file reserves in big chunks, an idle one stays small).
-  struct Growth {
+  // How a kind of file is used.
+  struct Policy {
+    // How far ahead of the writer blocks are reserved: the first reservation is `min_step`
+    // bytes, each later one the larger of what the write needs and the reserved size so far,
+    // clamped to [min_step, max_step] (a busy file reserves in big chunks, an idle one stays
+    // small).
     std::int64_t min_step = 0;
     std::int64_t max_step = 0;
+    // No read-ahead when a page is first touched (MADV_RANDOM). For files touched a few bytes
+    // at a time in many places — thousands of consume queues, index slots — where read-ahead
+    // would zero (holes read as zeros) a large folio around every first touch.
+    bool random_access = false;
     // Everything at creation (tests; files written all over at once).
-    static Growth whole(std::int64_t size) noexcept { return {size, size}; }
+    static Policy whole(std::int64_t size) noexcept { return {size, size}; }
   };
 
-  // Creates a new zero-filled file with its first `growth.min_step` bytes reserved;
+  // Creates a new zero-filled file with its first `policy.min_step` bytes reserved;
   // AlreadyExists when the name is taken.
   static v1::Result<std::shared_ptr<MappedFile>> create(Env& env, const std::string& path, std::int64_t start_offset,
-                                                        std::int64_t size, Growth growth);
+                                                        std::int64_t size, Policy policy);
   // Opens an existing file. A file shorter than `size` (a crash while it was being created) is
   // extended (sparse); a longer one is refused (the configured size changed). Nothing counts as
   // reserved yet: the first reserve_through() covers everything from the file's start.
   static v1::Result<std::shared_ptr<MappedFile>> open(Env& env, const std::string& path, std::int64_t start_offset,
-                                                      std::int64_t size, Growth growth);
+                                                      std::int64_t size, Policy policy);
 
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
@@ -88,7 +94,7 @@ class MappedFile : public std::enable_shared_from_this<MappedFile> {
 
   File& file() noexcept { return *file_; }
   // Makes sure [0, end) has disk blocks before anything is written there; reserves a chunk
-  // ahead (see Growth) when it does not. Cheap when already reserved. The error (a full disk)
+  // ahead (see Policy) when it does not. Cheap when already reserved. The error (a full disk)
   // leaves the file as it was.
   v1::Status reserve_through(std::int64_t end) noexcept {
     if (end <= reserved_.load(std::memory_order_acquire)) return v1::Status::ok();
@@ -102,17 +108,17 @@ class MappedFile : public std::enable_shared_from_this<MappedFile> {
   bool destroyed() const noexcept { return destroyed_.load(std::memory_order_acquire); }
 
  private:
-  MappedFile(std::string path, std::int64_t start_offset, std::int64_t size, Growth growth, std::unique_ptr<File> file,
+  MappedFile(std::string path, std::int64_t start_offset, std::int64_t size, Policy policy, std::unique_ptr<File> file,
              std::unique_ptr<Mapping> mapping);
   static v1::Result<std::shared_ptr<MappedFile>> map_file(std::string path, std::int64_t start_offset,
-                                                          std::int64_t size, Growth growth,
+                                                          std::int64_t size, Policy policy,
                                                           std::unique_ptr<File> file);
   v1::Status reserve_more(std::int64_t end) noexcept;
 
   const std::string path_;
   const std::int64_t start_offset_;
   const std::int64_t size_;
-  const Growth growth_;
+  const Policy policy_;
   std::unique_ptr<File> file_;
   std::unique_ptr<Mapping> mapping_;
   std::uint8_t* data_;

@@ -7,8 +7,8 @@
 namespace mqkit::plugins::stores::commitlog {
 
 MappedFileQueue::MappedFileQueue(Env& env, Logger log, std::string dir, std::int64_t file_size,
-                                 MappedFile::Growth growth)
-    : env_(env), log_(log), dir_(std::move(dir)), file_size_(file_size), growth_(growth) {}
+                                 MappedFile::Policy policy)
+    : env_(env), log_(log), dir_(std::move(dir)), file_size_(file_size), policy_(policy) {}
 
 v1::Status MappedFileQueue::load() {
   auto names = env_.list_dir(dir_);
@@ -37,7 +37,7 @@ v1::Status MappedFileQueue::load() {
       return v1::Status::corruption("files of " + dir_ + " are not contiguous: " + offset_file_name(offsets[i - 1]) +
                                     " is followed by " + offset_file_name(offsets[i]));
     }
-    MQKIT_ASSIGN_OR_RETURN(auto file, MappedFile::open(env_, path, offsets[i], file_size_, growth_));
+    MQKIT_ASSIGN_OR_RETURN(auto file, MappedFile::open(env_, path, offsets[i], file_size_, policy_));
     files.push_back(std::move(file));
   }
   std::unique_lock lock(mutex_);
@@ -87,7 +87,7 @@ v1::Result<std::shared_ptr<MappedFile>> MappedFileQueue::create_file(std::int64_
   }
   MQKIT_RETURN_IF_ERROR(env_.create_dirs(dir_));
   MQKIT_ASSIGN_OR_RETURN(auto file, MappedFile::create(env_, join_path(dir_, offset_file_name(start_offset)),
-                                                       start_offset, file_size_, growth_));
+                                                       start_offset, file_size_, policy_));
   MQKIT_RETURN_IF_ERROR(append_file(file));
   return file;
 }

@@ -21,7 +21,7 @@ namespace mqkit::plugins::stores::commitlog {
 
 class MappedFileQueue {
  public:
-  MappedFileQueue(Env& env, Logger log, std::string dir, std::int64_t file_size, MappedFile::Growth growth);
+  MappedFileQueue(Env& env, Logger log, std::string dir, std::int64_t file_size, MappedFile::Policy policy);
 
   const std::string& dir() const noexcept { return dir_; }
   std::int64_t file_size() const noexcept { return file_size_; }
@@ -71,7 +71,7 @@ class MappedFileQueue {
   Logger log_;
   const std::string dir_;
   const std::int64_t file_size_;
-  const MappedFile::Growth growth_;
+  const MappedFile::Policy policy_;
   mutable std::shared_mutex mutex_;
   std::vector<std::shared_ptr<MappedFile>> files_;
 };

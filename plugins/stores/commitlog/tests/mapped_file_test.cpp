@@ -27,13 +27,13 @@ TEST(MappedFileTest, NamesAreTwentyDigitOffsets) {
 TEST(MappedFileTest, CreateReservesZeroedSpaceAndRefusesDuplicates) {
   TempDir dir;
   auto env = posix_env();
-  auto file = MappedFile::create(*env, dir / "00000000000000004096", 4096, 8192, MappedFile::Growth::whole(8192));
+  auto file = MappedFile::create(*env, dir / "00000000000000004096", 4096, 8192, MappedFile::Policy::whole(8192));
   ASSERT_TRUE(file.is_ok()) << file.status().to_string();
   EXPECT_EQ((*file)->start_offset(), 4096);
   EXPECT_EQ((*file)->end_offset(), 4096 + 8192);
   EXPECT_EQ(std::filesystem::file_size(dir / "00000000000000004096"), 8192u);
   for (std::int64_t i = 0; i < 8192; ++i) ASSERT_EQ((*file)->data()[i], 0);
-  auto again = MappedFile::create(*env, dir / "00000000000000004096", 4096, 8192, MappedFile::Growth::whole(8192));
+  auto again = MappedFile::create(*env, dir / "00000000000000004096", 4096, 8192, MappedFile::Policy::whole(8192));
   EXPECT_EQ(again.status().code(), v1::StatusCode::kAlreadyExists);
 }
 
@@ -42,7 +42,7 @@ TEST(MappedFileTest, WritesThroughTheMappingReachTheFile) {
   auto env = posix_env();
   const std::string path = dir / "00000000000000000000";
   {
-    auto file = MappedFile::create(*env, path, 0, 8192, MappedFile::Growth::whole(8192)).value();
+    auto file = MappedFile::create(*env, path, 0, 8192, MappedFile::Policy::whole(8192)).value();
     std::memcpy(file->data() + 100, "hello", 5);
     file->set_wrote_position(105);
     EXPECT_TRUE(file->should_flush(0));
@@ -54,10 +54,10 @@ TEST(MappedFileTest, WritesThroughTheMappingReachTheFile) {
   const auto bytes = read_file(path);
   ASSERT_EQ(bytes.size(), 8192u);
   EXPECT_EQ(std::string(bytes.begin() + 100, bytes.begin() + 105), "hello");
-  auto reopened = MappedFile::open(*env, path, 0, 8192, MappedFile::Growth::whole(8192));
+  auto reopened = MappedFile::open(*env, path, 0, 8192, MappedFile::Policy::whole(8192));
   ASSERT_TRUE(reopened.is_ok());
   EXPECT_EQ(std::memcmp((*reopened)->data() + 100, "hello", 5), 0);
-  auto wrong_size = MappedFile::open(*env, path, 0, 4096, MappedFile::Growth::whole(8192));
+  auto wrong_size = MappedFile::open(*env, path, 0, 4096, MappedFile::Policy::whole(8192));
   EXPECT_EQ(wrong_size.status().code(), v1::StatusCode::kCorruption) << "a longer file means the configured size changed";
 }
 
@@ -129,7 +129,7 @@ TEST(MappedFileTest, SliceKeepsADestroyedFileMapped) {
   const std::string path = dir / "00000000000000000000";
   v1::StoredSlice slice;
   {
-    auto file = MappedFile::create(*env, path, 0, 4096, MappedFile::Growth::whole(8192)).value();
+    auto file = MappedFile::create(*env, path, 0, 4096, MappedFile::Policy::whole(8192)).value();
     std::memcpy(file->data(), "still here", 10);
     slice = file->slice(0, 10);
     ASSERT_TRUE(file->destroy(*env).is_ok());
@@ -144,13 +144,13 @@ TEST(MappedFileQueueTest, LoadFindsFilesByOffsetAndRejectsGaps) {
   auto env = posix_env();
   CapturingHost host;
   {
-    MappedFileQueue queue(*env, Logger(host), dir.path(), 4096, MappedFile::Growth::whole(8192));
+    MappedFileQueue queue(*env, Logger(host), dir.path(), 4096, MappedFile::Policy::whole(8192));
     ASSERT_TRUE(queue.create_file(8192).is_ok()) << "an empty queue may start at any file boundary";
     ASSERT_TRUE(queue.create_file(12288).is_ok());
     EXPECT_FALSE(queue.create_file(20480).is_ok()) << "files must be contiguous";
   }
   std::ofstream(dir / "stray.tmp") << "x";
-  MappedFileQueue queue(*env, Logger(host), dir.path(), 4096, MappedFile::Growth::whole(8192));
+  MappedFileQueue queue(*env, Logger(host), dir.path(), 4096, MappedFile::Policy::whole(8192));
   ASSERT_TRUE(queue.load().is_ok());
   EXPECT_TRUE(host.logged({"ignoring", "stray.tmp"}));
   EXPECT_EQ(queue.count(), 2u);
@@ -160,8 +160,8 @@ TEST(MappedFileQueueTest, LoadFindsFilesByOffsetAndRejectsGaps) {
   EXPECT_EQ(queue.find(16383)->start_offset(), 12288);
   EXPECT_EQ(queue.find(16384), nullptr);
 
-  MappedFile::create(*env, dir / offset_file_name(40960), 40960, 4096, MappedFile::Growth::whole(8192)).value();
-  MappedFileQueue gapped(*env, Logger(host), dir.path(), 4096, MappedFile::Growth::whole(8192));
+  MappedFile::create(*env, dir / offset_file_name(40960), 40960, 4096, MappedFile::Policy::whole(8192)).value();
+  MappedFileQueue gapped(*env, Logger(host), dir.path(), 4096, MappedFile::Policy::whole(8192));
   EXPECT_EQ(gapped.load().code(), v1::StatusCode::kCorruption);
 }
 
@@ -169,7 +169,7 @@ TEST(MappedFileQueueTest, TruncateScrubsTheTailAndDropsLaterFiles) {
   TempDir dir;
   auto env = posix_env();
   CapturingHost host;
-  MappedFileQueue queue(*env, Logger(host), dir.path(), 4096, MappedFile::Growth::whole(8192));
+  MappedFileQueue queue(*env, Logger(host), dir.path(), 4096, MappedFile::Policy::whole(8192));
   auto first = queue.create_file(0).value();
   auto second = queue.create_file(4096).value();
   std::memset(first->data(), 0xAB, 4096);
