@@ -205,7 +205,12 @@ TEST_F(ProducerIntegrationTest, CompressedBodiesRoundTrip) {
   for (int i = 0; body.size() < 64 * 1024; ++i) body += "record " + std::to_string(i) + " of a compressible body\n";
   auto result = producer_->send(Message("SdkCompressed", body));
   ASSERT_TRUE(result.is_ok()) << result.status().to_string();
-  const auto messages = pull_all(result->message_queue);
+  // Readable once dispatched, which may come a moment after the send is acknowledged.
+  std::vector<MessageExt> messages;
+  for (int attempt = 0; attempt < 100 && messages.empty(); ++attempt) {
+    messages = pull_all(result->message_queue);
+    if (messages.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
   ASSERT_EQ(messages.size(), 1u);
   EXPECT_EQ(messages[0].body(), body);
   EXPECT_LT(messages[0].store_size, static_cast<std::int32_t>(body.size()));  // stored compressed

@@ -196,6 +196,28 @@ TEST_F(LitePullConsumerIntegrationTest, ARestartedConsumerResumesAfterTheCommitt
   EXPECT_TRUE(polled.each_once());
 }
 
+TEST_F(LitePullConsumerIntegrationTest, ARunningConsumerFollowsAnOffsetResetByTime) {
+  auto consumer = subscribed(consumer_config("lite_it_reset"));
+  ASSERT_TRUE(eventually([&] { return consumer->assignment().size() == kQueues; })) << "never owned the queues";
+  const auto bodies = send("reset-", 16);
+  Polled polled;
+  poll_until({{"a", consumer.get()}}, polled, [&] { return polled.count.size() == bodies.size(); });
+  ASSERT_EQ(polled.count.size(), bodies.size());
+  ASSERT_TRUE(consumer->commit().is_ok());
+  // What mqadmin resetOffsetByTime does: each broker moves the group's offsets back to the first
+  // message stored at or after the time and tells the running consumer, which polls from there.
+  ClientApi& api = producer_->instance()->api();
+  for (std::size_t i = 0; i < 2; ++i) {
+    const Status reset = api.reset_offset(cluster_->broker_addr(i), kTopic, "lite_it_reset", 0);
+    ASSERT_TRUE(reset.is_ok()) << reset.to_string();
+  }
+  Polled again;
+  poll_until({{"a", consumer.get()}}, again, [&] { return again.count.size() == bodies.size(); });
+  EXPECT_EQ(again.count.size(), bodies.size());
+  EXPECT_TRUE(again.each_once());
+  EXPECT_TRUE(again.in_queue_order);
+}
+
 TEST_F(LitePullConsumerIntegrationTest, PauseHoldsQueuesBackAndResumeLetsThemGo) {
   auto consumer = subscribed(consumer_config("lite_it_pause"));
   ASSERT_TRUE(eventually([&] { return consumer->assignment().size() == kQueues; }));

@@ -6,6 +6,7 @@
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/protocol/subscription_expression.hpp"
 #include "mqkit/protocol/validation.hpp"
+#include "offset_reset.hpp"
 #include "pull_request.hpp"
 #include "queue_broker.hpp"
 #include "rebalancer.hpp"
@@ -42,6 +43,7 @@ Status validate_queue(const MessageQueue& queue) {
 // Impl because the transport may answer after shutdown.
 class LitePullConsumer::Impl final : public ConsumerMember,
                                      public RebalanceListener,
+                                     public OffsetResetTarget,
                                      public std::enable_shared_from_this<LitePullConsumer::Impl> {
  public:
   Impl(ConsumerConfig config, std::shared_ptr<ClientInstance> given)
@@ -76,6 +78,9 @@ class LitePullConsumer::Impl final : public ConsumerMember,
   void on_queue_added(const MessageQueue& queue, const std::shared_ptr<ProcessQueue>& process_queue,
                       std::int64_t next_offset) override;
   bool on_queue_removing(const MessageQueue& queue, ProcessQueue& process_queue) override;
+
+  // OffsetResetTarget
+  void reset_offsets(const std::string& topic, const std::map<MessageQueue, std::int64_t>& offsets) override;
 
   ConsumerConfig config_;
   std::shared_ptr<ClientInstance> given_instance_;
@@ -216,6 +221,7 @@ Status LitePullConsumer::Impl::start() {
     return registered;
   }
   instance_ = std::move(parts.instance);
+  serve_offset_resets(*instance_, config_.group, weak_from_this());
   state_ = State::kRunning;
   next_auto_commit_ = std::chrono::steady_clock::now() + config_.auto_commit_interval;
   gate_.open();
@@ -250,6 +256,7 @@ void LitePullConsumer::Impl::shutdown() {
   // Every queue is released: its poll position committed (auto_commit) and persisted.
   rebalancer_->remove_all();  // the subscribed ones, through on_queue_removing
   for (const auto& queue : assignment_.queues()) release(queue);
+  stop_serving_offset_resets(*instance_, config_.group);
   instance_->unregister_consumer(config_.group);
   log()->info("lite pull consumer {} shut down", config_.group);
   // Nothing may keep the instance alive from here: a pull answered later holds this object, and
@@ -390,6 +397,25 @@ Status LitePullConsumer::Impl::seek(const MessageQueue& queue, std::int64_t offs
   if (!epoch) return require_owned(queue);  // a rebalance took it meanwhile
   start_loop(queue, *epoch);
   return Status::ok();
+}
+
+void LitePullConsumer::Impl::reset_offsets(const std::string& topic,
+                                           const std::map<MessageQueue, std::int64_t>& offsets) {
+  GatePass pass(gate_);
+  if (!pass) return;
+  // The broker holds the new offsets already; what was pulled or polled past them must not be
+  // committed over them. Owned queues resume there as after a seek; the others are not ours.
+  for (const auto& [queue, offset] : offsets) {
+    if (queue.topic != topic) continue;
+    const auto epoch = assignment_.seek(queue, offset);
+    if (!epoch) continue;
+    offsets_->update(queue, offset, false);
+    if (Status s = offsets_->persist(queue); !s) {
+      log()->warn("{}: persisting the reset offset of {}: {}", config_.group, queue.to_string(), s.to_string());
+    }
+    start_loop(queue, *epoch);
+  }
+  log()->info("{}: offsets of {} reset; polling resumes from them", config_.group, topic);
 }
 
 Status LitePullConsumer::Impl::persist(const std::set<MessageQueue>& queues) {
