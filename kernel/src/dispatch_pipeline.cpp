@@ -139,7 +139,9 @@ void DispatchPipeline::run() {
     if (*advanced > 0) continue;
     wake_.wait_for(lock, options_.idle_wait,
                    [&] { return stopping_ || notified_.load(std::memory_order_acquire); });
-    notified_.store(false, std::memory_order_release);
+    // An exchange, not a store: it reads the last appender's `true` and so synchronizes with it,
+    // so the next dispatch_once sees every append whose wake-up was folded into this one.
+    (void)notified_.exchange(false, std::memory_order_acq_rel);
   }
 }
 
