@@ -39,7 +39,8 @@ struct PullRequest {
 }  // namespace
 
 // Threads: start/shutdown from the owner; rebalance/persist_offsets from the instance's threads;
-// pulls on the scheduler thread, their callbacks on transport threads; listeners on the consume
+// delayed pulls on the scheduler thread, immediate ones on the transport thread that delivered
+// the queue's previous answer, callbacks on transport threads; listeners on the consume
 // service's pool. The gate keeps callbacks and rounds out of a consumer being shut down; pull
 // callbacks hold a shared_ptr to the Impl because the transport may answer after shutdown.
 class PushConsumer::Impl final : public ConsumerMember,
