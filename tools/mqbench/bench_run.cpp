@@ -143,8 +143,10 @@ int report(const RunOptions& o, const Measurement& m, const BenchStats& stats, c
   const LatencyHistogram e2e = stats.e2e.total();
 
   char line[256];
-  std::snprintf(line, sizeof(line), "mqbench: %s, %zu B, %d topic(s) x %d queues, %d producer(s), %d consumer(s), rate %s%s\n",
+  std::snprintf(line, sizeof(line),
+                "mqbench: %s, %zu B, %d topic(s) x %d queues, %d producer(s), %d %s consumer(s), rate %s%s\n",
                 std::string(mode_name(o.mode)).c_str(), o.size, o.topics, o.queues, o.producers, o.consumers,
+                o.consumer_api == ConsumerApi::kPush ? "push" : "pull",
                 o.rate > 0 ? std::to_string(static_cast<long long>(o.rate)).c_str() : "max",
                 o.backlog ? ", backlog drain" : "");
   out << line;
@@ -205,7 +207,8 @@ Status validate(const RunOptions& o) {
   }
   if (o.backlog && o.messages == 0) return Status::invalid_argument("--backlog needs --messages");
   if (o.backlog && o.consumers == 0) return Status::invalid_argument("--backlog needs consumers");
-  if (o.topics < 1 || o.queues < 1 || o.producers < 1 || o.consumers < 0 || o.batch_size < 1 || o.pull_batch < 1) {
+  if (o.topics < 1 || o.queues < 1 || o.producers < 1 || o.consumers < 0 || o.batch_size < 1 || o.pull_batch < 1 ||
+      o.consume_threads < 1) {
     return Status::invalid_argument("--topics, --queues, --producers, --batch-size and --pull-batch must be positive");
   }
   if (o.rate < 0 || o.warmup_s < 0) return Status::invalid_argument("--rate and --warmup must not be negative");
@@ -232,7 +235,8 @@ int run_benchmark(const RunOptions& o, std::ostream& out, std::ostream& progress
   ReceiveSink sink(stats);
   std::vector<std::unique_ptr<MessageSource>> sources;
   if (o.consumers > 0) {
-    auto made = make_pull_sources(SourceSettings{o.namesrv, "mqbench_consumer", topics, o.consumers, o.pull_batch});
+    const SourceSettings settings{o.namesrv, "mqbench_consumer", topics, o.consumers, o.pull_batch, o.consume_threads};
+    auto made = o.consumer_api == ConsumerApi::kPush ? make_push_sources(settings) : make_pull_sources(settings);
     if (!made) return fail("consumers", made.status());
     sources = std::move(made).value();
     for (auto& source : sources) {

@@ -12,6 +12,9 @@
 
 namespace mqkit::bench {
 
+// How consumers read: the SDK's PushConsumer, or raw long-polling PULL_MESSAGE requests.
+enum class ConsumerApi { kPush, kPull };
+
 struct RunOptions {
   std::string namesrv{};
   std::string topic = "mqbench";
@@ -29,6 +32,8 @@ struct RunOptions {
   int batch_size = 32;
   std::size_t window = 10000;
   int pull_batch = 32;
+  ConsumerApi consumer_api = ConsumerApi::kPush;
+  int consume_threads = 4;        // push consumer: listener threads per consumer
   bool backlog = false;           // produce everything, then consume
   double stall_timeout_s = 10;    // give up waiting for consumption after this long without progress
 };

@@ -39,6 +39,11 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--window", o.window, "async sends in flight per producer")->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--pull-batch", o.pull_batch, "messages per pull request")->check(CLI::Range(1, 1024))->capture_default_str();
+  const std::map<std::string, ConsumerApi> consumer_apis{{"push", ConsumerApi::kPush}, {"pull", ConsumerApi::kPull}};
+  app.add_option("--consumer-api", o.consumer_api, "push (the SDK's PushConsumer) | pull (raw PULL_MESSAGE long polling)")
+      ->transform(CLI::CheckedTransformer(consumer_apis, CLI::ignore_case))->capture_default_str();
+  app.add_option("--consume-threads", o.consume_threads, "push consumer: listener threads per consumer")
+      ->check(CLI::Range(1, 1000))->capture_default_str();
   app.add_flag("--backlog", o.backlog, "produce every message first, then consume (drain rate)");
   app.add_option("--stall-timeout", o.stall_timeout_s, "stop waiting for consumption after this many seconds "
                                                        "without progress")->capture_default_str();

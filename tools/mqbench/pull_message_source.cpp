@@ -30,13 +30,9 @@ PullMessageSource::~PullMessageSource() { stop(); }
 
 Status PullMessageSource::prepare() {
   for (Cursor& cursor : cursors_) {
-    cursor.broker_address = instance_->find_broker_master(cursor.queue.broker_name);
-    if (cursor.broker_address.empty()) {
-      return Status::unavailable("no master address for broker " + cursor.queue.broker_name);
-    }
-    auto max = instance_->api().get_max_offset(cursor.broker_address, cursor.queue);
-    if (!max) return max.status().with_context("max offset of " + cursor.queue.topic);
-    cursor.offset = *max;
+    MQKIT_ASSIGN_OR_RETURN(QueueEnd end, queue_end(*instance_, cursor.queue));
+    cursor.broker_address = std::move(end.broker_address);
+    cursor.offset = end.offset;
   }
   return Status::ok();
 }
@@ -128,31 +124,15 @@ void PullMessageSource::retry_loop() {
 }
 
 client::Result<std::vector<std::unique_ptr<MessageSource>>> make_pull_sources(const SourceSettings& settings) {
-  if (settings.consumers < 1) return Status::invalid_argument("at least one consumer is needed");
-  std::vector<std::shared_ptr<client::ClientInstance>> instances;
-  std::vector<std::vector<MessageQueue>> shares(static_cast<std::size_t>(settings.consumers));
-  for (int i = 0; i < settings.consumers; ++i) {
-    client::ClientConfig config;
-    config.namesrv_addresses = client::split_namesrv_addresses(settings.namesrv);
-    config.instance_name = "mqbench-consumer-" + std::to_string(i);  // its own connections
-    auto instance = client::ClientInstance::create(config.resolved());
-    if (!instance) return instance.status();
-    instances.push_back(std::move(instance).value());
-  }
+  MQKIT_ASSIGN_OR_RETURN(std::vector<ConsumerClient> clients, connect_consumers(settings));
   std::size_t next = 0;
-  for (const std::string& topic : settings.topics) {
-    for (auto& instance : instances) {  // every instance learns the brokers' addresses
-      auto route = instance->route(topic);
-      if (!route) return route.status().with_context("route of " + topic);
-    }
-    for (const MessageQueue& queue : instances.front()->cached_route(topic)->subscribe_queues) {
-      shares[next++ % shares.size()].push_back(queue);
-    }
+  for (const MessageQueue& queue : all_queues(clients.front(), settings.topics)) {
+    clients[next++ % clients.size()].queues.push_back(queue);
   }
   std::vector<std::unique_ptr<MessageSource>> sources;
-  for (std::size_t i = 0; i < instances.size(); ++i) {
-    sources.push_back(std::make_unique<PullMessageSource>(instances[i], std::move(shares[i]), settings.group,
-                                                          settings.pull_batch));
+  for (ConsumerClient& c : clients) {
+    sources.push_back(
+        std::make_unique<PullMessageSource>(c.instance, std::move(c.queues), settings.group, settings.pull_batch));
   }
   return sources;
 }

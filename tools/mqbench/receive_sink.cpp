@@ -4,7 +4,7 @@
 
 namespace mqkit::bench {
 
-void ReceiveSink::on_messages(const client::MessageQueue& queue, const std::vector<client::MessageExt>& messages) {
+void ReceiveSink::on_messages(const client::MessageQueue& queue, std::span<const client::MessageExt> messages) {
   const std::uint64_t now_ns = wall_clock_ns();
   std::vector<std::uint64_t> latencies;
   latencies.reserve(messages.size());

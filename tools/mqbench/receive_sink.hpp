@@ -18,9 +18,9 @@ class ReceiveSink {
  public:
   explicit ReceiveSink(BenchStats& stats) : stats_(stats) {}
 
-  void on_messages(const client::MessageQueue& queue, const std::vector<client::MessageExt>& messages);
+  void on_messages(const client::MessageQueue& queue, std::span<const client::MessageExt> messages);
   MessageHandler handler() {
-    return [this](const client::MessageQueue& q, const std::vector<client::MessageExt>& m) { on_messages(q, m); };
+    return [this](const client::MessageQueue& q, std::span<const client::MessageExt> m) { on_messages(q, m); };
   }
 
   std::uint64_t missing(const std::vector<ProducerLedger>& ledgers) const;

@@ -20,11 +20,11 @@ TEST(ReceiveSinkTest, OnlyFirstReceiptsOfMeasuredMessagesAreCountedAndTimed) {
   BenchStats stats;
   ReceiveSink sink(stats);
   const std::uint64_t before = wall_clock_ns();
-  sink.on_messages(kQueue0, {stamped(0, 0, before)});  // warm-up: tracked, not counted
+  sink.on_messages(kQueue0, std::vector{stamped(0, 0, before)});  // warm-up: tracked, not counted
   stats.begin_measurement();
   const std::uint64_t after = wall_clock_ns();
-  sink.on_messages(kQueue0, {stamped(0, 1, after), stamped(0, 2, after)});
-  sink.on_messages(kQueue1, {stamped(0, 2, after)});  // a duplicate: not counted again
+  sink.on_messages(kQueue0, std::vector{stamped(0, 1, after), stamped(0, 2, after)});
+  sink.on_messages(kQueue1, std::vector{stamped(0, 2, after)});  // a duplicate: not counted again
   EXPECT_EQ(stats.received.messages.load(), 2u);
   EXPECT_EQ(stats.received.bytes.load(), 200u);
   EXPECT_EQ(stats.e2e.total().count(), 2u);
@@ -38,10 +38,10 @@ TEST(ReceiveSinkTest, OnlyFirstReceiptsOfMeasuredMessagesAreCountedAndTimed) {
 TEST(ReceiveSinkTest, QueuesAreSeparateOrderStreams) {
   BenchStats stats;
   ReceiveSink sink(stats);
-  sink.on_messages(kQueue1, {stamped(0, 1, 1), stamped(0, 3, 1)});
-  sink.on_messages(kQueue0, {stamped(0, 0, 1), stamped(0, 2, 1)});
+  sink.on_messages(kQueue1, std::vector{stamped(0, 1, 1), stamped(0, 3, 1)});
+  sink.on_messages(kQueue0, std::vector{stamped(0, 0, 1), stamped(0, 2, 1)});
   EXPECT_EQ(sink.errors({ProducerLedger{4, {}}}).total(), 0u);
-  sink.on_messages(kQueue0, {stamped(0, 5, 1), stamped(0, 4, 1)});
+  sink.on_messages(kQueue0, std::vector{stamped(0, 5, 1), stamped(0, 4, 1)});
   EXPECT_EQ(sink.errors({ProducerLedger{6, {}}}).out_of_order, 1u);
 }
 
@@ -50,7 +50,7 @@ TEST(ReceiveSinkTest, UnstampedMessagesAreForeign) {
   ReceiveSink sink(stats);
   client::MessageExt other;
   other.set_body("not from mqbench");
-  sink.on_messages(kQueue0, {other});
+  sink.on_messages(kQueue0, std::vector{other});
   EXPECT_EQ(sink.foreign(), 1u);
   EXPECT_EQ(stats.received.messages.load(), 0u);
 }

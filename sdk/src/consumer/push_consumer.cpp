@@ -39,7 +39,8 @@ struct PullRequest {
 }  // namespace
 
 // Threads: start/shutdown from the owner; rebalance/persist_offsets from the instance's threads;
-// pulls on the scheduler thread, their callbacks on transport threads; listeners on the consume
+// delayed pulls on the scheduler thread, immediate ones on the transport thread that delivered
+// the queue's previous answer, callbacks on transport threads; listeners on the consume
 // service's pool. The gate keeps callbacks and rounds out of a consumer being shut down; pull
 // callbacks hold a shared_ptr to the Impl because the transport may answer after shutdown.
 class PushConsumer::Impl final : public ConsumerMember,
@@ -91,6 +92,9 @@ class PushConsumer::Impl final : public ConsumerMember,
   bool clustering() const noexcept { return config_.message_model == MessageModel::kClustering; }
   void pull(PullRequest request);
   void pull_later(PullRequest request, milliseconds delay);
+  // From a pull's callback: the next pull of the queue, sent at once from this thread when there
+  // is no delay (a thread handoff less between a message's arrival and the pull after it).
+  void pull_next(PullRequest request, milliseconds delay);
   void on_pulled(PullRequest request, Result<PullResult> result);
   // RocketMQ's resetRetryAndNamespace: a message redelivered through the retry topic shows its
   // original topic; and the tag filter the broker could only apply by hash code.
@@ -299,6 +303,21 @@ void PushConsumer::Impl::pull_later(PullRequest request, milliseconds delay) {
   scheduler_->post_after(delay, [this, request = std::move(request)]() mutable { pull(std::move(request)); });
 }
 
+namespace {
+// Set while pull() sends: a pull answered on the sending thread (a failure, or a transport
+// without threads) must not pull again from inside the send.
+thread_local bool sending_pull = false;
+}  // namespace
+
+void PushConsumer::Impl::pull_next(PullRequest request, milliseconds delay) {
+  // pull() blocks only to look a broker up at the name server: that stays on the scheduler.
+  if (delay.count() == 0 && !sending_pull &&
+      instance_->find_broker(request.queue.broker_name, 0, false).has_value()) {
+    return pull(std::move(request));
+  }
+  pull_later(std::move(request), delay);
+}
+
 void PushConsumer::Impl::pull(PullRequest request) {
   GatePass pass(gate_);
   if (!pass) return;
@@ -329,11 +348,13 @@ void PushConsumer::Impl::pull(PullRequest request) {
       pull.sys_flag |= pull_sys_flag::kCommitOffset;
     }
   }
+  sending_pull = true;
   instance_->api().pull_message_async(
       broker->address, pull, config_.consumer_timeout_when_suspend,
       [self = shared_from_this(), request = std::move(request)](Result<PullResult> result) mutable {
         self->on_pulled(std::move(request), std::move(result));
       });
+  sending_pull = false;
 }
 
 std::vector<MessageExt> PushConsumer::Impl::prepare(std::vector<MessageExt> messages, const MessageQueue& queue,
@@ -367,10 +388,10 @@ void PushConsumer::Impl::on_pulled(PullRequest request, Result<PullResult> resul
       const auto subscription = rebalancer_->subscription(request.queue.topic);
       std::vector<MessageExt> messages =
           subscription ? prepare(std::move(result->messages), request.queue, *subscription) : std::vector<MessageExt>{};
-      if (messages.empty()) return pull_later(std::move(request), milliseconds(0));
+      if (messages.empty()) return pull_next(std::move(request), milliseconds(0));
       const bool dispatch = request.process_queue->put(messages);
       consume_service_->submit(std::move(messages), request.process_queue, request.queue, dispatch);
-      return pull_later(std::move(request), config_.pull_interval);
+      return pull_next(std::move(request), config_.pull_interval);
     }
     case PullStatus::kNoNewMsg:
     case PullStatus::kNoMatchedMsg:
@@ -379,7 +400,7 @@ void PushConsumer::Impl::on_pulled(PullRequest request, Result<PullResult> resul
       if (request.process_queue->message_count() == 0) {
         offsets_->update(request.queue, request.next_offset, true);
       }
-      return pull_later(std::move(request), milliseconds(0));
+      return pull_next(std::move(request), milliseconds(0));
     case PullStatus::kOffsetIllegal:
       log()->warn("{}: offset {} of {} is illegal; continuing at {}", config_.group, pulled_at,
                   request.queue.to_string(), request.next_offset);
