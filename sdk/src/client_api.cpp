@@ -61,6 +61,7 @@ Result<std::int64_t> required_int(const RemotingCommand& response, std::string_v
 RemotingCommand send_command(const SendMessageRequest& r) {
   auto command = RemotingCommand::request(r.batch ? rq::kSendBatchMessage : rq::kSendMessageV2);
   auto& f = command.ext_fields;
+  f.reserve(13);
   put(f, "a", r.producer_group);
   put(f, "b", r.topic);
   put(f, "c", r.default_topic);
@@ -96,17 +97,30 @@ std::string unique_ids_of(const SendMessageRequest& r) {
   return ids;
 }
 
-Result<SendResult> send_result_of(const RemotingCommand& response, std::string_view address,
-                                  std::string_view broker_name, const SendMessageRequest& request) {
+// What a send's answer is read against: kept by the async callback instead of the whole
+// request, whose properties and body it no longer needs.
+struct SentTo {
+  std::string address;
+  std::string broker_name;
+  std::string topic;
+  std::string msg_id;
+};
+
+SentTo sent_to(std::string_view address, std::string_view broker_name, const SendMessageRequest& request) {
+  return {std::string(address), std::string(broker_name), request.topic, unique_ids_of(request)};
+}
+
+Result<SendResult> send_result_of(const RemotingCommand& response, SentTo sent) {
   const auto status = send_status_of_response(response.code);
-  if (!status) return response_error(response, address);
+  if (!status) return response_error(response, sent.address);
   SendResult result;
   result.status = *status;
-  result.msg_id = unique_ids_of(request);
+  result.msg_id = std::move(sent.msg_id);
   result.offset_msg_id = std::string(response.ext_fields.get("msgId").value_or(""));
-  MQKIT_ASSIGN_OR_RETURN(const std::int64_t queue_id, required_int(response, "queueId", address));
-  MQKIT_ASSIGN_OR_RETURN(result.queue_offset, required_int(response, "queueOffset", address));
-  result.message_queue = MessageQueue{request.topic, std::string(broker_name), static_cast<std::int32_t>(queue_id)};
+  MQKIT_ASSIGN_OR_RETURN(const std::int64_t queue_id, required_int(response, "queueId", sent.address));
+  MQKIT_ASSIGN_OR_RETURN(result.queue_offset, required_int(response, "queueOffset", sent.address));
+  result.message_queue =
+      MessageQueue{std::move(sent.topic), std::move(sent.broker_name), static_cast<std::int32_t>(queue_id)};
   result.transaction_id = std::string(response.ext_fields.get("transactionId").value_or(""));
   result.region_id = std::string(response.ext_fields.get("MSG_REGION").value_or("DefaultRegion"));
   result.trace_on = response.ext_fields.get("TRACE_ON").value_or("true") != "false";
@@ -327,17 +341,16 @@ Result<protocol::KvTable> ClientApi::get_kv_list_by_namespace(std::string_view n
 Result<SendResult> ClientApi::send_message(std::string_view address, std::string_view broker_name,
                                            const SendMessageRequest& request, milliseconds timeout) {
   MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, invoke(address, send_command(request), timeout));
-  return send_result_of(response, address, broker_name, request);
+  return send_result_of(response, sent_to(address, broker_name, request));
 }
 
 void ClientApi::send_message_async(std::string_view address, std::string_view broker_name,
                                    const SendMessageRequest& request, milliseconds timeout, SendCallback done) {
-  // The callback needs the request's topic, properties and body; the body is shared, not copied.
   invoke_async(address, send_command(request), timeout,
-               [address = std::string(address), broker = std::string(broker_name), request,
-                done = std::move(done)](Result<RemotingCommand> response) {
+               [sent = sent_to(address, broker_name, request), done = std::move(done)](
+                   Result<RemotingCommand> response) mutable {
                  if (!response) return done(response.status());
-                 done(send_result_of(*response, address, broker, request));
+                 done(send_result_of(*response, std::move(sent)));
                });
 }
 
