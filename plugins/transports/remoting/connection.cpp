@@ -25,6 +25,9 @@ namespace {
 constexpr std::int32_t kSystemBusy = 2;
 constexpr std::int32_t kRequestCodeNotSupported = 3;
 
+// The most one gather write takes from the send queue.
+constexpr std::size_t kMaxWriteBytes = 1024 * 1024;
+
 }  // namespace
 
 Connection::Connection(std::shared_ptr<Runtime> runtime, asio::ip::tcp::socket socket,
@@ -282,9 +285,15 @@ void Connection::write_queued() {
       write_scheduled_ = false;
       return;
     }
-    writing_.reserve(send_queue_.size());
-    for (auto& frame : send_queue_) writing_.push_back(std::move(frame));
-    send_queue_.clear();
+    // A write takes up to kMaxWriteBytes (and at least one frame): its bytes count against
+    // max_send_queue_bytes until all of it is written, so one huge write would keep counting
+    // frames the peer has long answered.
+    std::size_t bytes = 0;
+    while (!send_queue_.empty() && (writing_.empty() || bytes + send_queue_.front().size() <= kMaxWriteBytes)) {
+      bytes += send_queue_.front().size();
+      writing_.push_back(std::move(send_queue_.front()));
+      send_queue_.pop_front();
+    }
   }
   std::vector<asio::const_buffer> buffers;
   writing_bytes_ = 0;
