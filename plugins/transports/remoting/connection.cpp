@@ -27,6 +27,11 @@ constexpr std::int32_t kRequestCodeNotSupported = 3;
 
 // The most one gather write takes from the send queue.
 constexpr std::size_t kMaxWriteBytes = 1024 * 1024;
+// Requests of one read handled before their answers so far are handed to the io thread.
+constexpr std::size_t kAnswersPerWrite = 32;
+
+// The connection whose requests this worker thread is handling (handle_requests).
+thread_local const Connection* t_answering = nullptr;
 
 }  // namespace
 
@@ -184,7 +189,12 @@ void Connection::submit_requests() {
 
 void Connection::handle_requests(std::vector<QueuedRequest>& requests, const JobContext& context) {
   const auto queued_at = std::chrono::steady_clock::now() - context.waited;
+  // Answers given on this thread meanwhile are queued and written together: after every
+  // kAnswersPerWrite requests and at the end (answers from other threads are written at once).
+  const Connection* const outer = t_answering;
+  t_answering = this;
   for (std::size_t i = 0; i < requests.size(); ++i) {
+    if (i > 0 && i % kAnswersPerWrite == 0) schedule_write();
     // A request waits for its worker and for the requests of its read ahead of it.
     const auto waited = i == 0 ? context.waited : std::chrono::steady_clock::now() - queued_at;
     try {
@@ -195,6 +205,8 @@ void Connection::handle_requests(std::vector<QueuedRequest>& requests, const Job
       finish_request();
     }
   }
+  t_answering = outer;
+  schedule_write();
 }
 
 void Connection::handle_request(v1::RequestHandler& target, RemotingCommand request,
@@ -270,11 +282,22 @@ Status Connection::enqueue(EncodedFrame frame) {
     }
     send_queue_.push_back(std::move(frame));
     queued_bytes_ += size;
-    if (write_scheduled_) return Status::ok();
+    // The worker running this connection's requests writes its answers when it is done
+    // with them (handle_requests), not one wake-up of the io thread per answer.
+    if (write_scheduled_ || t_answering == this) return Status::ok();
     write_scheduled_ = true;
   }
   runtime_->run_on(strand_, [self = shared_from_this()] { self->write_queued(); });
   return Status::ok();
+}
+
+void Connection::schedule_write() {
+  {
+    std::lock_guard lock(send_mutex_);
+    if (write_scheduled_ || send_queue_.empty() || send_closed_) return;
+    write_scheduled_ = true;
+  }
+  runtime_->run_on(strand_, [self = shared_from_this()] { self->write_queued(); });
 }
 
 void Connection::write_queued() {

@@ -2,7 +2,9 @@
 // sees. Both sides may send requests over it; responses are matched to invocations by opaque.
 //
 // Threads. Socket reads and writes, decoding, the watchdog and closing run on the connection's
-// strand (io threads). Requests go to the worker pool, where RequestHandler::on_request runs.
+// strand (io threads). The requests of one read go to the worker pool as one job, where
+// RequestHandler::on_request runs for each in turn; answers given meanwhile on that worker are
+// written together.
 // send()/invoke()/close() may be called from any thread: send() encodes on the caller's thread
 // and queues the frame; the strand writes everything queued in one gather write.
 #pragma once
@@ -77,6 +79,7 @@ class Connection final : public v1::Channel, public std::enable_shared_from_this
 
   // --- any thread ---
   v1::Status enqueue(EncodedFrame frame);
+  void schedule_write();
   struct QueuedRequest {
     v1::RemotingCommand command;
     std::shared_ptr<v1::RequestHandler> handler;
