@@ -58,19 +58,20 @@ Result<std::int64_t> required_int(const RemotingCommand& response, std::string_v
 
 // --- SEND_MESSAGE_V2 / SEND_BATCH_MESSAGE --------------------------------------------------
 
-RemotingCommand send_command(const SendMessageRequest& r) {
+// Takes the request by value: its strings move into the header.
+RemotingCommand send_command(SendMessageRequest r) {
   auto command = RemotingCommand::request(r.batch ? rq::kSendBatchMessage : rq::kSendMessageV2);
   auto& f = command.ext_fields;
   f.reserve(13);
-  put(f, "a", r.producer_group);
-  put(f, "b", r.topic);
-  put(f, "c", r.default_topic);
+  f.set("a", std::move(r.producer_group));
+  f.set("b", std::move(r.topic));
+  f.set("c", std::move(r.default_topic));
   put(f, "d", static_cast<std::int64_t>(r.default_topic_queue_nums));
   put(f, "e", static_cast<std::int64_t>(r.queue_id));
   put(f, "f", static_cast<std::int64_t>(r.sys_flag));
   put(f, "g", r.born_timestamp != 0 ? r.born_timestamp : now_ms());
   put(f, "h", static_cast<std::int64_t>(r.flag));
-  put(f, "i", r.properties);
+  f.set("i", std::move(r.properties));
   put(f, "j", static_cast<std::int64_t>(r.reconsume_times));
   put_bool(f, "k", r.unit_mode);
   if (r.max_reconsume_times) put(f, "l", static_cast<std::int64_t>(*r.max_reconsume_times));
@@ -78,7 +79,7 @@ RemotingCommand send_command(const SendMessageRequest& r) {
   if (r.body && !r.body->empty()) {
     // Sent straight from the shared body: a retry resends the same bytes without a copy.
     const auto* bytes = reinterpret_cast<const std::uint8_t*>(r.body->data());
-    command.body_slices.push_back(v1::StoredSlice{{bytes, r.body->size()}, r.body});
+    command.body_slices.push_back(v1::StoredSlice{{bytes, r.body->size()}, std::move(r.body)});
   }
   return command;
 }
@@ -345,9 +346,10 @@ Result<SendResult> ClientApi::send_message(std::string_view address, std::string
 }
 
 void ClientApi::send_message_async(std::string_view address, std::string_view broker_name,
-                                   const SendMessageRequest& request, milliseconds timeout, SendCallback done) {
-  invoke_async(address, send_command(request), timeout,
-               [sent = sent_to(address, broker_name, request), done = std::move(done)](
+                                   SendMessageRequest request, milliseconds timeout, SendCallback done) {
+  SentTo sent = sent_to(address, broker_name, request);
+  invoke_async(address, send_command(std::move(request)), timeout,
+               [sent = std::move(sent), done = std::move(done)](
                    Result<RemotingCommand> response) mutable {
                  if (!response) return done(response.status());
                  done(send_result_of(*response, std::move(sent)));
