@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 
@@ -87,7 +88,10 @@ constexpr std::int32_t kFixedSizeV4 = 4 + 4 + 4 + 4 + 4 + 8 + 8 + 4 + 8 + 8 + 8 
 }  // namespace
 
 std::string encode_properties(const Properties& properties) {
+  std::size_t size = 0;
+  for (const auto& [name, value] : properties) size += name.size() + value.size() + 2;
   std::string out;
+  out.reserve(size);
   for (const auto& [name, value] : properties) {
     out += name;
     out += kNameValueSeparator;
@@ -99,6 +103,7 @@ std::string encode_properties(const Properties& properties) {
 
 Properties decode_properties(std::string_view encoded) {
   Properties out;
+  out.reserve(static_cast<std::size_t>(std::ranges::count(encoded, kPropertySeparator)) + 1);
   while (!encoded.empty()) {
     const auto end = encoded.find(kPropertySeparator);
     const std::string_view item = encoded.substr(0, end);

@@ -58,18 +58,20 @@ Result<std::int64_t> required_int(const RemotingCommand& response, std::string_v
 
 // --- SEND_MESSAGE_V2 / SEND_BATCH_MESSAGE --------------------------------------------------
 
-RemotingCommand send_command(const SendMessageRequest& r) {
+// Takes the request by value: its strings move into the header.
+RemotingCommand send_command(SendMessageRequest r) {
   auto command = RemotingCommand::request(r.batch ? rq::kSendBatchMessage : rq::kSendMessageV2);
   auto& f = command.ext_fields;
-  put(f, "a", r.producer_group);
-  put(f, "b", r.topic);
-  put(f, "c", r.default_topic);
+  f.reserve(13);
+  f.set("a", std::move(r.producer_group));
+  f.set("b", std::move(r.topic));
+  f.set("c", std::move(r.default_topic));
   put(f, "d", static_cast<std::int64_t>(r.default_topic_queue_nums));
   put(f, "e", static_cast<std::int64_t>(r.queue_id));
   put(f, "f", static_cast<std::int64_t>(r.sys_flag));
   put(f, "g", r.born_timestamp != 0 ? r.born_timestamp : now_ms());
   put(f, "h", static_cast<std::int64_t>(r.flag));
-  put(f, "i", r.properties);
+  f.set("i", std::move(r.properties));
   put(f, "j", static_cast<std::int64_t>(r.reconsume_times));
   put_bool(f, "k", r.unit_mode);
   if (r.max_reconsume_times) put(f, "l", static_cast<std::int64_t>(*r.max_reconsume_times));
@@ -77,7 +79,7 @@ RemotingCommand send_command(const SendMessageRequest& r) {
   if (r.body && !r.body->empty()) {
     // Sent straight from the shared body: a retry resends the same bytes without a copy.
     const auto* bytes = reinterpret_cast<const std::uint8_t*>(r.body->data());
-    command.body_slices.push_back(v1::StoredSlice{{bytes, r.body->size()}, r.body});
+    command.body_slices.push_back(v1::StoredSlice{{bytes, r.body->size()}, std::move(r.body)});
   }
   return command;
 }
@@ -96,17 +98,30 @@ std::string unique_ids_of(const SendMessageRequest& r) {
   return ids;
 }
 
-Result<SendResult> send_result_of(const RemotingCommand& response, std::string_view address,
-                                  std::string_view broker_name, const SendMessageRequest& request) {
+// What a send's answer is read against: kept by the async callback instead of the whole
+// request, whose properties and body it no longer needs.
+struct SentTo {
+  std::string address;
+  std::string broker_name;
+  std::string topic;
+  std::string msg_id;
+};
+
+SentTo sent_to(std::string_view address, std::string_view broker_name, const SendMessageRequest& request) {
+  return {std::string(address), std::string(broker_name), request.topic, unique_ids_of(request)};
+}
+
+Result<SendResult> send_result_of(const RemotingCommand& response, SentTo sent) {
   const auto status = send_status_of_response(response.code);
-  if (!status) return response_error(response, address);
+  if (!status) return response_error(response, sent.address);
   SendResult result;
   result.status = *status;
-  result.msg_id = unique_ids_of(request);
+  result.msg_id = std::move(sent.msg_id);
   result.offset_msg_id = std::string(response.ext_fields.get("msgId").value_or(""));
-  MQKIT_ASSIGN_OR_RETURN(const std::int64_t queue_id, required_int(response, "queueId", address));
-  MQKIT_ASSIGN_OR_RETURN(result.queue_offset, required_int(response, "queueOffset", address));
-  result.message_queue = MessageQueue{request.topic, std::string(broker_name), static_cast<std::int32_t>(queue_id)};
+  MQKIT_ASSIGN_OR_RETURN(const std::int64_t queue_id, required_int(response, "queueId", sent.address));
+  MQKIT_ASSIGN_OR_RETURN(result.queue_offset, required_int(response, "queueOffset", sent.address));
+  result.message_queue =
+      MessageQueue{std::move(sent.topic), std::move(sent.broker_name), static_cast<std::int32_t>(queue_id)};
   result.transaction_id = std::string(response.ext_fields.get("transactionId").value_or(""));
   result.region_id = std::string(response.ext_fields.get("MSG_REGION").value_or("DefaultRegion"));
   result.trace_on = response.ext_fields.get("TRACE_ON").value_or("true") != "false";
@@ -327,17 +342,17 @@ Result<protocol::KvTable> ClientApi::get_kv_list_by_namespace(std::string_view n
 Result<SendResult> ClientApi::send_message(std::string_view address, std::string_view broker_name,
                                            const SendMessageRequest& request, milliseconds timeout) {
   MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, invoke(address, send_command(request), timeout));
-  return send_result_of(response, address, broker_name, request);
+  return send_result_of(response, sent_to(address, broker_name, request));
 }
 
 void ClientApi::send_message_async(std::string_view address, std::string_view broker_name,
-                                   const SendMessageRequest& request, milliseconds timeout, SendCallback done) {
-  // The callback needs the request's topic, properties and body; the body is shared, not copied.
-  invoke_async(address, send_command(request), timeout,
-               [address = std::string(address), broker = std::string(broker_name), request,
-                done = std::move(done)](Result<RemotingCommand> response) {
+                                   SendMessageRequest request, milliseconds timeout, SendCallback done) {
+  SentTo sent = sent_to(address, broker_name, request);
+  invoke_async(address, send_command(std::move(request)), timeout,
+               [sent = std::move(sent), done = std::move(done)](
+                   Result<RemotingCommand> response) mutable {
                  if (!response) return done(response.status());
-                 done(send_result_of(*response, address, broker, request));
+                 done(send_result_of(*response, std::move(sent)));
                });
 }
 

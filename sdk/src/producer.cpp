@@ -31,6 +31,17 @@ class WindowSlot {
   std::size_t bytes_;
 };
 
+// What an async send takes in the window: its frame, not just its body, so that a window no
+// larger than the transport's send queue (both 64MiB by default) cannot overfill that queue
+// while the broker is slow to read. The allowance covers the frame and header lengths, the
+// fixed header part and the send header's other fields.
+constexpr std::size_t kSendHeaderAllowance = 256;
+
+std::size_t window_bytes_of(const PreparedMessage& message, const ProducerConfig& config) {
+  return message.body->size() + message.properties.size() + message.topic.size() + config.group.size() +
+         config.create_topic_key.size() + kSendHeaderAllowance;
+}
+
 }  // namespace
 
 // Threads: start/shutdown from the owner; the send methods from any thread (guarded by gate_);
@@ -155,7 +166,7 @@ Status Producer::Impl::send_async(Result<PreparedMessage> prepared, SendCallback
   if (!prepared) return prepared.status();
   MQKIT_ASSIGN_OR_RETURN(SendTarget target, target_of(options, prepared->topic));
   const auto deadline = deadline_of(options, started);
-  const std::size_t bytes = prepared->body->size();
+  const std::size_t bytes = window_bytes_of(*prepared, config_);
   MQKIT_RETURN_IF_ERROR(window_.acquire(bytes, deadline));
   sender_->send_async(std::make_shared<const PreparedMessage>(std::move(prepared).value()), std::move(target),
                       started, deadline,

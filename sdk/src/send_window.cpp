@@ -1,5 +1,6 @@
 #include "send_window.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace mqkit::client {
@@ -12,9 +13,21 @@ bool SendWindow::fits(std::size_t bytes) const noexcept {
   return messages_ == 0 || bytes_ + bytes <= max_bytes_;
 }
 
+bool SendWindow::worth_waking() const noexcept {
+  if (messages_ == 0) return true;
+  const std::size_t slack_messages = std::max<std::size_t>(1, max_messages_ / 4);
+  return messages_ + slack_messages <= max_messages_ && bytes_ + max_bytes_ / 4 <= max_bytes_;
+}
+
 Status SendWindow::acquire(std::size_t bytes, Clock::time_point deadline) {
   std::unique_lock lock(mutex_);
-  if (!changed_.wait_until(lock, deadline, [&] { return fits(bytes); })) {
+  bool room = fits(bytes);
+  if (!room) {
+    ++waiting_;
+    room = changed_.wait_until(lock, deadline, [&] { return fits(bytes); });
+    --waiting_;
+  }
+  if (!room) {
     return Status::resource_exhausted("async send window full: " + std::to_string(messages_) + " messages (max " +
                                       std::to_string(max_messages_) + "), " + std::to_string(bytes_) +
                                       " bytes (max " + std::to_string(max_bytes_) +
@@ -31,12 +44,15 @@ void SendWindow::release(std::size_t bytes) noexcept {
   std::lock_guard lock(mutex_);
   --messages_;
   bytes_ -= bytes;
-  changed_.notify_all();
+  if (waiting_ > 0 && worth_waking()) changed_.notify_all();
 }
 
 bool SendWindow::wait_until_empty(Clock::time_point deadline) {
   std::unique_lock lock(mutex_);
-  return changed_.wait_until(lock, deadline, [&] { return messages_ == 0; });
+  ++waiting_;
+  const bool empty = changed_.wait_until(lock, deadline, [&] { return messages_ == 0; });
+  --waiting_;
+  return empty;
 }
 
 std::size_t SendWindow::messages_in_flight() const {

@@ -3,6 +3,9 @@
 // sending thread) until a deadline; release() comes from the response callback.
 //
 // A message larger than the byte budget still fits an empty window, so it can be sent at all.
+// A waiting sender is woken once a quarter of the window is free again (or it is empty), not by
+// every response: it then sends a run of messages that the transport writes together, instead
+// of waking for each single slot.
 // Threads: any; acquire() blocks, release() never does.
 #pragma once
 
@@ -32,6 +35,7 @@ class SendWindow {
 
  private:
   bool fits(std::size_t bytes) const noexcept;
+  bool worth_waking() const noexcept;
 
   const std::size_t max_messages_;
   const std::size_t max_bytes_;
@@ -39,6 +43,7 @@ class SendWindow {
   std::condition_variable changed_;
   std::size_t messages_ = 0;
   std::size_t bytes_ = 0;
+  std::size_t waiting_ = 0;  // threads in acquire() or wait_until_empty()
 };
 
 }  // namespace mqkit::client

@@ -5,6 +5,8 @@
 #include <boost/asio/write.hpp>
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 
 #include "transports/remoting/address.hpp"
 #include "transports/remoting/codec/command_text.hpp"
@@ -23,6 +25,14 @@ namespace {
 constexpr std::int32_t kSystemBusy = 2;
 constexpr std::int32_t kRequestCodeNotSupported = 3;
 
+// The most one gather write takes from the send queue.
+constexpr std::size_t kMaxWriteBytes = 1024 * 1024;
+// Requests of one read handled before their answers so far are handed to the io thread.
+constexpr std::size_t kAnswersPerWrite = 32;
+
+// The connection whose requests this worker thread is handling (handle_requests).
+thread_local const Connection* t_answering = nullptr;
+
 }  // namespace
 
 Connection::Connection(std::shared_ptr<Runtime> runtime, asio::ip::tcp::socket socket,
@@ -33,7 +43,8 @@ Connection::Connection(std::shared_ptr<Runtime> runtime, asio::ip::tcp::socket s
       socket_(std::move(socket)),
       watchdog_(strand_),
       decoder_(runtime_->options().max_frame_size),
-      handler_(std::move(handler)) {
+      handler_(std::move(handler)),
+      expiry_timer_(strand_) {
   boost::system::error_code error;
   const auto remote = socket_.remote_endpoint(error);
   remote_address_ = error ? "?" : endpoint_text(remote);
@@ -107,10 +118,12 @@ void Connection::process_frames() {
     if (in_flight_.load() >= max_in_flight) {
       // Stop reading: the kernel's receive buffer fills and TCP slows the peer down.
       reading_paused_ = true;
+      submit_requests();
       return;
     }
     auto next = decoder_.next();
     if (!next.is_ok()) {
+      submit_requests();  // the frames before the bad one were fine
       do_close(next.status().message(), LogLevel::kWarn);
       return;
     }
@@ -122,6 +135,7 @@ void Connection::process_frames() {
       on_request(std::move(command));
     }
   }
+  submit_requests();
   if (closed_) return;
   if (decoder_.buffered_bytes() == 0) {
     frame_in_progress_ = false;
@@ -155,26 +169,61 @@ void Connection::on_request(RemotingCommand request) {
     return;
   }
   in_flight_.fetch_add(1);
-  const bool queued = runtime_->workers().submit(
-      [self = shared_from_this(), target = std::move(target), request = std::move(request)](
-          const JobContext& context) mutable { self->handle_request(*target, std::move(request), context); });
-  if (!queued) finish_request();  // stopping: the request is dropped with the connection
+  decoded_requests_.push_back(QueuedRequest{std::move(request), std::move(target)});
 }
 
-void Connection::handle_request(v1::RequestHandler& target, RemotingCommand request, const JobContext& context) {
+void Connection::submit_requests() {
+  if (decoded_requests_.empty()) return;
+  // One job for everything one read brought: a pipelining peer costs one worker wake-up per
+  // read rather than one per request. The requests still run one by one in arrival order.
+  const std::size_t count = decoded_requests_.size();
+  const bool queued = runtime_->workers().submit(
+      [self = shared_from_this(), requests = std::move(decoded_requests_)](const JobContext& context) mutable {
+        self->handle_requests(requests, context);
+      });
+  decoded_requests_ = {};
+  if (!queued) {  // stopping: the requests are dropped with the connection
+    for (std::size_t i = 0; i < count; ++i) finish_request();
+  }
+}
+
+void Connection::handle_requests(std::vector<QueuedRequest>& requests, const JobContext& context) {
+  const auto queued_at = std::chrono::steady_clock::now() - context.waited;
+  // Answers given on this thread meanwhile are queued and written together: after every
+  // kAnswersPerWrite requests and at the end (answers from other threads are written at once).
+  const Connection* const outer = t_answering;
+  t_answering = this;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    if (i > 0 && i % kAnswersPerWrite == 0) schedule_write();
+    // A request waits for its worker and for the requests of its read ahead of it.
+    const auto waited = i == 0 ? context.waited : std::chrono::steady_clock::now() - queued_at;
+    try {
+      handle_request(*requests[i].handler, std::move(requests[i].command), waited,
+                     context.queue_size + requests.size() - i - 1);
+    } catch (...) {
+      runtime_->log().error(describe_peer() + ": request handler threw: " + current_exception_text());
+      finish_request();
+    }
+  }
+  t_answering = outer;
+  schedule_write();
+}
+
+void Connection::handle_request(v1::RequestHandler& target, RemotingCommand request,
+                                std::chrono::steady_clock::duration waited, std::size_t queue_size) {
   const auto max_wait = runtime_->options().max_queue_wait;
-  if (max_wait.count() > 0 && context.waited > max_wait) {
+  if (max_wait.count() > 0 && waited > max_wait) {
     // RocketMQ's fast failure: the client learns at once that the broker is overloaded
     // instead of timing out on a request that would be handled too late.
-    const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(context.waited).count();
+    const auto waited_ms = std::chrono::duration_cast<std::chrono::milliseconds>(waited).count();
     if (request.is_oneway()) {
       runtime_->log().debug(describe_peer() + ": dropped one-way request " + describe(request) + " after " +
-                            std::to_string(waited) + "ms in the worker queue");
+                            std::to_string(waited_ms) + "ms in the worker queue");
     } else {
       (void)send(RemotingCommand::response_to(
           request, kSystemBusy,
           "[TIMEOUT_CLEAN_QUEUE]broker busy, start flow control for a while, period in queue: " +
-              std::to_string(waited) + "ms, size of queue: " + std::to_string(context.queue_size)));
+              std::to_string(waited_ms) + "ms, size of queue: " + std::to_string(queue_size)));
     }
   } else {
     const std::shared_ptr<v1::Channel> channel = shared_from_this();
@@ -202,7 +251,6 @@ void Connection::on_response(RemotingCommand response) {
     }
     pending = std::move(it->second);
     pending_.erase(it);
-    pending.timer->cancel();
   }
   pending.call->fire(std::move(response), runtime_->log());
 }
@@ -234,11 +282,22 @@ Status Connection::enqueue(EncodedFrame frame) {
     }
     send_queue_.push_back(std::move(frame));
     queued_bytes_ += size;
-    if (write_scheduled_) return Status::ok();
+    // The worker running this connection's requests writes its answers when it is done
+    // with them (handle_requests), not one wake-up of the io thread per answer.
+    if (write_scheduled_ || t_answering == this) return Status::ok();
     write_scheduled_ = true;
   }
   runtime_->run_on(strand_, [self = shared_from_this()] { self->write_queued(); });
   return Status::ok();
+}
+
+void Connection::schedule_write() {
+  {
+    std::lock_guard lock(send_mutex_);
+    if (write_scheduled_ || send_queue_.empty() || send_closed_) return;
+    write_scheduled_ = true;
+  }
+  runtime_->run_on(strand_, [self = shared_from_this()] { self->write_queued(); });
 }
 
 void Connection::write_queued() {
@@ -249,9 +308,15 @@ void Connection::write_queued() {
       write_scheduled_ = false;
       return;
     }
-    writing_.reserve(send_queue_.size());
-    for (auto& frame : send_queue_) writing_.push_back(std::move(frame));
-    send_queue_.clear();
+    // A write takes up to kMaxWriteBytes (and at least one frame): its bytes count against
+    // max_send_queue_bytes until all of it is written, so one huge write would keep counting
+    // frames the peer has long answered.
+    std::size_t bytes = 0;
+    while (!send_queue_.empty() && (writing_.empty() || bytes + send_queue_.front().size() <= kMaxWriteBytes)) {
+      bytes += send_queue_.front().size();
+      writing_.push_back(std::move(send_queue_.front()));
+      send_queue_.pop_front();
+    }
   }
   std::vector<asio::const_buffer> buffers;
   writing_bytes_ = 0;
@@ -307,6 +372,7 @@ void Connection::invoke(RemotingCommand request, std::chrono::milliseconds timeo
       });
       return;
     }
+    bool arm = false;
     {
       std::lock_guard lock(pending_mutex_);
       if (pending_closed_) {
@@ -315,14 +381,17 @@ void Connection::invoke(RemotingCommand request, std::chrono::milliseconds timeo
         });
         return;
       }
-      auto timer = std::make_unique<asio::steady_timer>(runtime_->io(), timeout);
-      timer->async_wait([weak = weak_from_this(), opaque](const boost::system::error_code& error) {
-        if (error) return;
-        if (auto self = weak.lock()) self->expire(opaque);
-      });
-      pending_[opaque] = Pending{call, std::move(timer), code};
+      const auto deadline = Clock::now() + timeout;
+      pending_[opaque] = Pending{call, deadline, code};
       registered = true;
+      // Invocations usually share one timeout, so deadlines grow and the timer stays as it is.
+      if (!expiry_armed_ || deadline < expiry_at_) {
+        expiry_armed_ = true;
+        expiry_at_ = deadline;
+        arm = true;
+      }
     }
+    if (arm) runtime_->run_on(strand_, [self = shared_from_this()] { self->arm_expiry(); });
     Status sent = enqueue(std::move(*frame));
     if (sent.is_ok()) return;
     Pending pending;
@@ -332,7 +401,6 @@ void Connection::invoke(RemotingCommand request, std::chrono::milliseconds timeo
       if (it == pending_.end()) return;  // already failed by close
       pending = std::move(it->second);
       pending_.erase(it);
-      pending.timer->cancel();
     }
     runtime_->run_on_io([runtime = runtime_, call, sent] { call->fire(sent, runtime->log()); });
   } catch (...) {
@@ -349,18 +417,44 @@ void Connection::invoke(RemotingCommand request, std::chrono::milliseconds timeo
   }
 }
 
-void Connection::expire(std::int32_t opaque) {
-  Pending pending;
+void Connection::arm_expiry() {
+  Clock::time_point at;
   {
     std::lock_guard lock(pending_mutex_);
-    auto it = pending_.find(opaque);
-    if (it == pending_.end()) return;
-    pending = std::move(it->second);
-    pending_.erase(it);
+    if (!expiry_armed_ || closed_) return;
+    at = expiry_at_;
   }
-  pending.call->fire(Status::timeout("no response to request code " + std::to_string(pending.code) +
-                                     " (opaque " + std::to_string(opaque) + ") from " + remote_address_),
-                     runtime_->log());
+  expiry_timer_.expires_at(at);  // a wait already set is cancelled (operation_aborted)
+  expiry_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& error) {
+    self->on_expiry(error);
+  });
+}
+
+void Connection::on_expiry(const boost::system::error_code& error) {
+  if (error || closed_) return;  // re-armed or closing
+  std::vector<std::pair<std::int32_t, Pending>> expired;
+  {
+    std::lock_guard lock(pending_mutex_);
+    const auto now = Clock::now();
+    std::optional<Clock::time_point> next;
+    for (auto it = pending_.begin(); it != pending_.end();) {
+      if (it->second.deadline <= now) {
+        expired.emplace_back(it->first, std::move(it->second));
+        it = pending_.erase(it);
+      } else {
+        if (!next || it->second.deadline < *next) next = it->second.deadline;
+        ++it;
+      }
+    }
+    expiry_armed_ = next.has_value();
+    if (next) expiry_at_ = *next;
+  }
+  for (auto& [opaque, pending] : expired) {
+    pending.call->fire(Status::timeout("no response to request code " + std::to_string(pending.code) +
+                                       " (opaque " + std::to_string(opaque) + ") from " + remote_address_),
+                       runtime_->log());
+  }
+  arm_expiry();
 }
 
 // --- watchdog and closing ---------------------------------------------------------------------
@@ -426,6 +520,7 @@ void Connection::do_close(const std::string& reason, LogLevel level) {
   socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
   socket_.close(ignored);
   watchdog_.cancel();
+  expiry_timer_.cancel();
   {
     std::lock_guard lock(send_mutex_);
     send_closed_ = true;
@@ -438,7 +533,6 @@ void Connection::do_close(const std::string& reason, LogLevel level) {
     pending.swap(pending_);
   }
   for (auto& [opaque, p] : pending) {
-    p.timer->cancel();
     p.call->fire(Status::unavailable(describe_peer() + " closed before the response to request code " +
                                      std::to_string(p.code) + " (opaque " + std::to_string(opaque) +
                                      ") arrived: " + reason),

@@ -2,7 +2,9 @@
 // sees. Both sides may send requests over it; responses are matched to invocations by opaque.
 //
 // Threads. Socket reads and writes, decoding, the watchdog and closing run on the connection's
-// strand (io threads). Requests go to the worker pool, where RequestHandler::on_request runs.
+// strand (io threads). The requests of one read go to the worker pool as one job, where
+// RequestHandler::on_request runs for each in turn; answers given meanwhile on that worker are
+// written together.
 // send()/invoke()/close() may be called from any thread: send() encodes on the caller's thread
 // and queues the frame; the strand writes everything queued in one gather write.
 #pragma once
@@ -52,12 +54,12 @@ class Connection final : public v1::Channel, public std::enable_shared_from_this
   void close() noexcept override;
 
  private:
+  using Clock = std::chrono::steady_clock;
   struct Pending {
     std::shared_ptr<OnceCallback> call;
-    std::unique_ptr<boost::asio::steady_timer> timer;
+    Clock::time_point deadline;
     std::int32_t code = 0;
   };
-  using Clock = std::chrono::steady_clock;
 
   // --- strand only ---
   void start_read();
@@ -65,18 +67,27 @@ class Connection final : public v1::Channel, public std::enable_shared_from_this
   void process_frames();
   void resume_reading();
   void on_request(v1::RemotingCommand request);
+  void submit_requests();
   void on_response(v1::RemotingCommand response);
   void write_queued();
   void on_written(const boost::system::error_code& error);
   void arm_watchdog();
   void on_watchdog();
+  void arm_expiry();
+  void on_expiry(const boost::system::error_code& error);
   void do_close(const std::string& reason, v1::LogLevel level);
 
   // --- any thread ---
   v1::Status enqueue(EncodedFrame frame);
-  void handle_request(v1::RequestHandler& handler, v1::RemotingCommand request, const JobContext& context);
+  void schedule_write();
+  struct QueuedRequest {
+    v1::RemotingCommand command;
+    std::shared_ptr<v1::RequestHandler> handler;
+  };
+  void handle_requests(std::vector<QueuedRequest>& requests, const JobContext& context);
+  void handle_request(v1::RequestHandler& handler, v1::RemotingCommand request,
+                      std::chrono::steady_clock::duration waited, std::size_t queue_size);
   void finish_request();
-  void expire(std::int32_t opaque);
   std::shared_ptr<v1::RequestHandler> handler() const;
   std::string describe_peer() const;
 
@@ -98,6 +109,8 @@ class Connection final : public v1::Channel, public std::enable_shared_from_this
   std::uint64_t frames_at_frame_start_ = 0;
   bool frame_in_progress_ = false;
   std::atomic<std::size_t> in_flight_{0};
+  // Requests decoded from one read, handed to the worker pool as one job (one wake-up).
+  std::vector<QueuedRequest> decoded_requests_;
 
   mutable std::mutex handler_mutex_;
   std::shared_ptr<v1::RequestHandler> handler_;
@@ -111,10 +124,14 @@ class Connection final : public v1::Channel, public std::enable_shared_from_this
   std::vector<EncodedFrame> writing_;  // strand-owned: frames of the write in progress
   std::size_t writing_bytes_ = 0;
 
-  // Invocations waiting for their response, by opaque.
+  // Invocations waiting for their response, by opaque. One timer per connection, set to the
+  // earliest deadline, fails the invocations whose time is up (not a timer per invocation).
   std::mutex pending_mutex_;
   std::unordered_map<std::int32_t, Pending> pending_;
   bool pending_closed_ = false;
+  bool expiry_armed_ = false;       // expiry_at_ is what expiry_timer_ is (being) set to
+  Clock::time_point expiry_at_{};
+  boost::asio::steady_timer expiry_timer_;  // strand-owned
 };
 
 }  // namespace mqkit::plugins::transports::remoting

@@ -41,10 +41,12 @@ RemotingCommand send_response(const plugin::v1::Result<AppendedMessages>& append
   RemotingCommand response;
   response.code = appended->result.flush_timed_out ? rc::kFlushDiskTimeout : rc::kSuccess;
   std::string ids;
+  ids.reserve(appended->commit_offsets.size() * 33);  // 32 hex digits and a comma each
   for (const std::int64_t offset : appended->commit_offsets) {
     if (!ids.empty()) ids += ',';
     ids += plugin::v1::make_offset_message_id(store_host, offset);
   }
+  response.ext_fields.reserve(5);
   response.ext_fields.set("msgId", std::move(ids));
   response.ext_fields.set("queueId", static_cast<std::int64_t>(queue_id));
   response.ext_fields.set("queueOffset", appended->result.queue_offset);

@@ -67,6 +67,24 @@ class Cursor {
   std::string error_;
 };
 
+// How many entries a well-formed map of `bytes` holds, to size the fields once; the decoding
+// loop does the checking, so a malformed map just yields a rough count here.
+std::size_t count_entries(std::span<const std::uint8_t> bytes, std::size_t offset) {
+  std::size_t count = 0;
+  while (bytes.size() - offset >= 6) {
+    const std::size_t key_size = static_cast<std::uint16_t>(load_i16(bytes.data() + offset));
+    offset += 2 + key_size;
+    if (bytes.size() < offset || bytes.size() - offset < 4) break;
+    const std::int32_t value_size = load_i32(bytes.data() + offset);
+    if (value_size < 0) break;
+    offset += 4;
+    ++count;
+    if (bytes.size() - offset < static_cast<std::size_t>(value_size)) break;
+    offset += static_cast<std::size_t>(value_size);
+  }
+  return count;
+}
+
 bool fits_i16(std::int32_t v) {
   return v >= std::numeric_limits<std::int16_t>::min() && v <= std::numeric_limits<std::int16_t>::max();
 }
@@ -140,6 +158,7 @@ Result<RemotingCommand> decode_binary_header(std::span<const std::uint8_t> bytes
   const std::size_t ext_end = in.offset() + static_cast<std::size_t>(ext_size);
   // Entries are read against the map's own length: an entry may not run past it.
   Cursor map(bytes.first(ext_end), in.offset());
+  command.ext_fields.reserve(count_entries(bytes.first(ext_end), in.offset()));
   while (map.offset() < ext_end) {
     if (!map.need(2, "extFields key length")) return Status::corruption(map.error());
     at = map.offset();

@@ -142,7 +142,7 @@ class ClientApi {
   // ---- Producing -------------------------------------------------------------------------
   Result<SendResult> send_message(std::string_view address, std::string_view broker_name,
                                   const SendMessageRequest& request, std::chrono::milliseconds timeout = {});
-  void send_message_async(std::string_view address, std::string_view broker_name, const SendMessageRequest& request,
+  void send_message_async(std::string_view address, std::string_view broker_name, SendMessageRequest request,
                           std::chrono::milliseconds timeout, SendCallback done);
   Status send_message_oneway(std::string_view address, const SendMessageRequest& request);
 

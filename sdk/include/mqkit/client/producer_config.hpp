@@ -31,8 +31,9 @@ struct ProducerConfig {
   // Queues per broker of a topic the broker creates on first send (through create_topic_key).
   int default_topic_queue_nums = 4;
   std::string create_topic_key = "TBW102";
-  // The async window: at most this many messages / body bytes awaiting their response. A full
-  // window makes send_async wait (up to send_msg_timeout), so memory stays bounded.
+  // The async window: at most this many messages / request bytes (body, properties, header)
+  // awaiting their response. A full window makes send_async wait (up to send_msg_timeout), so
+  // memory stays bounded.
   std::size_t max_in_flight_async_messages = 10000;
   std::size_t max_in_flight_async_bytes = 64 * 1024 * 1024;
 

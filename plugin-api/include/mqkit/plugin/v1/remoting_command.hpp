@@ -57,6 +57,7 @@ class ExtFields {
 
   bool empty() const noexcept { return fields_.empty(); }
   std::size_t size() const noexcept { return fields_.size(); }
+  void reserve(std::size_t fields) { fields_.reserve(fields); }
   auto begin() const noexcept { return fields_.begin(); }
   auto end() const noexcept { return fields_.end(); }
 
