@@ -211,7 +211,7 @@ void Connection::handle_requests(std::vector<QueuedRequest>& requests, const Job
 
 void Connection::handle_request(v1::RequestHandler& target, RemotingCommand request,
                                 std::chrono::steady_clock::duration waited, std::size_t queue_size) {
-  const auto max_wait = runtime_->options().max_queue_wait;
+  const auto max_wait = runtime_->options().queue_wait_budget(request.code);
   if (max_wait.count() > 0 && waited > max_wait) {
     // RocketMQ's fast failure: the client learns at once that the broker is overloaded
     // instead of timing out on a request that would be handled too late.

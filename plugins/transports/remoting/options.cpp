@@ -33,6 +33,10 @@ constexpr ConfigField kSchema[] = {
      .description = "a request that waited longer for a worker is answered SYSTEM_BUSY instead of "
                     "being handled; 0 = off (RocketMQ waitTimeMillsInSendQueue)",
      .min = 0, .max = kHour},
+    {.key = "max_queue_wait_pull", .type = ValueType::kDuration, .default_value = "5s",
+     .description = "the same for pull requests, which a burst of sends must not turn away: a refused pull "
+                    "costs its consumer a retry pause; 0 = off (RocketMQ waitTimeMillsInPullQueue)",
+     .min = 0, .max = kHour},
     {.key = "max_send_queue_bytes", .type = ValueType::kSize, .default_value = "64MiB",
      .description = "bytes queued for sending on one connection before Channel::send refuses more",
      .min = 1024, .max = 68719476736.0},
@@ -55,9 +59,17 @@ Options Options::from_config(const v1::ConfigValues& config) {
   o.idle_timeout = milliseconds(config.get_duration_ms("idle_timeout"));
   o.max_in_flight_per_connection = static_cast<std::size_t>(config.get_int("max_in_flight_per_connection"));
   o.max_queue_wait = milliseconds(config.get_duration_ms("max_queue_wait"));
+  o.max_queue_wait_pull = milliseconds(config.get_duration_ms("max_queue_wait_pull"));
   o.max_send_queue_bytes = static_cast<std::size_t>(config.get_size("max_send_queue_bytes"));
   o.connect_timeout = milliseconds(config.get_duration_ms("connect_timeout"));
   return o;
+}
+
+std::chrono::milliseconds Options::queue_wait_budget(std::int32_t request_code) const noexcept {
+  // RocketMQ request codes PULL_MESSAGE and LITE_PULL_MESSAGE (rocketmq-facts §1).
+  constexpr std::int32_t kPullMessage = 11;
+  constexpr std::int32_t kLitePullMessage = 361;
+  return request_code == kPullMessage || request_code == kLitePullMessage ? max_queue_wait_pull : max_queue_wait;
 }
 
 }  // namespace mqkit::plugins::transports::remoting

@@ -219,6 +219,40 @@ TEST_F(RemotingWire, RequestThatWaitedTooLongIsAnsweredSystemBusy) {
   EXPECT_EQ(handled.load(), 1) << "the late request never reached the handler";
 }
 
+TEST_F(RemotingWire, PullsMayWaitLongerThanSendsForAWorker) {
+  constexpr std::int32_t kPullMessage = 11;
+  constexpr std::int32_t kSendMessageV2 = 310;
+  Gate started;
+  Gate release;
+  const auto stop = shutdown_at_exit();
+  const std::uint16_t port = serve(std::make_shared<FnHandler>([&](const auto& channel, RemotingCommand request) {
+                                     if (request.code == 1) {
+                                       started.open();
+                                       release.wait();
+                                     }
+                                     (void)channel->send(RemotingCommand::response_to(request, 0));
+                                   }),
+                                   {{"worker_threads", "1"}, {"max_queue_wait", "50ms"}, {"max_queue_wait_pull", "10s"}});
+  auto client = transport();
+  Outcome slow;
+  client->invoke(loopback(port), RemotingCommand::request(1), 10s, slow.callback());
+  ASSERT_TRUE(started.wait());
+  Outcome pull;
+  Outcome send;
+  client->invoke(loopback(port), RemotingCommand::request(kPullMessage), 10s, pull.callback());
+  client->invoke(loopback(port), RemotingCommand::request(kSendMessageV2), 10s, send.callback());
+  std::this_thread::sleep_for(300ms);  // both now wait behind request 1 for longer than 50ms
+  release.open();
+
+  ASSERT_TRUE(slow.wait().is_ok());
+  auto pulled = pull.wait();
+  ASSERT_TRUE(pulled.is_ok()) << pulled.status().to_string();
+  EXPECT_EQ(pulled->code, 0) << "the pull was within its 10s budget";
+  auto sent = send.wait();
+  ASSERT_TRUE(sent.is_ok()) << sent.status().to_string();
+  EXPECT_EQ(sent->code, 2) << "the send was past its 50ms budget";
+}
+
 TEST_F(RemotingWire, InFlightBoundStopsReadingFromTheConnection) {
   std::atomic<int> running{0};
   std::atomic<int> most{0};
