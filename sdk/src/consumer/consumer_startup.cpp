@@ -46,4 +46,15 @@ void announce_consumer(ClientInstance& instance, const std::string& group, const
   }
 }
 
+protocol::ConsumerData consumer_heartbeat_data(const ConsumerConfig& config, std::string_view consume_type,
+                                              const std::map<std::string, SubscriptionData>& subscriptions) {
+  protocol::ConsumerData data;
+  data.group_name = config.group;
+  data.consume_type = std::string(consume_type);
+  data.message_model = std::string(to_string(config.message_model));
+  data.consume_from_where = std::string(to_string(config.consume_from_where));
+  for (const auto& [topic, subscription] : subscriptions) data.subscription_data_set.push_back(subscription);
+  return data;
+}
+
 }  // namespace mqkit::client

@@ -3,8 +3,10 @@
 // Called from a consumer's start(); not synchronized.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mqkit/client/client_instance.hpp"
@@ -29,5 +31,10 @@ Result<ConsumerParts> make_consumer_parts(ConsumerConfig& config, const std::sha
 // After registering: fetches the routes of `topics` (they teach the instance the brokers), then
 // heartbeats, so that brokers know the group before its first pull. Failures are logged.
 void announce_consumer(ClientInstance& instance, const std::string& group, const std::vector<std::string>& topics);
+
+// What heartbeats tell brokers about a consumer: its group, `consume_type` (CONSUME_PASSIVELY for
+// push, CONSUME_ACTIVELY for pull), model, start point and subscriptions.
+protocol::ConsumerData consumer_heartbeat_data(const ConsumerConfig& config, std::string_view consume_type,
+                                              const std::map<std::string, SubscriptionData>& subscriptions);
 
 }  // namespace mqkit::client

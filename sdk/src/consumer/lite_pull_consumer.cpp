@@ -146,10 +146,7 @@ Status LitePullConsumer::Impl::subscribe(const std::string& topic, const std::st
   }
   if (state_ != State::kRunning) return Status::ok();
   rebalancer_->set_subscription(std::move(subscription));
-  if (Status s = instance_->update_route(topic); !s) log()->warn("{}: route of {}: {}", config_.group, topic, s.to_string());
-  if (Status s = instance_->send_heartbeat_to_all_brokers(); !s) {
-    log()->warn("consumer {}: heartbeat: {}", config_.group, s.to_string());
-  }
+  announce_consumer(*instance_, config_.group, {topic});
   instance_->rebalance_now();
   return Status::ok();
 }
@@ -275,14 +272,8 @@ Status LitePullConsumer::Impl::not_running() const {
 // ---- ConsumerMember ------------------------------------------------------------------------
 
 protocol::ConsumerData LitePullConsumer::Impl::consumer_data() const {
-  protocol::ConsumerData data;
-  data.group_name = config_.group;
-  data.consume_type = "CONSUME_ACTIVELY";
-  data.message_model = std::string(to_string(config_.message_model));
-  data.consume_from_where = std::string(to_string(config_.consume_from_where));
   std::lock_guard lock(mode_mutex_);
-  for (const auto& [topic, subscription] : subscriptions_) data.subscription_data_set.push_back(subscription);
-  return data;
+  return consumer_heartbeat_data(config_, "CONSUME_ACTIVELY", subscriptions_);
 }
 
 std::vector<std::string> LitePullConsumer::Impl::subscribed_topics() const {

@@ -211,13 +211,7 @@ void PushConsumer::Impl::shutdown() {
 // ---- ConsumerMember ------------------------------------------------------------------------
 
 protocol::ConsumerData PushConsumer::Impl::consumer_data() const {
-  protocol::ConsumerData data;
-  data.group_name = config_.group;
-  data.consume_type = "CONSUME_PASSIVELY";
-  data.message_model = std::string(to_string(config_.message_model));
-  data.consume_from_where = std::string(to_string(config_.consume_from_where));
-  for (const auto& [topic, subscription] : subscriptions_) data.subscription_data_set.push_back(subscription);
-  return data;
+  return consumer_heartbeat_data(config_, "CONSUME_PASSIVELY", subscriptions_);
 }
 
 std::vector<std::string> PushConsumer::Impl::subscribed_topics() const {
