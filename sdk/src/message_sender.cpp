@@ -77,16 +77,18 @@ struct MessageSender::AsyncSend {
   Progress progress;
   SendCallback done;
 
-  void finish(Result<SendResult> result) {
-    try {
-      done(std::move(result));
-    } catch (const std::exception& e) {
-      kernel::logger("client")->error("send callback threw: {}", e.what());
-    } catch (...) {
-      kernel::logger("client")->error("send callback threw");
-    }
-  }
+  void finish(Result<SendResult> result) { call_send_callback(done, std::move(result)); }
 };
+
+void call_send_callback(const SendCallback& done, Result<SendResult> result) noexcept {
+  try {
+    done(std::move(result));
+  } catch (const std::exception& e) {
+    kernel::logger("client")->error("send callback threw: {}", e.what());
+  } catch (...) {
+    kernel::logger("client")->error("send callback threw");
+  }
+}
 
 MessageSender::MessageSender(ClientInstance& instance, const ProducerConfig& config,
                              std::shared_ptr<v1::QueueSelector> default_selector,
@@ -116,6 +118,8 @@ Result<MessageSender::Chosen> MessageSender::choose(const PreparedMessage& messa
   Chosen chosen;
   if (target.queue) {
     chosen.queue = *target.queue;
+  } else if (target.first_queue && last_failed_broker.empty()) {
+    chosen.queue = *target.first_queue;
   } else {
     const auto& queues = route.publish.queues;
     v1::SelectContext context;
@@ -246,6 +250,13 @@ void MessageSender::on_async_response(const std::shared_ptr<AsyncSend>& send, co
   if (!instance_.execute([this, send] { attempt_async(send); })) {
     send->finish(progress.give_up(send->message->topic, send->started));
   }
+}
+
+Result<MessageQueue> MessageSender::pick_queue(const PreparedMessage& message, const SendTarget& target) {
+  if (target.queue) return *target.queue;
+  MQKIT_ASSIGN_OR_RETURN(auto route, route_for(message, target));
+  MQKIT_ASSIGN_OR_RETURN(Chosen chosen, choose(message, target, *route, {}));
+  return std::move(chosen.queue);
 }
 
 // ---- One-way -------------------------------------------------------------------------------

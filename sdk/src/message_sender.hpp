@@ -33,9 +33,15 @@ namespace mqkit::client {
 // How the queue of a send is chosen.
 struct SendTarget {
   std::optional<MessageQueue> queue{};                      // exactly this queue
+  // The first attempt's queue when neither `queue` nor `selector` is set: retries choose as
+  // usual (an auto batch keeps the queue its messages were accumulated for).
+  std::optional<MessageQueue> first_queue{};
   std::shared_ptr<plugin::v1::QueueSelector> selector{};   // this selector (one attempt)
   plugin::v1::SelectArgument argument{};
 };
+
+// Calls a send's final callback; what it throws is logged, never passed on.
+void call_send_callback(const SendCallback& done, Result<SendResult> result) noexcept;
 
 class MessageSender {
  public:
@@ -51,6 +57,8 @@ class MessageSender {
   void send_async(std::shared_ptr<const PreparedMessage> message, SendTarget target, Clock::time_point started,
                   Clock::time_point deadline, SendCallback done);
   Status send_oneway(std::shared_ptr<const PreparedMessage> message, const SendTarget& target);
+  // The queue a send of `message` would go to first (no request is sent).
+  Result<MessageQueue> pick_queue(const PreparedMessage& message, const SendTarget& target);
 
   // The route topics without one borrow (create_topic_key, default_topic_queue_nums).
   const DefaultTopicRoute& fallback() const noexcept { return fallback_; }

@@ -40,6 +40,20 @@ std::optional<std::int32_t> int_property(const Message& message, std::string_vie
 
 bool is_retry_topic(std::string_view topic) { return topic.starts_with(protocol::kRetryGroupTopicPrefix); }
 
+// The batch header carries WAIT only. Java gives the batch a UNIQ_KEY of its own too, but
+// brokers append the header's properties to every message, so that key replaced each message's
+// own (apache/rocketmq#9416): consumers saw one id for the whole batch.
+Result<std::string> batch_header_properties(const std::string& topic, bool wait_store_msg_ok) {
+  Message header(topic, std::string());
+  header.set_wait_store_msg_ok(wait_store_msg_ok);
+  return encoded_properties(header);
+}
+
+// What prepare_batch refuses, checked on a single message.
+bool fits_a_batch(const Message& message) {
+  return message.delay_time_level() <= 0 && !is_retry_topic(message.topic()) && message.wait_store_msg_ok();
+}
+
 }  // namespace
 
 Status validate_message(const Message& message, const ProducerConfig& config) {
@@ -67,6 +81,7 @@ Result<PreparedMessage> prepare_message(Message message, const ProducerConfig& c
   if (message.property(property::kTransactionPrepared).value_or("") == "true") {
     out.sys_flag |= v1::sys_flag::kTransactionPrepared;
   }
+  out.batchable = fits_a_batch(message);
   if (is_retry_topic(out.topic)) {
     // A consumer re-sending a message to its retry topic carries the counters in the header.
     out.reconsume_times = int_property(message, property::kReconsumeTime).value_or(0);
@@ -81,6 +96,7 @@ Result<PreparedMessage> prepare_message(Message message, const ProducerConfig& c
       out.sys_flag |= v1::sys_flag::kCompressed;
     }
   }
+  out.batchable = out.batchable && out.sys_flag == 0;
   out.body = std::make_shared<const std::string>(std::move(body));
   return out;
 }
@@ -110,15 +126,33 @@ Result<PreparedMessage> prepare_batch(std::vector<Message> messages, const Produ
                                     std::to_string(config.max_message_size) + ", batch body: " +
                                     std::to_string(body.size()));
   }
-  // The batch header carries WAIT only. Java gives the batch a UNIQ_KEY of its own too, but
-  // brokers append the header's properties to every message, so that key replaced each message's
-  // own (apache/rocketmq#9416): consumers saw one id for the whole batch.
-  Message header(first.topic(), std::string());
-  header.set_wait_store_msg_ok(first.wait_store_msg_ok());
   PreparedMessage out;
   out.topic = first.topic();
   out.batch = true;
-  MQKIT_ASSIGN_OR_RETURN(out.properties, encoded_properties(header));
+  MQKIT_ASSIGN_OR_RETURN(out.properties, batch_header_properties(first.topic(), first.wait_store_msg_ok()));
+  out.body = std::make_shared<const std::string>(body.begin(), body.end());
+  return out;
+}
+
+std::size_t batch_item_size(const PreparedMessage& message) {
+  return 4 + 4 + 4 + 4 + 4 + message.body->size() + 2 + message.properties.size();
+}
+
+PreparedMessage join_batch(std::span<const std::shared_ptr<const PreparedMessage>> parts) {
+  std::size_t size = 0;
+  for (const auto& part : parts) size += batch_item_size(*part);
+  std::vector<std::uint8_t> body;
+  body.reserve(size);
+  for (const auto& part : parts) {
+    const std::string& bytes = *part->body;
+    v1::append_batch_item(body, part->flag, {reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()},
+                          part->properties);
+  }
+  PreparedMessage out;
+  out.topic = parts.front()->topic;
+  out.batch = true;
+  // Batchable messages wait for the store, and a header of a valid topic always encodes.
+  out.properties = batch_header_properties(out.topic, true).value();
   out.body = std::make_shared<const std::string>(body.begin(), body.end());
   return out;
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,9 @@ struct PreparedMessage {
   bool batch = false;
   std::int32_t reconsume_times = 0;
   std::optional<std::int32_t> max_reconsume_times{};
+  // May travel in an auto batch: what prepare_batch accepts (no delay level, not a retry topic,
+  // waits for the store as by default), not compressed, no transaction flag.
+  bool batchable = false;
 };
 
 // InvalidArgument with RocketMQ's wording: bad or forbidden topic, empty body, body over
@@ -37,5 +41,10 @@ Result<PreparedMessage> prepare_message(Message message, const ProducerConfig& c
 // All of one topic, no delay level, not a retry topic, one wait-store setting; each message gets
 // its own UNIQ_KEY; never compressed; the encoded batch must fit max_message_size.
 Result<PreparedMessage> prepare_batch(std::vector<Message> messages, const ProducerConfig& config);
+// One SEND_BATCH_MESSAGE of batchable prepared messages of one topic, in order (auto batching);
+// each keeps its own UNIQ_KEY and properties.
+PreparedMessage join_batch(std::span<const std::shared_ptr<const PreparedMessage>> parts);
+// What a batch item of `message` adds to a batch body.
+std::size_t batch_item_size(const PreparedMessage& message);
 
 }  // namespace mqkit::client

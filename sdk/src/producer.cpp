@@ -7,6 +7,7 @@
 #include "mqkit/kernel/logging.hpp"
 #include "outgoing_message.hpp"
 #include "plugin_loader.hpp"
+#include "produce_accumulator.hpp"
 #include "send_window.hpp"
 
 namespace mqkit::client {
@@ -81,6 +82,7 @@ class Producer::Impl {
   enum class State { kCreated, kRunning, kShutDown } state_ = State::kCreated;
   std::shared_ptr<ClientInstance> instance_;
   std::unique_ptr<MessageSender> sender_;
+  std::unique_ptr<ProduceAccumulator> accumulator_;  // with auto_batch
 
  private:
   static Result<SendTarget> target_of(const SendOptions& options, std::string_view topic);
@@ -94,7 +96,7 @@ Result<SendTarget> Producer::Impl::target_of(const SendOptions& options, std::st
     return Status::invalid_argument("message's topic not equal mq's topic: " + std::string(topic) + " vs " +
                                     options.queue->topic);
   }
-  return SendTarget{options.queue, options.selector, options.argument};
+  return SendTarget{.queue = options.queue, .selector = options.selector, .argument = options.argument};
 }
 
 Status Producer::Impl::start() {
@@ -120,6 +122,7 @@ Status Producer::Impl::start() {
   MQKIT_RETURN_IF_ERROR(instance->register_producer(config_.group));
   MQKIT_RETURN_IF_ERROR(instance->start());
   sender_ = std::make_unique<MessageSender>(*instance, config_, std::move(selector), std::move(fault_strategy));
+  if (config_.auto_batch) accumulator_ = std::make_unique<ProduceAccumulator>(*sender_, *instance, config_);
   instance_ = std::move(instance);
   state_ = State::kRunning;
   gate_.open();
@@ -138,7 +141,9 @@ bool Producer::Impl::shutdown() {
   // Every send ends by its deadline and the transport calls back within it; this bound only
   // guards against a transport that breaks that promise.
   const auto bound = Clock::now() + 2 * config_.send_msg_timeout + std::chrono::seconds(15);
-  if (!gate_.close(bound) || !window_.wait_until_empty(bound)) {
+  const bool closed = gate_.close(bound);
+  if (closed && accumulator_) accumulator_->flush();
+  if (!closed || !window_.wait_until_empty(bound)) {
     log()->error("producer {}: sends still pending after shutdown waited; leaking the producer to stay safe",
                  config_.group);
     safe_to_destroy_ = false;
@@ -146,6 +151,7 @@ bool Producer::Impl::shutdown() {
   }
   instance_->unregister_producer(config_.group);
   std::lock_guard lock(lifecycle_mutex_);
+  accumulator_.reset();
   sender_.reset();
   log()->info("producer {} shut down", config_.group);
   instance_.reset();
@@ -168,13 +174,18 @@ Status Producer::Impl::send_async(Result<PreparedMessage> prepared, SendCallback
   const auto deadline = deadline_of(options, started);
   const std::size_t bytes = window_bytes_of(*prepared, config_);
   MQKIT_RETURN_IF_ERROR(window_.acquire(bytes, deadline));
-  sender_->send_async(std::make_shared<const PreparedMessage>(std::move(prepared).value()), std::move(target),
-                      started, deadline,
-                      [this, bytes, callback = std::move(callback)](Result<SendResult> result) {
-                        // Released after the callback: once shutdown's drain ends, no callback runs.
-                        WindowSlot slot(window_, bytes);
-                        callback(std::move(result));
-                      });
+  auto message = std::make_shared<const PreparedMessage>(std::move(prepared).value());
+  SendCallback finish = [this, bytes, callback = std::move(callback)](Result<SendResult> result) {
+    // Released after the callback: once shutdown's drain ends, no callback runs.
+    WindowSlot slot(window_, bytes);
+    callback(std::move(result));
+  };
+  if (accumulator_ && message->batchable && !message->batch) {
+    Status added = accumulator_->add(std::move(message), target, started, deadline, std::move(finish));
+    if (!added) window_.release(bytes);  // `finish` will not be called
+    return added;
+  }
+  sender_->send_async(std::move(message), std::move(target), started, deadline, std::move(finish));
   return Status::ok();
 }
 

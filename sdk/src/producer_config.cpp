@@ -43,6 +43,18 @@ constexpr ConfigField kProducerFields[] = {
     {.key = "max_in_flight_async_bytes", .type = ValueType::kSize, .default_value = "64MiB",
      .description = "body bytes of async sends awaiting their response at most", .min = 1024,
      .max = 68719476736.0},
+    {.key = "auto_batch", .type = ValueType::kBool, .default_value = "false",
+     .description = "async sends of single messages to one queue go together as one SEND_BATCH_MESSAGE, each "
+                    "callback with its own result (RocketMQ autoBatch)"},
+    {.key = "batch_max_delay_ms", .type = ValueType::kDuration, .default_value = "0",
+     .description = "auto_batch: how long a message to a queue with no request in flight waits for more before "
+                    "it is sent; 0 = at once (batches then form from messages that arrive while a request is in "
+                    "flight)", .min = 0, .max = 60'000},
+    {.key = "batch_max_bytes", .type = ValueType::kSize, .default_value = "32KiB",
+     .description = "auto_batch: body and properties bytes of one batch at most", .min = 1, .max = kMaxFrame},
+    {.key = "total_batch_max_bytes", .type = ValueType::kSize, .default_value = "32MiB",
+     .description = "auto_batch: bytes waiting for their batch, over all queues, at most; send_async waits for "
+                    "room", .min = 1024, .max = 68719476736.0},
 };
 constexpr plugin::v1::ConfigSchema kProducerSchema{kProducerFields, std::size(kProducerFields)};
 
@@ -61,6 +73,14 @@ Status ProducerConfig::validate() const {
   if (Status s = protocol::validate_topic(create_topic_key); !s) return s.with_context("create_topic_key");
   if (max_in_flight_async_messages == 0 || max_in_flight_async_bytes == 0) {
     return Status::invalid_argument("the async window must hold at least one message");
+  }
+  if (batch_max_delay.count() < 0) return Status::invalid_argument("batch_max_delay_ms must not be negative");
+  if (batch_max_bytes == 0 || batch_max_bytes > max_message_size) {
+    return Status::invalid_argument("batch_max_bytes must be 1 .. max_message_size (" +
+                                    std::to_string(max_message_size) + ")");
+  }
+  if (total_batch_max_bytes < batch_max_bytes) {
+    return Status::invalid_argument("total_batch_max_bytes must be at least batch_max_bytes");
   }
   return Status::ok();
 }
@@ -83,6 +103,10 @@ Result<ProducerConfig> load_producer_config(kernel::Bootstrap& boot) {
   config.create_topic_key = values.get_string("create_topic_key");
   config.max_in_flight_async_messages = static_cast<std::size_t>(values.get_int("max_in_flight_async_messages"));
   config.max_in_flight_async_bytes = static_cast<std::size_t>(values.get_size("max_in_flight_async_bytes"));
+  config.auto_batch = values.get_bool("auto_batch");
+  config.batch_max_delay = std::chrono::milliseconds(values.get_duration_ms("batch_max_delay_ms"));
+  config.batch_max_bytes = static_cast<std::size_t>(values.get_size("batch_max_bytes"));
+  config.total_batch_max_bytes = static_cast<std::size_t>(values.get_size("total_batch_max_bytes"));
   return config;
 }
 

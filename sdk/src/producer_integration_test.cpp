@@ -7,7 +7,9 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <set>
+#include <tuple>
 #include <thread>
 
 #include "local_cluster.hpp"
@@ -29,7 +31,7 @@ bool eventually(const std::function<bool()>& condition, milliseconds limit = mil
 
 class ProducerIntegrationTest : public ::testing::Test {
  protected:
-  void start_cluster(const std::string& name) {
+  void start_cluster(const std::string& name, bool auto_batch = false) {
     cluster_ = std::make_unique<mqkit::testing::LocalCluster>(name);
     ASSERT_TRUE(cluster_->add_namesrv().is_ok());
     ASSERT_TRUE(cluster_->add_namesrv().is_ok());
@@ -39,6 +41,7 @@ class ProducerIntegrationTest : public ::testing::Test {
     config.group = "integration_producer";
     config.client.namesrv_addresses = split_namesrv_addresses(cluster_->namesrv_addrs());
     config.client.plugin_dirs = {MQKIT_PLUGIN_DIR};
+    config.auto_batch = auto_batch;
     producer_ = std::make_unique<Producer>(config);
     ASSERT_TRUE(producer_->start().is_ok());
   }
@@ -168,6 +171,63 @@ TEST_F(ProducerIntegrationTest, SyncAsyncOnewayAndBatchSendsLand) {
     }
     return oneway.size() == 4;
   })) << "not every message arrived";
+}
+
+TEST_F(ProducerIntegrationTest, AutoBatchedAsyncSendsEachLandWhereTheirResultSaysInOrder) {
+  start_cluster("sdk-autobatch", /*auto_batch=*/true);
+  create_topic("SdkAutoBatch");
+  constexpr int kCount = 3000;
+  std::mutex mutex;
+  std::map<int, SendResult> results;
+  std::map<int, int> calls;
+  std::vector<std::string> failures;
+  for (int i = 0; i < kCount; ++i) {
+    const Status queued =
+        producer_->send_async(Message("SdkAutoBatch", "auto-" + std::to_string(i)), [&, i](Result<SendResult> r) {
+          std::lock_guard lock(mutex);
+          ++calls[i];
+          if (r) {
+            results.emplace(i, std::move(r).value());
+          } else {
+            failures.push_back(r.status().to_string());
+          }
+        });
+    ASSERT_TRUE(queued.is_ok()) << queued.to_string();
+  }
+  ASSERT_TRUE(eventually([&] {
+    std::lock_guard lock(mutex);
+    return calls.size() == static_cast<std::size_t>(kCount);
+  }));
+  std::lock_guard lock(mutex);
+  ASSERT_TRUE(failures.empty()) << failures.front();
+  for (const auto& [i, n] : calls) EXPECT_EQ(n, 1) << "callback of send " << i;
+
+  // Every message is stored at the queue and offset its result names, with its id, and each
+  // queue holds its messages in the order they were sent.
+  auto queues = producer_->fetch_publish_message_queues("SdkAutoBatch");
+  ASSERT_TRUE(queues.is_ok());
+  std::map<std::tuple<std::string, int, std::int64_t>, std::pair<std::string, std::string>> stored;
+  ASSERT_TRUE(eventually([&] {
+    stored.clear();
+    for (const auto& queue : *queues) {
+      for (const auto& m : pull_all(queue)) {
+        stored[{queue.broker_name, queue.queue_id, m.queue_offset}] = {m.msg_id(), m.body()};
+      }
+    }
+    return stored.size() == static_cast<std::size_t>(kCount);
+  })) << stored.size() << " of " << kCount << " messages stored";
+  std::map<std::pair<std::string, int>, std::int64_t> last_offset;
+  for (const auto& [i, result] : results) {
+    const auto& mq = result.message_queue;
+    const auto it = stored.find({mq.broker_name, mq.queue_id, result.queue_offset});
+    ASSERT_NE(it, stored.end()) << "send " << i << " at " << mq.to_string() << " offset " << result.queue_offset;
+    EXPECT_EQ(it->second.first, result.msg_id);
+    EXPECT_EQ(it->second.second, "auto-" + std::to_string(i));
+    EXPECT_EQ(result.offset_msg_id.size(), 32u);
+    const auto key = std::make_pair(mq.broker_name, mq.queue_id);
+    if (last_offset.contains(key)) EXPECT_GT(result.queue_offset, last_offset[key]) << "send " << i;
+    last_offset[key] = result.queue_offset;
+  }
 }
 
 TEST_F(ProducerIntegrationTest, OrderedSendsKeepEachOrderOnOneQueue) {

@@ -5,10 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <map>
+#include <mutex>
 #include <set>
 #include <thread>
 
 #include "compression.hpp"
+#include "outgoing_message.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "testing/fake_transport.hpp"
@@ -315,6 +318,248 @@ TEST_F(ProducerTest, LifecycleRules) {
   EXPECT_EQ(producer.send_async(Message("T", "x"), [](Result<SendResult>) {}).code(), StatusCode::kUnavailable);
   EXPECT_FALSE(producer.send_async(Message("T", "x")).get().is_ok());
   EXPECT_FALSE(cluster_.transport()->calls_with_code(rq::kUnregisterClient).empty());
+}
+
+
+// ---- Auto batching ---------------------------------------------------------------------------
+
+// Results of async sends by send index, each callback counted.
+class Results {
+ public:
+  SendCallback callback(std::size_t index) {
+    return [this, index](Result<SendResult> result) {
+      std::lock_guard lock(mutex_);
+      ++calls_[index];
+      results_.insert_or_assign(index, std::move(result));
+    };
+  }
+  std::size_t size() const {
+    std::lock_guard lock(mutex_);
+    return results_.size();
+  }
+  Result<SendResult> at(std::size_t index) const {
+    std::lock_guard lock(mutex_);
+    return results_.at(index);
+  }
+  // Batches that follow an answer given on the sending thread go out from the client's async
+  // thread: waits (boundedly) for `count` callbacks first.
+  bool each_called_once(std::size_t count) const {
+    for (int i = 0; i < 2000 && size() < count; ++i) std::this_thread::sleep_for(milliseconds(5));
+    std::lock_guard lock(mutex_);
+    if (calls_.size() != count) return false;
+    for (const auto& [index, calls] : calls_) {
+      if (calls != 1) return false;
+    }
+    return true;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::size_t, Result<SendResult>> results_;
+  std::map<std::size_t, int> calls_;
+};
+
+// The messages of a stored send, as (body, properties) in order.
+std::vector<std::pair<std::string, std::string>> messages_of(const RemotingCommand& request) {
+  if (request.code != rq::kSendBatchMessage) {
+    return {{std::string(request.body.begin(), request.body.end()), field(request, "i")}};
+  }
+  std::vector<std::pair<std::string, std::string>> out;
+  auto items = v1::decode_batch(request.body);
+  EXPECT_TRUE(items.is_ok());
+  if (!items) return out;
+  for (const auto& item : *items) {
+    out.emplace_back(std::string(item.body.begin(), item.body.end()), std::string(item.properties));
+  }
+  return out;
+}
+
+class AutoBatchTest : public ProducerTest {
+ protected:
+  void SetUp() override {
+    ProducerTest::SetUp();
+    config_.auto_batch = true;
+  }
+  // Answers every request held so far and every later one at once.
+  void answer_everything() {
+    cluster_.transport()->hold_responses(false);
+    cluster_.transport()->release_held();
+  }
+};
+
+TEST_F(AutoBatchTest, WhatWaitsBehindARequestGoesAsOneBatchAndEachGetsItsOwnResult) {
+  auto producer = start_producer();
+  ASSERT_TRUE(producer->fetch_publish_message_queues("T").is_ok());
+  const MessageQueue queue{"T", "broker-a", 1};
+  cluster_.transport()->hold_responses(true);
+  Results results;
+  for (std::size_t i = 0; i < 6; ++i) {
+    ASSERT_TRUE(producer->send_async(Message("T", "m" + std::to_string(i)), results.callback(i), {.queue = queue})
+                    .is_ok());
+  }
+  // The first went alone; the others wait for its answer.
+  EXPECT_EQ(cluster_.transport()->held_count(), 1u);
+  EXPECT_EQ(producer->async_in_flight(), 6u);
+  answer_everything();
+  ASSERT_TRUE(results.each_called_once(6));
+
+  const auto stored = cluster_.stored();
+  ASSERT_EQ(stored.size(), 2u);
+  EXPECT_EQ(stored[0].request.code, rq::kSendMessageV2);
+  EXPECT_EQ(stored[1].request.code, rq::kSendBatchMessage);
+  std::vector<std::pair<std::string, std::string>> sent = messages_of(stored[0].request);
+  for (auto& m : messages_of(stored[1].request)) sent.push_back(std::move(m));
+  ASSERT_EQ(sent.size(), 6u);
+  std::set<std::string> offset_ids;
+  for (std::size_t i = 0; i < 6; ++i) {
+    EXPECT_EQ(sent[i].first, "m" + std::to_string(i));
+    auto result = results.at(i);
+    ASSERT_TRUE(result.is_ok()) << result.status().to_string();
+    EXPECT_EQ(result->message_queue, queue);
+    EXPECT_EQ(result->queue_offset, static_cast<std::int64_t>(i));
+    EXPECT_EQ(result->msg_id, v1::find_property(sent[i].second, "UNIQ_KEY").value_or("?"));
+    EXPECT_EQ(result->offset_msg_id.size(), 32u);
+    offset_ids.insert(result->offset_msg_id);
+  }
+  EXPECT_EQ(offset_ids.size(), 6u);
+  EXPECT_EQ(producer->async_in_flight(), 0u);
+}
+
+TEST_F(AutoBatchTest, EveryQueueKeepsTheOrderOfItsSendsAndOffsetsMatch) {
+  auto producer = start_producer();
+  ASSERT_TRUE(producer->fetch_publish_message_queues("T").is_ok());
+  cluster_.transport()->hold_responses(true);
+  Results results;
+  constexpr std::size_t kCount = 300;
+  for (std::size_t i = 0; i < kCount; ++i) {
+    ASSERT_TRUE(producer->send_async(Message("T", std::to_string(i)), results.callback(i)).is_ok());
+    // Answers now and then, so that batches of every size form.
+    if (i % 37 == 0) cluster_.transport()->release_held(3);
+  }
+  answer_everything();
+  ASSERT_TRUE(results.each_called_once(kCount));
+
+  std::map<std::pair<std::string, std::int32_t>, std::int64_t> next_offset;
+  std::map<std::pair<std::string, std::int32_t>, long> last_index;
+  std::size_t seen = 0;
+  std::size_t batches = 0;
+  for (const auto& send : cluster_.stored()) {
+    if (send.request.code == rq::kSendBatchMessage) ++batches;
+    const auto key = std::make_pair(send.broker, send.queue_id);
+    for (const auto& [body, properties] : messages_of(send.request)) {
+      const auto index = std::stol(body);
+      EXPECT_GT(index, last_index.contains(key) ? last_index[key] : -1L) << "queue order broken";
+      last_index[key] = index;
+      auto result = results.at(static_cast<std::size_t>(index));
+      ASSERT_TRUE(result.is_ok()) << result.status().to_string();
+      EXPECT_EQ(result->message_queue.broker_name, send.broker);
+      EXPECT_EQ(result->message_queue.queue_id, send.queue_id);
+      EXPECT_EQ(result->queue_offset, next_offset[key]++);
+      ++seen;
+    }
+  }
+  EXPECT_EQ(seen, kCount);
+  EXPECT_GT(batches, 0u);
+  EXPECT_LT(cluster_.stored().size(), kCount);
+}
+
+TEST_F(AutoBatchTest, AFailedBatchReachesEveryCallbackOrIsRetriedElsewhere) {
+  cluster_.set_send_code("broker-a", rc::kMessageIllegal);  // not retriable
+  auto producer = start_producer();
+  ASSERT_TRUE(producer->fetch_publish_message_queues("T").is_ok());
+  cluster_.transport()->hold_responses(true);
+  Results failed;
+  for (std::size_t i = 0; i < 4; ++i) {
+    ASSERT_TRUE(producer->send_async(Message("T", "x"), failed.callback(i), {.queue = MessageQueue{"T", "broker-a", 0}})
+                    .is_ok());
+  }
+  answer_everything();
+  ASSERT_TRUE(failed.each_called_once(4));
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_FALSE(failed.at(i).is_ok());
+  EXPECT_EQ(producer->async_in_flight(), 0u);
+
+  // Without a fixed queue a batch that failed on a retriable error moves, whole, to another broker.
+  cluster_.set_send_code("broker-a", rc::kServiceNotAvailable);
+  cluster_.transport()->hold_responses(true);
+  Results moved;
+  for (std::size_t i = 0; i < 16; ++i) ASSERT_TRUE(producer->send_async(Message("T", "y"), moved.callback(i)).is_ok());
+  answer_everything();
+  ASSERT_TRUE(moved.each_called_once(16));
+  for (std::size_t i = 0; i < 16; ++i) {
+    auto result = moved.at(i);
+    ASSERT_TRUE(result.is_ok()) << result.status().to_string();
+    EXPECT_EQ(result->message_queue.broker_name, "broker-b");
+  }
+}
+
+TEST_F(AutoBatchTest, HeldBatchesGoWhenFullOrAtShutdown) {
+  config_.batch_max_delay = std::chrono::minutes(1);
+  auto producer = start_producer();
+  ASSERT_TRUE(producer->fetch_publish_message_queues("T").is_ok());
+  const MessageQueue queue{"T", "broker-b", 3};
+  // Two of these fill a batch.
+  Message probe("T", std::string(100, 'p'));
+  auto prepared = prepare_message(probe, config_);
+  ASSERT_TRUE(prepared.is_ok());
+  config_.batch_max_bytes = 2 * batch_item_size(*prepared);
+  producer.reset();
+  producer = start_producer();
+  Results results;
+  for (std::size_t i = 0; i < 3; ++i) {
+    ASSERT_TRUE(producer->send_async(Message("T", std::string(100, 'a' + static_cast<char>(i))), results.callback(i),
+                                     {.queue = queue})
+                    .is_ok());
+  }
+  // The first two filled a batch, which went at once; the third is held for a minute...
+  ASSERT_EQ(cluster_.stored().size(), 1u);
+  EXPECT_EQ(messages_of(cluster_.stored()[0].request).size(), 2u);
+  EXPECT_EQ(results.size(), 2u);
+  // ...unless the producer shuts down.
+  producer->shutdown();
+  ASSERT_TRUE(results.each_called_once(3));
+  ASSERT_TRUE(results.at(2).is_ok());
+  EXPECT_EQ(results.at(2)->queue_offset, 2);
+}
+
+TEST_F(AutoBatchTest, WaitingBytesAreBoundedAndOddMessagesGoAlone) {
+  Message probe("T", std::string(100, 'p'));
+  auto prepared = prepare_message(probe, config_);
+  ASSERT_TRUE(prepared.is_ok());
+  config_.batch_max_bytes = batch_item_size(*prepared);
+  config_.total_batch_max_bytes = 2 * batch_item_size(*prepared);
+  auto producer = start_producer();
+  ASSERT_TRUE(producer->fetch_publish_message_queues("T").is_ok());
+  const MessageQueue queue{"T", "broker-a", 2};
+  cluster_.transport()->hold_responses(true);
+  Results results;
+  for (std::size_t i = 0; i < 3; ++i) {
+    ASSERT_TRUE(producer->send_async(Message("T", std::string(100, 'x')), results.callback(i), {.queue = queue}).is_ok());
+  }
+  // One in flight, two waiting fill the budget: the next waits for room, then gives up.
+  const Status full =
+      producer->send_async(Message("T", std::string(100, 'x')), results.callback(99), {.queue = queue, .timeout = milliseconds(30)});
+  EXPECT_EQ(full.code(), StatusCode::kResourceExhausted) << full.to_string();
+  EXPECT_EQ(producer->async_in_flight(), 3u);  // the refused send left the window
+  // A message that cannot travel in a batch is sent at once, past the waiting ones.
+  Message delayed("T", "later");
+  delayed.set_delay_time_level(3);
+  ASSERT_TRUE(producer->send_async(std::move(delayed), results.callback(3), {.queue = queue}).is_ok());
+  EXPECT_EQ(cluster_.transport()->calls_with_code(rq::kSendMessageV2).size(), 2u);
+  answer_everything();
+  ASSERT_TRUE(results.each_called_once(4));
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_TRUE(results.at(i).is_ok()) << i;
+  EXPECT_EQ(producer->async_in_flight(), 0u);
+}
+
+TEST(ProducerConfigTest, AutoBatchLimitsAreChecked) {
+  ProducerConfig config;
+  config.client.namesrv_addresses = {"127.0.0.1:9876"};
+  EXPECT_TRUE(config.validate().is_ok());
+  config.batch_max_bytes = config.max_message_size + 1;
+  EXPECT_EQ(config.validate().code(), StatusCode::kInvalidArgument);
+  config.batch_max_bytes = 64 * 1024;
+  config.total_batch_max_bytes = 1024;
+  EXPECT_EQ(config.validate().code(), StatusCode::kInvalidArgument);
 }
 
 }  // namespace

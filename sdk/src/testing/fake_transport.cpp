@@ -296,7 +296,11 @@ RemotingCommand FakeCluster::send_response(const std::string& broker_name, const
   v1::HostAddress host;
   host.ip = {10, 0, 0, static_cast<std::uint8_t>(brokers_.size())};
   host.port = 10911;
-  response.ext_fields.set("msgId", v1::make_offset_message_id(host, offset));
+  // As a broker: one offset id per message of a batch, comma-joined (here the queue offsets
+  // stand in for commit offsets).
+  std::string ids;
+  for (std::int64_t i = 0; i < count; ++i) ids += (i ? "," : "") + v1::make_offset_message_id(host, offset + i);
+  response.ext_fields.set("msgId", std::move(ids));
   response.ext_fields.set("queueId", static_cast<std::int64_t>(queue_id));
   response.ext_fields.set("queueOffset", offset);
   return response;

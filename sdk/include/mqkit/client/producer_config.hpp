@@ -36,6 +36,20 @@ struct ProducerConfig {
   // memory stays bounded.
   std::size_t max_in_flight_async_messages = 10000;
   std::size_t max_in_flight_async_bytes = 64 * 1024 * 1024;
+  // Auto batching (RocketMQ 5's DefaultMQProducer#setAutoBatch, ProduceAccumulator): async
+  // sends of single messages to one queue travel together as SEND_BATCH_MESSAGE; each callback
+  // still gets its own SendResult. Messages that arrive while a request to their queue is in
+  // flight form the next batch (one request per queue at a time, so each queue keeps the order
+  // of the sends), so batching costs no delay at low rates.
+  bool auto_batch = false;
+  // How long a message to a queue with no request in flight waits for more before it is sent
+  // (RocketMQ batchMaxDelayMs); 0 = at once.
+  std::chrono::milliseconds batch_max_delay{0};
+  // Body and properties bytes of one batch at most (RocketMQ batchMaxBytes).
+  std::size_t batch_max_bytes = 32 * 1024;
+  // Bytes waiting in every queue's next batch at most; send_async waits for room (RocketMQ
+  // totalBatchMaxBytes).
+  std::size_t total_batch_max_bytes = 32 * 1024 * 1024;
 
   // InvalidArgument naming the first bad value (client settings included).
   Status validate() const;
