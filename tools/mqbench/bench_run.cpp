@@ -145,7 +145,7 @@ int report(const RunOptions& o, const Measurement& m, const BenchStats& stats, c
   char line[256];
   std::snprintf(line, sizeof(line),
                 "mqbench: %s, %zu B, %d topic(s) x %d queues, %d producer(s), %d %s consumer(s), rate %s%s\n",
-                std::string(mode_name(o.mode)).c_str(), o.size, o.topics, o.queues, o.producers, o.consumers,
+                variant_of(o).c_str(), o.size, o.topics, o.queues, o.producers, o.consumers,
                 o.consumer_api == ConsumerApi::kPush ? "push" : "pull",
                 o.rate > 0 ? std::to_string(static_cast<long long>(o.rate)).c_str() : "max",
                 o.backlog ? ", backlog drain" : "");
@@ -165,7 +165,12 @@ int report(const RunOptions& o, const Measurement& m, const BenchStats& stats, c
       << seq.out_of_order << (order_promised ? "" : " [no order promised]") << ", send failures " << send_errors
       << ", unstamped " << foreign << ")\n";
 
-  ResultLine result("mqkit", std::string(mode_name(o.mode)), o.size, sent);
+  ResultLine result("mqkit", variant_of(o), o.size, sent);
+  if (o.auto_batch) {
+    result.add("auto_batch", std::uint64_t{1});
+    if (o.batch_max_bytes > 0) result.add("batch_max_bytes", std::uint64_t{o.batch_max_bytes});
+    if (o.batch_max_delay_ms > 0) result.add("batch_max_delay_ms", static_cast<std::uint64_t>(o.batch_max_delay_ms));
+  }
   result.add("prod_msgs_s", prod_rate);
   result.add("prod_MBps", prod_mbps);
   if (m.consumed) {
@@ -185,6 +190,12 @@ int report(const RunOptions& o, const Measurement& m, const BenchStats& stats, c
 }
 
 }  // namespace
+
+std::string variant_of(const RunOptions& options) {
+  std::string variant(mode_name(options.mode));
+  if (options.auto_batch) variant += "+autobatch";
+  return variant;
+}
 
 std::string_view mode_name(SendMode mode) {
   switch (mode) {
@@ -212,6 +223,8 @@ Status validate(const RunOptions& o) {
     return Status::invalid_argument("--topics, --queues, --producers, --batch-size and --pull-batch must be positive");
   }
   if (o.rate < 0 || o.warmup_s < 0) return Status::invalid_argument("--rate and --warmup must not be negative");
+  if (o.auto_batch && o.mode != SendMode::kAsync) return Status::invalid_argument("--auto-batch needs --mode async");
+  if (o.batch_max_delay_ms < 0) return Status::invalid_argument("--batch-max-delay must not be negative");
   return Status::ok();
 }
 
@@ -254,7 +267,7 @@ int run_benchmark(const RunOptions& o, std::ostream& out, std::ostream& progress
   }
 
   LoadProducers producers(LoadSpec{o.namesrv, topics, o.mode, o.size, o.batch_size, o.rate, o.producers, o.messages,
-                                   o.window},
+                                   o.window, o.auto_batch, o.batch_max_bytes, o.batch_max_delay_ms},
                           stats);
   if (Status s = producers.start(); !s) return fail("producers", s);
 

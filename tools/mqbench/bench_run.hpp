@@ -31,6 +31,11 @@ struct RunOptions {
   SendMode mode = SendMode::kAsync;
   int batch_size = 32;
   std::size_t window = 10000;
+  // Async mode: the producer's auto batching (auto_batch) and its batch limits (0 = the
+  // producer's defaults).
+  bool auto_batch = false;
+  std::size_t batch_max_bytes = 0;
+  std::int64_t batch_max_delay_ms = 0;
   int pull_batch = 32;
   ConsumerApi consumer_api = ConsumerApi::kPush;
   int consume_threads = 4;        // push consumer: listener threads per consumer
@@ -41,6 +46,8 @@ struct RunOptions {
 // InvalidArgument naming the first bad option.
 client::Status validate(const RunOptions& options);
 std::string_view mode_name(SendMode mode);
+// The RESULT line's variant: the mode, "+autobatch" with --auto-batch.
+std::string variant_of(const RunOptions& options);
 
 // Runs; a summary and the RESULT line go to `out`, progress once a second to `progress`.
 // Returns the exit code: 0 when the run finished without errors, 1 on setup failure, 2 when the

@@ -56,6 +56,9 @@ Status LoadProducers::start() {
     config.compress_msg_body_over_howmuch = std::numeric_limits<std::size_t>::max();
     config.max_in_flight_async_messages = spec_.window;
     config.max_in_flight_async_bytes = std::max<std::size_t>(64u << 20, spec_.window * spec_.size * 2);
+    config.auto_batch = spec_.auto_batch;
+    if (spec_.batch_max_bytes > 0) config.batch_max_bytes = spec_.batch_max_bytes;
+    config.batch_max_delay = std::chrono::milliseconds(spec_.batch_max_delay_ms);
     worker->producer = std::make_unique<client::Producer>(config);
     if (Status s = worker->producer->start(); !s) return s.with_context("starting producer " + std::to_string(i));
     for (const std::string& topic : spec_.topics) {

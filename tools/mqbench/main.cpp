@@ -38,6 +38,13 @@ int main(int argc, char** argv) {
   app.add_option("--batch-size", o.batch_size, "messages per batch (--mode batch)")
       ->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--window", o.window, "async sends in flight per producer")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_flag("--auto-batch", o.auto_batch,
+               "async mode: the producer's auto batching (auto_batch: what waits behind a request to a queue goes "
+               "as one SEND_BATCH_MESSAGE)");
+  app.add_option("--batch-max-bytes", o.batch_max_bytes, "--auto-batch: bytes per batch at most (default: the "
+                                                         "producer's batch_max_bytes)");
+  app.add_option("--batch-max-delay", o.batch_max_delay_ms, "--auto-batch: ms a message to an idle queue waits for "
+                                                            "company (default 0)")->capture_default_str();
   app.add_option("--pull-batch", o.pull_batch, "messages per pull request")->check(CLI::Range(1, 1024))->capture_default_str();
   const std::map<std::string, ConsumerApi> consumer_apis{{"push", ConsumerApi::kPush}, {"pull", ConsumerApi::kPull}};
   app.add_option("--consumer-api", o.consumer_api, "push (the SDK's PushConsumer) | pull (raw PULL_MESSAGE long polling)")

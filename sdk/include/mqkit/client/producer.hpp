@@ -12,10 +12,13 @@
 // robin avoiding unavailable brokers), by an application selector with an argument (ordered
 // messages: the same order id always reaches the same queue), or to a given queue.
 //
+// With config.auto_batch, async sends of single messages to one queue travel together as one
+// SEND_BATCH_MESSAGE, each callback with its own result (produce_accumulator.hpp, docs/sdk.md).
+//
 // Threads: every method is thread-safe; send() blocks the calling thread for at most the send
-// timeout. Async callbacks run on a transport I/O thread or the client's async thread (or, for
-// a send that fails before anything went out, the calling thread); they must not block, and
-// must not wait for another send of this producer. At most max_in_flight_async_messages /
+// timeout. Async callbacks run on a transport I/O thread, the client's async thread or the
+// auto-batch timer thread (or, for a send that fails before anything went out, the calling
+// thread); they must not block, and must not wait for another send of this producer. At most max_in_flight_async_messages /
 // _bytes async sends await their response; send_async waits for room up to the send timeout
 // and then fails with ResourceExhausted. shutdown() waits for every async send to call back.
 #pragma once
