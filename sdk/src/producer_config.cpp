@@ -50,8 +50,9 @@ constexpr ConfigField kProducerFields[] = {
      .description = "auto_batch: how long a message to a queue with no request in flight waits for more before "
                     "it is sent; 0 = at once (batches then form from messages that arrive while a request is in "
                     "flight)", .min = 0, .max = 60'000},
-    {.key = "batch_max_bytes", .type = ValueType::kSize, .default_value = "32KiB",
-     .description = "auto_batch: body and properties bytes of one batch at most", .min = 1, .max = kMaxFrame},
+    {.key = "batch_max_bytes", .type = ValueType::kSize, .default_value = "256KiB",
+     .description = "auto_batch: body and properties bytes of one batch at most (a queue has one request in "
+                    "flight, so it moves at most this much per round trip)", .min = 1, .max = kMaxFrame},
     {.key = "total_batch_max_bytes", .type = ValueType::kSize, .default_value = "32MiB",
      .description = "auto_batch: bytes waiting for their batch, over all queues, at most; send_async waits for "
                     "room", .min = 1024, .max = 68719476736.0},

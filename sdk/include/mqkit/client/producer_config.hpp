@@ -45,8 +45,10 @@ struct ProducerConfig {
   // How long a message to a queue with no request in flight waits for more before it is sent
   // (RocketMQ batchMaxDelayMs); 0 = at once.
   std::chrono::milliseconds batch_max_delay{0};
-  // Body and properties bytes of one batch at most (RocketMQ batchMaxBytes).
-  std::size_t batch_max_bytes = 32 * 1024;
+  // Body and properties bytes of one batch at most (RocketMQ batchMaxBytes). Larger than
+  // RocketMQ's 32KiB: with one request per queue in flight, a queue moves at most this much per
+  // round trip.
+  std::size_t batch_max_bytes = 256 * 1024;
   // Bytes waiting in every queue's next batch at most; send_async waits for room (RocketMQ
   // totalBatchMaxBytes).
   std::size_t total_batch_max_bytes = 32 * 1024 * 1024;
