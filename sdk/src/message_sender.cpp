@@ -113,30 +113,31 @@ Result<std::shared_ptr<const TopicRouteInfo>> MessageSender::route_for(const Pre
   return route;
 }
 
+Result<MessageQueue> MessageSender::select(const PreparedMessage& message, const SendTarget& target,
+                                           const TopicRouteInfo& route, std::string_view last_failed_broker) {
+  if (target.queue) return *target.queue;
+  if (target.first_queue && last_failed_broker.empty()) return *target.first_queue;
+  const auto& queues = route.publish.queues;
+  v1::SelectContext context;
+  context.topic = message.topic;
+  context.tags = message.tags;
+  context.keys = message.keys;
+  context.argument = target.argument;
+  context.last_failed_broker = last_failed_broker;
+  context.availability = fault_strategy_.get();
+  auto& selector = target.selector ? *target.selector : *default_selector_;
+  MQKIT_ASSIGN_OR_RETURN(const std::size_t index, selector.select(queues, context));
+  if (index >= queues.size()) {
+    return Status::internal("the selector chose queue " + std::to_string(index) + " of " +
+                            std::to_string(queues.size()));
+  }
+  return queues[index];
+}
+
 Result<MessageSender::Chosen> MessageSender::choose(const PreparedMessage& message, const SendTarget& target,
                                                     const TopicRouteInfo& route, std::string_view last_failed_broker) {
   Chosen chosen;
-  if (target.queue) {
-    chosen.queue = *target.queue;
-  } else if (target.first_queue && last_failed_broker.empty()) {
-    chosen.queue = *target.first_queue;
-  } else {
-    const auto& queues = route.publish.queues;
-    v1::SelectContext context;
-    context.topic = message.topic;
-    context.tags = message.tags;
-    context.keys = message.keys;
-    context.argument = target.argument;
-    context.last_failed_broker = last_failed_broker;
-    context.availability = fault_strategy_.get();
-    auto& selector = target.selector ? *target.selector : *default_selector_;
-    MQKIT_ASSIGN_OR_RETURN(const std::size_t index, selector.select(queues, context));
-    if (index >= queues.size()) {
-      return Status::internal("the selector chose queue " + std::to_string(index) + " of " +
-                              std::to_string(queues.size()));
-    }
-    chosen.queue = queues[index];
-  }
+  MQKIT_ASSIGN_OR_RETURN(chosen.queue, select(message, target, route, last_failed_broker));
   chosen.address = instance_.find_broker_master(chosen.queue.broker_name);
   if (chosen.address.empty()) {
     // The route may name a broker whose address arrived since (RocketMQ re-reads the route).
@@ -255,8 +256,8 @@ void MessageSender::on_async_response(const std::shared_ptr<AsyncSend>& send, co
 Result<MessageQueue> MessageSender::pick_queue(const PreparedMessage& message, const SendTarget& target) {
   if (target.queue) return *target.queue;
   MQKIT_ASSIGN_OR_RETURN(auto route, route_for(message, target));
-  MQKIT_ASSIGN_OR_RETURN(Chosen chosen, choose(message, target, *route, {}));
-  return std::move(chosen.queue);
+  // The broker's address is looked up when the batch goes out.
+  return select(message, target, *route, {});
 }
 
 // ---- One-way -------------------------------------------------------------------------------

@@ -71,6 +71,9 @@ class MessageSender {
   struct AsyncSend;
 
   Result<std::shared_ptr<const TopicRouteInfo>> route_for(const PreparedMessage& message, const SendTarget& target);
+  // The queue only (choose() adds its broker's address).
+  Result<MessageQueue> select(const PreparedMessage& message, const SendTarget& target, const TopicRouteInfo& route,
+                              std::string_view last_failed_broker);
   Result<Chosen> choose(const PreparedMessage& message, const SendTarget& target, const TopicRouteInfo& route,
                         std::string_view last_failed_broker);
   SendMessageRequest request_for(const PreparedMessage& message, std::int32_t queue_id) const;
