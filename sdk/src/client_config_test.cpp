@@ -37,6 +37,10 @@ TEST_F(ClientConfigFileTest, DefaultsMatchRocketMq) {
   EXPECT_EQ(config->compress_msg_body_over_howmuch, 4096u);
   EXPECT_EQ(config->max_message_size, 4u * 1024 * 1024);
   EXPECT_EQ(config->create_topic_key, "TBW102");
+  EXPECT_FALSE(config->auto_batch);  // RocketMQ 5's autoBatch default
+  EXPECT_EQ(config->batch_max_delay.count(), 0);
+  EXPECT_EQ(config->batch_max_bytes, 256u * 1024);
+  EXPECT_EQ(config->total_batch_max_bytes, 32u * 1024 * 1024);
   EXPECT_EQ(config->client.instance_name, "DEFAULT");
   EXPECT_EQ(config->client.poll_name_server_interval.count(), 30000);
   EXPECT_EQ(config->client.heartbeat_broker_interval.count(), 30000);
@@ -67,6 +71,9 @@ sendMsgTimeout = 1500
 retry_times_when_send_failed = 4
 compress_msg_body_over_howmuch = "8KiB"
 max_in_flight_async_messages = 500
+autoBatch = true
+batchMaxDelayMs = 5
+batch_max_bytes = "64KiB"
 
 [producer.selector]
 plugin = "SelectMessageQueueByHash"
@@ -97,6 +104,9 @@ plugin = "consistent_hash"
   EXPECT_EQ(config->compress_msg_body_over_howmuch, 8192u);
   EXPECT_EQ(config->max_message_size, 1024u * 1024);
   EXPECT_EQ(config->max_in_flight_async_messages, 500u);
+  EXPECT_TRUE(config->auto_batch);
+  EXPECT_EQ(config->batch_max_delay.count(), 5);
+  EXPECT_EQ(config->batch_max_bytes, 64u * 1024);
   EXPECT_TRUE(config->validate().is_ok()) << config->validate().to_string();
   EXPECT_TRUE((*b)->finish_validation().is_ok()) << (*b)->finish_validation().to_string();
 }
