@@ -12,6 +12,7 @@ packages=(
   rapidjson-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   zlib1g-dev libssl-dev   # CRC32 / zlib compression; MD5 for consistent-hash allocation
+  libjemalloc-dev         # the allocator of mqkit's programs (MQKIT_MALLOC)
   nodejs npm              # the ali-ons interop tests
 )
 # A Node.js installed another way (e.g. a newer release) serves as well.
