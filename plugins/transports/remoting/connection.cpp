@@ -285,7 +285,9 @@ Status Connection::enqueue(EncodedFrame frame) {
   const std::size_t limit = runtime_->options().max_send_queue_bytes;
   {
     std::lock_guard lock(send_mutex_);
-    if (send_closed_) return Status::unavailable(describe_peer() + " is closed");
+    // Not once close() was asked for either: a direct write would still reach the peer, where
+    // a frame queued for the strand never did (the strand closes first).
+    if (send_closed_ || !open_) return Status::unavailable(describe_peer() + " is closed");
     // One frame always fits an empty queue, however large: the bound is on backlog.
     if (queued_bytes_ > 0 && queued_bytes_ + size > limit) {
       return Status::resource_exhausted(describe_peer() + ": send queue holds " + std::to_string(queued_bytes_) +
