@@ -4,7 +4,12 @@
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/write.hpp>
 
+#include <sys/socket.h>
+#include <sys/uio.h>
+
 #include <algorithm>
+#include <array>
+#include <cerrno>
 #include <optional>
 #include <utility>
 
@@ -29,6 +34,8 @@ constexpr std::int32_t kRequestCodeNotSupported = 3;
 constexpr std::size_t kMaxWriteBytes = 1024 * 1024;
 // Requests of one read handled before their answers so far are handed to the io thread.
 constexpr std::size_t kAnswersPerWrite = 32;
+// Buffers one direct sendmsg() takes (Linux allows 1024; a frame has at most a few).
+constexpr std::size_t kDirectWriteBuffers = 64;
 
 // The connection whose requests this worker thread is handling (handle_requests).
 thread_local const Connection* t_answering = nullptr;
@@ -51,6 +58,7 @@ Connection::Connection(std::shared_ptr<Runtime> runtime, asio::ip::tcp::socket s
   const auto local = socket_.local_endpoint(error);
   local_address_ = error ? "?" : endpoint_text(local);
   socket_.set_option(asio::ip::tcp::no_delay(true), error);
+  native_socket_ = socket_.native_handle();
 }
 
 Connection::~Connection() = default;
@@ -61,6 +69,10 @@ std::string Connection::describe_peer() const {
 
 bool Connection::start() {
   if (!runtime_->add(shared_from_this())) {
+    {
+      std::lock_guard lock(send_mutex_);
+      send_closed_ = true;  // no direct write on the closed descriptor
+    }
     boost::system::error_code ignored;
     socket_.close(ignored);
     open_ = false;
@@ -273,7 +285,9 @@ Status Connection::enqueue(EncodedFrame frame) {
   const std::size_t limit = runtime_->options().max_send_queue_bytes;
   {
     std::lock_guard lock(send_mutex_);
-    if (send_closed_) return Status::unavailable(describe_peer() + " is closed");
+    // Not once close() was asked for either: a direct write would still reach the peer, where
+    // a frame queued for the strand never did (the strand closes first).
+    if (send_closed_ || !open_) return Status::unavailable(describe_peer() + " is closed");
     // One frame always fits an empty queue, however large: the bound is on backlog.
     if (queued_bytes_ > 0 && queued_bytes_ + size > limit) {
       return Status::resource_exhausted(describe_peer() + ": send queue holds " + std::to_string(queued_bytes_) +
@@ -285,6 +299,7 @@ Status Connection::enqueue(EncodedFrame frame) {
     // The worker running this connection's requests writes its answers when it is done
     // with them (handle_requests), not one wake-up of the io thread per answer.
     if (write_scheduled_ || t_answering == this) return Status::ok();
+    if (write_directly()) return Status::ok();
     write_scheduled_ = true;
   }
   runtime_->run_on(strand_, [self = shared_from_this()] { self->write_queued(); });
@@ -295,9 +310,53 @@ void Connection::schedule_write() {
   {
     std::lock_guard lock(send_mutex_);
     if (write_scheduled_ || send_queue_.empty() || send_closed_) return;
+    if (write_directly()) return;
     write_scheduled_ = true;
   }
   runtime_->run_on(strand_, [self = shared_from_this()] { self->write_queued(); });
+}
+
+bool Connection::write_directly() {
+  while (!send_queue_.empty()) {
+    std::array<iovec, kDirectWriteBuffers> buffers{};
+    std::size_t count = 0;
+    std::size_t bytes = 0;
+    auto add = [&](const std::uint8_t* data, std::size_t size) {
+      if (size == 0 || count == buffers.size() || bytes >= kMaxWriteBytes) return;
+      buffers[count++] = iovec{const_cast<std::uint8_t*>(data), size};
+      bytes += size;
+    };
+    for (const EncodedFrame& frame : send_queue_) {
+      if (count == buffers.size() || bytes >= kMaxWriteBytes) break;
+      add(frame.head.data(), frame.head.size());
+      add(frame.body.data(), frame.body.size());
+      for (const auto& slice : frame.slices) add(slice.bytes.data(), slice.bytes.size());
+    }
+    msghdr message{};
+    message.msg_iov = buffers.data();
+    message.msg_iovlen = count;
+    const ssize_t written = ::sendmsg(native_socket_, &message, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      // Full socket buffer (EAGAIN) or a failure: the strand's write waits, or reports and closes.
+      return false;
+    }
+    last_direct_write_.store(Clock::now().time_since_epoch().count(), std::memory_order_relaxed);
+    auto left = static_cast<std::size_t>(written);
+    queued_bytes_ -= std::min(queued_bytes_, left);
+    while (left > 0) {
+      EncodedFrame& front = send_queue_.front();
+      const std::size_t size = front.size();
+      if (left < size) {
+        drop_front(front, left);
+        break;
+      }
+      left -= size;
+      send_queue_.pop_front();
+    }
+    if (static_cast<std::size_t>(written) < bytes) return false;  // the socket buffer is full
+  }
+  return true;
 }
 
 void Connection::write_queued() {
@@ -485,7 +544,9 @@ void Connection::on_watchdog() {
              LogLevel::kWarn);
     return;
   }
-  if (o.idle_timeout.count() > 0 && now - last_activity_ >= o.idle_timeout && in_flight_.load() == 0) {
+  const Clock::time_point last_write{Clock::duration(last_direct_write_.load(std::memory_order_relaxed))};
+  const Clock::time_point last_activity = std::max(last_activity_, last_write);
+  if (o.idle_timeout.count() > 0 && now - last_activity >= o.idle_timeout && in_flight_.load() == 0) {
     bool waiting;
     {
       std::lock_guard lock(pending_mutex_);
@@ -516,16 +577,18 @@ void Connection::do_close(const std::string& reason, LogLevel level) {
   if (closed_.exchange(true)) return;
   open_ = false;
   runtime_->log().write(level, "closing " + describe_peer() + ": " + reason);
+  {
+    // Before the socket closes: a direct write (under this lock) must never use a closed, and
+    // perhaps already reused, descriptor.
+    std::lock_guard lock(send_mutex_);
+    send_closed_ = true;
+    send_queue_.clear();
+  }
   boost::system::error_code ignored;
   socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
   socket_.close(ignored);
   watchdog_.cancel();
   expiry_timer_.cancel();
-  {
-    std::lock_guard lock(send_mutex_);
-    send_closed_ = true;
-    send_queue_.clear();
-  }
   std::unordered_map<std::int32_t, Pending> pending;
   {
     std::lock_guard lock(pending_mutex_);

@@ -6,7 +6,9 @@
 // RequestHandler::on_request runs for each in turn; answers given meanwhile on that worker are
 // written together.
 // send()/invoke()/close() may be called from any thread: send() encodes on the caller's thread
-// and queues the frame; the strand writes everything queued in one gather write.
+// and, when no write is under way, writes the frame at once from that thread (a non-blocking
+// sendmsg; no io-thread wake-up per message); what the socket does not take is queued, and the
+// strand writes everything queued in one gather write.
 #pragma once
 
 #include <boost/asio/ip/tcp.hpp>
@@ -80,6 +82,9 @@ class Connection final : public v1::Channel, public std::enable_shared_from_this
   // --- any thread ---
   v1::Status enqueue(EncodedFrame frame);
   void schedule_write();
+  // With send_mutex_ held and no write scheduled: writes what is queued from this thread, as
+  // much as the socket takes without blocking. True when the queue is empty afterwards.
+  bool write_directly();
   struct QueuedRequest {
     v1::RemotingCommand command;
     std::shared_ptr<v1::RequestHandler> handler;
@@ -123,6 +128,8 @@ class Connection final : public v1::Channel, public std::enable_shared_from_this
   bool send_closed_ = false;
   std::vector<EncodedFrame> writing_;  // strand-owned: frames of the write in progress
   std::size_t writing_bytes_ = 0;
+  int native_socket_ = -1;  // for direct writes; valid until send_closed_ (do_close sets it first)
+  std::atomic<Clock::rep> last_direct_write_{0};  // for the idle check: steady_clock ticks
 
   // Invocations waiting for their response, by opaque. One timer per connection, set to the
   // earliest deadline, fails the invocations whose time is up (not a timer per invocation).

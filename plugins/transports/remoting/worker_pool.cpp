@@ -8,11 +8,15 @@
 namespace mqkit::plugins::transports::remoting {
 
 WorkerPool::WorkerPool(std::size_t threads, const Log& log) : log_(log) {
+  ::sem_init(&ready_, 0, 0);
   threads_.reserve(threads);
   for (std::size_t i = 0; i < threads; ++i) threads_.emplace_back([this] { run(); });
 }
 
-WorkerPool::~WorkerPool() { stop(); }
+WorkerPool::~WorkerPool() {
+  stop();
+  ::sem_destroy(&ready_);
+}
 
 bool WorkerPool::submit(Job job) {
   {
@@ -20,7 +24,7 @@ bool WorkerPool::submit(Job job) {
     if (stopping_) return false;
     queue_.push_back({std::chrono::steady_clock::now(), std::move(job)});
   }
-  ready_.notify_one();
+  ::sem_post(&ready_);
   return true;
 }
 
@@ -31,7 +35,8 @@ void WorkerPool::stop() {
     stopping_ = true;
     threads.swap(threads_);
   }
-  ready_.notify_all();
+  // Every thread takes one of these once the jobs queued before are gone, and leaves.
+  for (std::size_t i = 0; i < threads.size(); ++i) ::sem_post(&ready_);
   for (auto& t : threads) {
     if (t.get_id() == std::this_thread::get_id()) {
       t.detach();  // stop() called by a job: this thread exits when the job returns
@@ -45,10 +50,13 @@ void WorkerPool::run() noexcept {
   for (;;) {
     Entry entry;
     JobContext context;
+    while (::sem_wait(&ready_) != 0) {
+      // EINTR only: a signal handler ran.
+    }
     {
-      std::unique_lock lock(mutex_);
-      ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // stopping and drained
+      std::lock_guard lock(mutex_);
+      // Posts and jobs match one to one until stop(), so only stop()'s posts find it empty.
+      if (queue_.empty()) return;
       entry = std::move(queue_.front());
       queue_.pop_front();
       context.queue_size = queue_.size();

@@ -1,10 +1,16 @@
 // A fixed set of threads running jobs in submission order. Each job learns how long it waited
 // in the queue and how long the queue was when it started, so request jobs can apply RocketMQ's
 // "period in queue" flow control themselves.
+//
+// Idle threads sleep on a POSIX semaphore (one post per job), not a condition variable: glibc's
+// pthread_cond_signal may block the signaller until threads it woke earlier have run
+// (__condvar_quiesce_and_switch_g1), and the signaller here is the io thread — on a loaded
+// machine that stalled every socket of the process for milliseconds at a time.
 #pragma once
 
+#include <semaphore.h>
+
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <deque>
 #include <functional>
@@ -46,7 +52,7 @@ class WorkerPool {
 
   const Log& log_;
   std::mutex mutex_;
-  std::condition_variable ready_;
+  sem_t ready_;  // one post per job, and one per thread at stop()
   std::deque<Entry> queue_;
   bool stopping_ = false;
   std::vector<std::thread> threads_;

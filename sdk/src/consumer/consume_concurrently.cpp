@@ -3,8 +3,6 @@
 // leaves the process queue, whose smallest remaining offset becomes the queue's consume offset.
 // A batch answered RECONSUME_LATER is sent back message by message (clustering); a message whose
 // send-back fails stays in the queue and is delivered again locally after a pause.
-#include <boost/asio/post.hpp>
-
 #include "consume_service.hpp"
 #include "mqkit/kernel/logging.hpp"
 
@@ -29,7 +27,7 @@ class ConcurrentConsumeService final : public ConsumeService {
       const auto end = std::min(messages.size(), begin + batch);
       std::vector<MessageExt> part(std::make_move_iterator(messages.begin() + static_cast<std::ptrdiff_t>(begin)),
                                    std::make_move_iterator(messages.begin() + static_cast<std::ptrdiff_t>(end)));
-      boost::asio::post(pool_, [this, part = std::move(part), process_queue, queue]() mutable {
+      pool_.post([this, part = std::move(part), process_queue, queue]() mutable {
         consume(std::move(part), process_queue, queue);
       });
     }

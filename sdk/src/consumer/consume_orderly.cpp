@@ -3,8 +3,6 @@
 // takes messages in offset order, and — in clustering — only while this client holds the queue's
 // lock on its broker. SUSPEND_CURRENT_QUEUE_A_MOMENT puts the batch back and retries it after a
 // pause; a message suspended max_reconsume_times times is sent to %DLQ%<group> and skipped.
-#include <boost/asio/post.hpp>
-
 #include "consume_service.hpp"
 #include "mqkit/kernel/logging.hpp"
 
@@ -34,7 +32,7 @@ class OrderlyConsumeService final : public ConsumeService {
 
  private:
   void start(std::shared_ptr<ProcessQueue> process_queue, const MessageQueue& queue) {
-    boost::asio::post(pool_, [this, process_queue = std::move(process_queue), queue] { run(process_queue, queue); });
+    pool_.post([this, process_queue = std::move(process_queue), queue] { run(process_queue, queue); });
   }
 
   void start_later(std::shared_ptr<ProcessQueue> process_queue, const MessageQueue& queue,
@@ -47,7 +45,7 @@ class OrderlyConsumeService final : public ConsumeService {
   // The lock expired or was lost: ask the broker again off the scheduler thread, then resume.
   void lock_later(std::shared_ptr<ProcessQueue> process_queue, const MessageQueue& queue) {
     env_.scheduler.post_after(kRetryLockDelay, [this, process_queue = std::move(process_queue), queue] {
-      boost::asio::post(pool_, [this, process_queue, queue] {
+      pool_.post([this, process_queue, queue] {
         if (stopping() || process_queue->dropped()) return;
         const bool locked = env_.rebalancer.lock(queue);
         start_later(process_queue, queue, locked ? kResubmitDelay : env_.config.pull_time_delay_when_exception);

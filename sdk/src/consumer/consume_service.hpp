@@ -7,14 +7,13 @@
 // retries through the TaskScheduler. shutdown() from the owner, once, after pulling stopped.
 #pragma once
 
-#include <boost/asio/thread_pool.hpp>
-
 #include <atomic>
 #include <exception>
 #include <memory>
 #include <string_view>
 #include <vector>
 
+#include "consume_pool.hpp"
 #include "mqkit/client/client_instance.hpp"
 #include "mqkit/client/consumer_config.hpp"
 #include "mqkit/client/offset_store.hpp"
@@ -58,7 +57,7 @@ class ConsumeService {
                            int max_reconsume_times);
 
   ConsumeEnvironment env_;
-  boost::asio::thread_pool pool_;
+  ConsumePool pool_;
 
  private:
   std::atomic<bool> stopping_{false};

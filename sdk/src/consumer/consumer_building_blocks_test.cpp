@@ -2,8 +2,13 @@
 // offsets file.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <fstream>
+#include <mutex>
+#include <stdexcept>
+#include <vector>
 
+#include "consume_pool.hpp"
 #include "mqkit/client/consumer_config.hpp"
 #include "mqkit/client/offset_store.hpp"
 #include "mqkit/client/process_queue.hpp"
@@ -281,6 +286,43 @@ TEST_F(LocalFileOffsetStoreTest, CorruptFileWithoutBackupIsAClearError) {
   EXPECT_NE(loaded.message().find("delete it"), std::string::npos);
   write(file(), R"({"offsetTable":[{"topic":"T","brokerName":"b","queueId":"zero","offset":1}]})");
   EXPECT_EQ(LocalFileOffsetStore(file()).load().code(), StatusCode::kCorruption);
+}
+
+TEST(ConsumePoolTest, OneThreadRunsEveryTaskOnceInOrder) {
+  std::mutex mutex;
+  std::vector<int> ran;
+  {
+    ConsumePool pool(1);
+    for (int i = 0; i < 1000; ++i) {
+      pool.post([&, i] {
+        std::lock_guard lock(mutex);
+        ran.push_back(i);
+      });
+    }
+  }  // the destructor joins once the queued tasks have run
+  ASSERT_EQ(ran.size(), 1000u);
+  for (int i = 0; i < 1000; ++i) EXPECT_EQ(ran[static_cast<std::size_t>(i)], i);
+}
+
+TEST(ConsumePoolTest, JoinRunsWhatWasQueuedAndDropsLaterTasks) {
+  std::atomic<int> ran{0};
+  ConsumePool pool(4);
+  for (int i = 0; i < 200; ++i) pool.post([&] { ++ran; });
+  pool.join();
+  EXPECT_EQ(ran.load(), 200);
+  pool.post([&] { ++ran; });
+  pool.join();  // idempotent
+  EXPECT_EQ(ran.load(), 200);
+}
+
+TEST(ConsumePoolTest, ATaskThatThrowsDoesNotStopItsThread) {
+  std::atomic<int> ran{0};
+  {
+    ConsumePool pool(1);
+    pool.post([] { throw std::runtime_error("listener bug"); });
+    pool.post([&] { ++ran; });
+  }
+  EXPECT_EQ(ran.load(), 1);
 }
 
 }  // namespace

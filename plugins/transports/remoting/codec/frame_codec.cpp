@@ -62,6 +62,21 @@ Result<EncodedFrame> encode_frame(RemotingCommand command, std::size_t max_frame
   return frame;
 }
 
+void drop_front(EncodedFrame& frame, std::size_t n) {
+  auto take = [&n](std::vector<std::uint8_t>& bytes) {
+    const std::size_t k = std::min(n, bytes.size());
+    bytes.erase(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(k));
+    n -= k;
+  };
+  take(frame.head);
+  take(frame.body);
+  for (auto& slice : frame.slices) {
+    const std::size_t k = std::min(n, slice.bytes.size());
+    slice.bytes = slice.bytes.subspan(k);
+    n -= k;
+  }
+}
+
 std::vector<std::uint8_t> flatten(const EncodedFrame& frame) {
   std::vector<std::uint8_t> out;
   out.reserve(frame.size());

@@ -39,6 +39,9 @@ struct EncodedFrame {
 // InvalidArgument when the header cannot be encoded.
 v1::Result<EncodedFrame> encode_frame(v1::RemotingCommand command, std::size_t max_frame_size = kDefaultMaxFrameSize);
 
+// Drops the first `n` bytes (at most size()) of `frame`: what a partial write took already.
+void drop_front(EncodedFrame& frame, std::size_t n);
+
 // The frame as one contiguous byte string (tests, fuzzing).
 std::vector<std::uint8_t> flatten(const EncodedFrame& frame);
 

@@ -189,5 +189,24 @@ TEST(EncodeFrame, BodySlicesFollowTheBodyWithoutCopies) {
   EXPECT_EQ(owner.use_count(), owners_before - 1);
 }
 
+TEST(EncodeFrame, DropFrontLeavesExactlyTheUnwrittenRest) {
+  static const std::string kSlice = "slice-one|";
+  auto owner = std::make_shared<std::string>("slice-two");
+  RemotingCommand c = RemotingCommand::request(11);
+  c.body = {'b', 'o', 'd', 'y'};
+  c.body_slices.push_back({{reinterpret_cast<const std::uint8_t*>(kSlice.data()), kSlice.size()}, nullptr});
+  c.body_slices.push_back({{reinterpret_cast<const std::uint8_t*>(owner->data()), owner->size()}, owner});
+  auto encoded = encode_frame(std::move(c));
+  ASSERT_TRUE(encoded.is_ok()) << encoded.status().to_string();
+  const Bytes whole = flatten(*encoded);
+  // Every cut: inside the head, the body, either slice, and at each boundary.
+  for (std::size_t n = 0; n <= whole.size(); ++n) {
+    EncodedFrame rest = *encoded;
+    drop_front(rest, n);
+    EXPECT_EQ(rest.size(), whole.size() - n) << "cut at " << n;
+    EXPECT_EQ(flatten(rest), Bytes(whole.begin() + static_cast<std::ptrdiff_t>(n), whole.end())) << "cut at " << n;
+  }
+}
+
 }  // namespace
 }  // namespace mqkit::plugins::transports::remoting::testing

@@ -1,0 +1,64 @@
+#include "consume_pool.hpp"
+
+#include <exception>
+
+#include "mqkit/kernel/logging.hpp"
+
+namespace mqkit::client {
+
+ConsumePool::ConsumePool(std::size_t threads) {
+  ::sem_init(&ready_, 0, 0);
+  threads_.reserve(threads);
+  for (std::size_t i = 0; i < threads; ++i) threads_.emplace_back([this] { run(); });
+}
+
+ConsumePool::~ConsumePool() {
+  join();
+  ::sem_destroy(&ready_);
+}
+
+void ConsumePool::post(std::function<void()> task) {
+  {
+    std::lock_guard lock(mutex_);
+    if (joining_) return;
+    tasks_.push_back(std::move(task));
+  }
+  ::sem_post(&ready_);
+}
+
+void ConsumePool::join() {
+  std::vector<std::thread> threads;
+  {
+    std::lock_guard lock(mutex_);
+    joining_ = true;
+    threads.swap(threads_);
+  }
+  for (std::size_t i = 0; i < threads.size(); ++i) ::sem_post(&ready_);
+  for (auto& t : threads) t.join();
+}
+
+void ConsumePool::run() noexcept {
+  for (;;) {
+    while (::sem_wait(&ready_) != 0) {
+      // EINTR only: a signal handler ran.
+    }
+    std::function<void()> task;
+    {
+      std::lock_guard lock(mutex_);
+      // Posts and tasks match one to one until join(), so only join()'s posts find it empty.
+      if (tasks_.empty()) return;
+      task = std::move(tasks_.front());
+      tasks_.pop_front();
+    }
+    try {
+      task();
+    } catch (const std::exception& e) {
+      // Listener calls catch their own exceptions (call_listener_guarded); this is the rest.
+      kernel::logger("client")->error("a consume task threw: {}", e.what());
+    } catch (...) {
+      kernel::logger("client")->error("a consume task threw something that is not a std::exception");
+    }
+  }
+}
+
+}  // namespace mqkit::client
