@@ -383,8 +383,10 @@ void BM_SyncFlushWriters(benchmark::State& state) {
   std::atomic<bool> failed{false};
   std::atomic<std::int64_t> timed_out{0};
   double seconds = 0;
+  double cpu_ns = 0;
   for (auto _ : state) {
     const auto start = Clock::now();
+    const double cpu_start = process_cpu_ns();
     std::vector<std::thread> threads;
     for (int w = 0; w < writers; ++w) {
       threads.emplace_back([&, w] {
@@ -403,6 +405,7 @@ void BM_SyncFlushWriters(benchmark::State& state) {
     }
     for (auto& thread : threads) thread.join();
     seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    cpu_ns = process_cpu_ns() - cpu_start;
     state.SetIterationTime(seconds);
   }
   if (failed) {
@@ -411,6 +414,7 @@ void BM_SyncFlushWriters(benchmark::State& state) {
   }
   const double messages = static_cast<double>((total / writers) * writers);
   state.counters["msgs_per_s"] = messages / seconds;
+  state.counters["cpu_ns_per_msg"] = cpu_ns / messages;
   state.counters["flush_timed_out"] = static_cast<double>(timed_out.load());
 }
 

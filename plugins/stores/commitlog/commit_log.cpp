@@ -67,8 +67,8 @@ CommitLog::~CommitLog() { allocator_.stop(); }
 
 v1::Status CommitLog::load() {
   MQKIT_RETURN_IF_ERROR(files_.load());
-  if (options_.transient_store_pool_size > 0 && !pool_) {
-    MQKIT_ASSIGN_OR_RETURN(pool_, TransientStorePool::create(options_.transient_store_pool_size, options_.file_size));
+  if (options_.write_buffers > 0 && !pool_) {
+    MQKIT_ASSIGN_OR_RETURN(pool_, TransientStorePool::create(options_.write_buffers, options_.file_size));
   }
   return v1::Status::ok();
 }

@@ -7,10 +7,10 @@
 // Two ways to write (docs/storage-format.md §2.5):
 // - through the mapping (default): the writer copies records into the mapped file; what it
 //   wrote is committed (readable) at once.
-// - through a TransientStorePool (transient_store_pool_enable): the writer copies records into
-//   the pool (its written offset), and commit() — on the commit service's thread, or on the
-//   writer's when the pool is full — pwrites them into the file and only then advances the
-//   committed offset. Readers and dispatch never look past the committed offset, so they never
+// - through a TransientStorePool (transient_store_pool_enable, and always with SYNC_FLUSH): the
+//   writer copies records into the pool (its written offset), and commit() — on the commit
+//   service's thread (or the group commit's, before each flush), or on the writer's when the
+//   pool is full — pwrites them into the file and only then advances the committed offset. Readers and dispatch never look past the committed offset, so they never
 //   see bytes that are not in the file. flush() commits everything first.
 //
 // Threads: append() and append_replicated() serialize on the put lock (one writer at a time).
@@ -45,8 +45,8 @@ struct CommitLogOptions {
   std::string dir;
   std::int64_t file_size = 1LL << 30;
   std::int64_t max_message_size = 4LL * 1024 * 1024;
-  // Buffers of the transient store pool; 0 writes through the mapping.
-  std::int64_t transient_store_pool_size = 0;
+  // Buffers of the write buffer (transient store pool); 0 writes through the mapping.
+  std::int64_t write_buffers = 0;
 };
 
 struct AppendOutcome {

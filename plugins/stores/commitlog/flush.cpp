@@ -144,7 +144,7 @@ void CommitLogFlusher::run_group_commit() {
   while (!flusher_.stopping()) {
     flusher_.wait_for(kGroupCommitWait);
     // Appends that did not wait (WAIT=false) are flushed on the same beat as those that do.
-    if (waiting() == 0 && commit_log_.flushed_offset() >= commit_log_.max_offset()) continue;
+    if (waiting() == 0 && commit_log_.flushed_offset() >= commit_log_.written_offset()) continue;
     auto flushed = flush_now();
     answer(flushed.is_ok() ? *flushed : -1, flushed.status(), /*hand_over=*/true);
   }

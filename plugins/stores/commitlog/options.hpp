@@ -59,6 +59,13 @@ struct StoreOptions {
   bool uses_transient_store_pool() const noexcept {
     return transient_store_pool_enable && flush_mode == FlushMode::kAsync;
   }
+  // Buffers the commit log is written through (0: through the mapping). SYNC_FLUSH always
+  // writes with pwrite through one buffer: group commit then never write-protects mapped pages
+  // (msync's write-protect faults and TLB-shootdown IPIs with many writer threads).
+  std::int64_t write_buffers() const noexcept {
+    if (uses_transient_store_pool()) return transient_store_pool_size;
+    return flush_mode == FlushMode::kSync ? 1 : 0;
+  }
 
   std::string commit_log_dir() const { return store_path + "/commitlog"; }
   std::string consume_queue_dir() const { return store_path + "/consumequeue"; }
@@ -144,9 +151,10 @@ inline constexpr v1::ConfigField kConfigSchema[] = {
      .description = "largest message body accepted; a whole record may be 64 KiB larger",
      .min = 1, .max = 1'073'741'824},
     {.key = "transient_store_pool_enable", .type = v1::ValueType::kBool, .default_value = "false",
-     .description = "ASYNC_FLUSH only (ignored with SYNC_FLUSH, as in RocketMQ): appends go to a pool of "
-                    "pre-touched memory buffers and a commit service writes them into the commit log with "
-                    "pwrite; messages become readable once committed (see commit_commit_log_thorough_interval)"},
+     .description = "ASYNC_FLUSH only (ignored with SYNC_FLUSH, as in RocketMQ; SYNC_FLUSH always writes through "
+                    "one buffer of its own): appends go to a pool of pre-touched memory buffers and a commit "
+                    "service writes them into the commit log with pwrite; messages become dispatchable once "
+                    "committed (see commit_commit_log_thorough_interval)"},
     {.key = "transient_store_pool_size", .type = v1::ValueType::kInt, .default_value = "5",
      .description = "buffers in the transient store pool, each min(4 MiB, mapped_file_size_commit_log) of "
                     "anonymous memory (default 20 MiB); appends wait for a commit when all are full",

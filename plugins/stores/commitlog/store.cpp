@@ -35,7 +35,7 @@ CommitLogStore::CommitLogStore(plugin::v1::Host& host, StoreOptions options, std
       env_(std::move(env)),
       commit_log_(*env_, log_,
                   {options_.commit_log_dir(), options_.commit_log_file_size, options_.max_message_size,
-                   options_.uses_transient_store_pool() ? options_.transient_store_pool_size : 0}),
+                   options_.write_buffers()}),
       queues_(*env_, log_, options_.consume_queue_dir(), options_.consume_queue_file_size),
       index_(options_.message_index_enable
                  ? std::make_unique<IndexService>(*env_, log_, options_.index_dir(), options_.max_hash_slot_num,
@@ -85,15 +85,18 @@ v1::Result<plugin::v1::RecoveryReport> CommitLogStore::open() {
   retention_.check_disk();
 
   if (options_.transient_store_pool_enable && !options_.uses_transient_store_pool()) {
-    log_.warn("transient_store_pool_enable is ignored with SYNC_FLUSH (as in RocketMQ): appends write the mapped "
-              "commit log directly");
+    log_.warn("transient_store_pool_enable is ignored with SYNC_FLUSH (as in RocketMQ); SYNC_FLUSH writes the "
+              "commit log through one write buffer of its own");
   }
   if (const TransientStorePool* pool = commit_log_.pool()) {
-    log_.info("transient store pool: " + std::to_string(pool->size()) + " bytes of write buffers" +
+    log_.info(std::string(options_.uses_transient_store_pool() ? "transient store pool" : "SYNC_FLUSH write buffer") +
+              ": the commit log is written with pwrite through " + std::to_string(pool->size()) +
+              " bytes of write buffers" +
               (pool->locked() ? " (locked in memory)" : " (not locked in memory: RLIMIT_MEMLOCK)"));
   }
   commit_log_.start_allocator();
-  if (commit_log_.pool()) committer_.start();
+  // SYNC_FLUSH commits on the group commit thread, right before each flush.
+  if (options_.uses_transient_store_pool()) committer_.start();
   flusher_.start();
   housekeeping_.start([this] { housekeeping(); });
   return report;
@@ -183,7 +186,7 @@ void CommitLogStore::append(std::span<const plugin::v1::MessageToAppend> batch,
     flusher_.submit(outcome->end_offset, outcome->result, std::move(done));
     return;
   }
-  if (commit_log_.pool()) {
+  if (options_.uses_transient_store_pool()) {
     committer_.appended(outcome->end_offset);
   } else {
     flusher_.appended(outcome->end_offset);
