@@ -431,7 +431,11 @@ v1::Result<plugin::v1::StoredSlice> CommitLog::read(std::int64_t commit_offset, 
 }
 
 v1::Result<plugin::v1::StoredSlice> CommitLog::read_uncommitted(std::int64_t commit_offset, bool* committed) const {
-  *committed = false;
+  // While no commit runs, the committed offset stands still, so the writer cannot reuse pool
+  // bytes at or above it: the copy below never races with the writer.
+  std::lock_guard lock(commit_mutex_);
+  *committed = max_offset() > commit_offset;
+  if (*committed) return v1::Status::not_found("committed meanwhile");
   const std::int64_t written = written_offset();
   const auto not_found = [&](const std::string& why) {
     return v1::Status::not_found("no record starts at commit offset " + std::to_string(commit_offset) + " (" + why + ")");
@@ -441,17 +445,10 @@ v1::Result<plugin::v1::StoredSlice> CommitLog::read_uncommitted(std::int64_t com
   pool_->copy_out(commit_offset, header);
   const std::int64_t size = load_i32(header);
   if (load_i32(header + 4) != kMessageMagicV1 || size < kBlankHeaderSize || commit_offset + size > written) {
-    *committed = max_offset() > commit_offset;
     return not_found("not a record");
   }
   auto bytes = std::make_shared<std::vector<std::uint8_t>>(static_cast<std::size_t>(size));
   pool_->copy_out(commit_offset, *bytes);
-  // The writer reuses these pool bytes only after the committed offset passed them.
-  std::atomic_thread_fence(std::memory_order_acquire);
-  if (max_offset() > commit_offset) {
-    *committed = true;
-    return not_found("committed while being read");
-  }
   auto record = plugin::v1::decode_record(*bytes);
   if (!record.is_ok() || record->commit_offset != commit_offset) return not_found("not a record");
   return plugin::v1::StoredSlice{{bytes->data(), bytes->size()}, bytes};

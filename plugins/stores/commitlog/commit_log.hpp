@@ -129,8 +129,8 @@ class CommitLog {
   v1::Status place(MappedFile& file, std::int64_t position, std::span<const std::uint8_t> records,
                    std::int64_t store_timestamp);
   v1::Result<bool> commit_locked(std::int64_t least_pages);
-  // read_record of a record still in the pool: a copy; NotFound when there is none, or when it
-  // was committed meanwhile (`committed` says so: read it from the file then).
+  // read_record of a record still in the pool: a copy, made under the commit lock; NotFound
+  // when there is none, or when it was committed meanwhile (`committed` says so: read the file).
   v1::Result<plugin::v1::StoredSlice> read_uncommitted(std::int64_t commit_offset, bool* committed) const;
   // Pool: commits until the pool has room for bytes up to `end`.
   v1::Status make_room(std::int64_t end);
@@ -156,7 +156,7 @@ class CommitLog {
   };
   std::deque<Blank> blanks_;  // guarded by publish_mutex_: blanks not yet committed
   std::int64_t written_timestamp_ = 0;  // guarded by publish_mutex_
-  std::mutex commit_mutex_;
+  mutable std::mutex commit_mutex_;  // also held by read_uncommitted while it copies
   std::atomic<bool> commit_failed_{false};
 
   std::atomic<std::int64_t> written_{0};

@@ -14,8 +14,8 @@
 // Threads: the writer (under the put lock) writes bytes at offsets nobody reads; the committer
 // (under the commit lock) reads bytes the writer published. The ring itself has no lock: the
 // commit log's written/committed offsets, published with release/acquire, keep the two apart.
-// A reader of a record not yet committed (CommitLog::read_record) copies it out and then checks
-// that the committed offset did not pass it meanwhile (only then may the writer reuse the bytes).
+// A reader of a record not yet committed (CommitLog::read_record) copies it out under the commit
+// lock: while no commit runs, the writer cannot reuse bytes at or above the committed offset.
 #pragma once
 
 #include <cstdint>

@@ -149,21 +149,26 @@ v1::Result<v1::AppendResult> TestStore::append(std::span<const Message> batch, v
   for (const auto& m : batch) views.push_back(m.view());
   auto result = append_and_wait(*store_, views, options);
   if (pipeline_) pipeline_->notify_appended();
-  if (result.is_ok()) last_commit_offset_ = result->commit_offset;
+  if (result.is_ok()) {
+    std::int64_t last = last_commit_offset_.load();
+    while (last < result->commit_offset && !last_commit_offset_.compare_exchange_weak(last, result->commit_offset)) {
+    }
+  }
   return result;
 }
 
 bool TestStore::wait_committed() {
-  if (last_commit_offset_ < 0) return true;
+  const std::int64_t last = last_commit_offset_.load();
+  if (last < 0) return true;
   const auto deadline = std::chrono::steady_clock::now() + kWaitLimit;
   // Dispatch reads only committed bytes (read_at also finds records still in the pool).
   const auto committed = [&] {
-    auto chunk = store_->read_for_dispatch(last_commit_offset_, 1);
+    auto chunk = store_->read_for_dispatch(last, 1);
     return chunk.is_ok() && !chunk->bytes.bytes.empty();
   };
   while (!committed()) {
     if (std::chrono::steady_clock::now() > deadline) {
-      ADD_FAILURE() << "the record at commit offset " << last_commit_offset_ << " never became readable";
+      ADD_FAILURE() << "the record at commit offset " << last << " was never committed";
       return false;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));

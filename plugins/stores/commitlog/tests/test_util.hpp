@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -115,7 +116,7 @@ class TestStore {
   std::shared_ptr<CommitLogStore> store_;
   std::unique_ptr<kernel::DispatchPipeline> pipeline_;
   v1::RecoveryReport recovery_{};
-  std::int64_t last_commit_offset_ = -1;
+  std::atomic<std::int64_t> last_commit_offset_{-1};  // append() may run on several threads
 };
 
 std::string_view text(std::span<const std::uint8_t> bytes);
