@@ -5,7 +5,7 @@
 // process died. A message's body names its queue and queue offset (crash_config.hpp), so the
 // parent can check every record it finds after a restart.
 //
-//   commitlog_crash_child <dir> <ASYNC_FLUSH|SYNC_FLUSH> <seconds> <pause between appends, us>
+//   commitlog_crash_child <dir> <ASYNC_FLUSH|SYNC_FLUSH|ASYNC_FLUSH_POOL> <seconds> <pause between appends, us>
 //
 // The pause keeps ASYNC_FLUSH runs (which acknowledge as fast as memory allows) to a few MB.
 #include <unistd.h>
@@ -50,7 +50,7 @@ v1::Result<v1::AppendResult> append_one(v1::MessageStore& store, int queue, long
 
 int main(int argc, char** argv) {
   if (argc != 5) {
-    std::fprintf(stderr, "usage: %s <dir> <ASYNC_FLUSH|SYNC_FLUSH> <seconds> <pause us>\n", argv[0]);
+    std::fprintf(stderr, "usage: %s <dir> <ASYNC_FLUSH|SYNC_FLUSH|ASYNC_FLUSH_POOL> <seconds> <pause us>\n", argv[0]);
     return 2;
   }
   const std::string dir = argv[1];

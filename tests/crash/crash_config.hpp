@@ -11,10 +11,14 @@ namespace mqkit::testing::crash {
 inline constexpr const char* kTopic = "crash";
 inline constexpr int kQueues = 4;
 
-inline std::map<std::string, std::string> store_config(const std::string& dir, const std::string& flush_disk_type) {
-  return {
+// The third mode besides ASYNC_FLUSH and SYNC_FLUSH: ASYNC_FLUSH through the transient store
+// pool, committed every 20 ms at the latest (a kill loses what the pool had not committed).
+inline constexpr const char* kAsyncFlushWithPool = "ASYNC_FLUSH_POOL";
+
+inline std::map<std::string, std::string> store_config(const std::string& dir, const std::string& mode) {
+  std::map<std::string, std::string> config = {
       {"store_path", dir},
-      {"flush_disk_type", flush_disk_type},
+      {"flush_disk_type", mode == kAsyncFlushWithPool ? "ASYNC_FLUSH" : mode},
       {"mapped_file_size_commit_log", "128KiB"},
       {"mapped_file_size_consume_queue", "4000"},  // 200 units
       {"max_hash_slot_num", "512"},
@@ -23,6 +27,13 @@ inline std::map<std::string, std::string> store_config(const std::string& dir, c
       {"flush_interval_consume_queue", "30ms"},
       {"flush_consume_queue_thorough_interval", "150ms"},
   };
+  if (mode == kAsyncFlushWithPool) {
+    config["transient_store_pool_enable"] = "true";
+    config["transient_store_pool_size"] = "2";
+    config["commit_interval_commit_log"] = "10ms";
+    config["commit_commit_log_thorough_interval"] = "20ms";
+  }
+  return config;
 }
 
 // Message bodies carry their own queue and queue offset: "<queue>:<offset>".

@@ -35,6 +35,12 @@ MappedFile::Policy commit_log_policy(std::int64_t file_size) {
 
 }  // namespace
 
+bool worth_writing_back(std::int64_t from, std::int64_t to, std::int64_t file_size, std::int64_t least_pages) noexcept {
+  if (to <= from) return false;
+  if (least_pages <= 0 || from / file_size != to / file_size) return true;
+  return to / kFlushPageSize - from / kFlushPageSize >= least_pages;
+}
+
 bool takes_queue_offset(std::int32_t sys_flag) noexcept {
   const std::int32_t type = sys_flag & plugin::v1::sys_flag::kTransactionMask;
   return type != plugin::v1::sys_flag::kTransactionPrepared && type != plugin::v1::sys_flag::kTransactionRollback;
@@ -59,7 +65,13 @@ CommitLog::CommitLog(Env& env, Logger log, CommitLogOptions options)
 
 CommitLog::~CommitLog() { allocator_.stop(); }
 
-v1::Status CommitLog::load() { return files_.load(); }
+v1::Status CommitLog::load() {
+  MQKIT_RETURN_IF_ERROR(files_.load());
+  if (options_.write_buffers > 0 && !pool_) {
+    MQKIT_ASSIGN_OR_RETURN(pool_, TransientStorePool::create(options_.write_buffers, options_.file_size));
+  }
+  return v1::Status::ok();
+}
 
 void CommitLog::restore(std::int64_t max_offset, std::int64_t flushed_offset, std::int64_t last_store_timestamp,
                         QueueOffsetTable queue_offsets) {
@@ -71,6 +83,9 @@ void CommitLog::restore(std::int64_t max_offset, std::int64_t flushed_offset, st
   std::lock_guard put(put_mutex_);
   std::lock_guard publish(publish_mutex_);
   queue_offsets_ = std::move(queue_offsets);
+  blanks_.clear();
+  written_.store(max_offset, std::memory_order_release);
+  written_timestamp_ = last_store_timestamp;
   committed_.store(max_offset, std::memory_order_release);
   flushed_.store(std::min(flushed_offset, max_offset), std::memory_order_release);
   last_store_timestamp_.store(last_store_timestamp, std::memory_order_release);
@@ -139,16 +154,139 @@ v1::Result<std::shared_ptr<MappedFile>> CommitLog::next_file(std::int64_t start_
 }
 
 v1::Result<std::shared_ptr<MappedFile>> CommitLog::current_file() {
+  // The writer's position, not the file's: with a pool the file lags behind until committed.
+  const std::int64_t written = written_offset();
   auto file = files_.last();
-  if (!file) return next_file(max_offset() / options_.file_size * options_.file_size);
-  if (file->is_full()) return next_file(file->end_offset());
+  if (!file) return next_file(written / options_.file_size * options_.file_size);
+  if (written >= file->end_offset()) return next_file(file->end_offset());
   return file;
 }
 
-void CommitLog::publish(std::int64_t committed, std::int64_t store_timestamp) {
+void CommitLog::publish(std::int64_t written, std::int64_t store_timestamp) {
   std::lock_guard lock(publish_mutex_);
-  committed_.store(committed, std::memory_order_release);
+  written_.store(written, std::memory_order_release);
+  written_timestamp_ = store_timestamp;
+  if (pool_) return;
+  committed_.store(written, std::memory_order_release);
   last_store_timestamp_.store(store_timestamp, std::memory_order_release);
+}
+
+void CommitLog::publish_committed(std::int64_t end, std::int64_t store_timestamp) {
+  std::lock_guard lock(publish_mutex_);
+  written_.store(end, std::memory_order_release);
+  written_timestamp_ = store_timestamp;
+  committed_.store(end, std::memory_order_release);
+  last_store_timestamp_.store(store_timestamp, std::memory_order_release);
+}
+
+v1::Status CommitLog::make_room(std::int64_t end) {
+  if (end - max_offset() <= pool_->size()) return v1::Status::ok();
+  // The commit service fell behind: the writer commits itself (back-pressure, never overwrite).
+  MQKIT_RETURN_IF_ERROR(commit(0).status());
+  if (end - max_offset() > pool_->size()) {
+    return v1::Status::internal("the transient store pool has no room for bytes up to commit offset " +
+                                std::to_string(end) + " after a commit");
+  }
+  return v1::Status::ok();
+}
+
+v1::Status CommitLog::place_blank(MappedFile& file, std::int64_t position) {
+  MQKIT_RETURN_IF_ERROR(file.reserve_through(position + kBlankHeaderSize));
+  std::uint8_t blank[kBlankHeaderSize];
+  store_i32(blank, static_cast<std::int32_t>(file.size() - position));
+  store_i32(blank + 4, kBlankMagic);
+  const std::int64_t offset = file.start_offset() + position;
+  if (pool_) {
+    MQKIT_RETURN_IF_ERROR(make_room(offset + kBlankHeaderSize));
+    pool_->put(offset, blank);
+    std::lock_guard lock(publish_mutex_);
+    blanks_.push_back({offset + kBlankHeaderSize, file.end_offset()});
+  } else {
+    copy_records(file.data() + position, blank);
+    file.set_wrote_position(file.size());
+  }
+  publish(file.end_offset(), written_timestamp_);
+  return v1::Status::ok();
+}
+
+v1::Status CommitLog::place(MappedFile& file, std::int64_t position, std::span<const std::uint8_t> records,
+                            std::int64_t store_timestamp) {
+  const auto total = static_cast<std::int64_t>(records.size());
+  MQKIT_RETURN_IF_ERROR(file.reserve_through(position + total));
+  const std::int64_t offset = file.start_offset() + position;
+  if (!pool_) {
+    copy_records(file.data() + position, records);
+    file.set_wrote_position(position + total);
+  } else if (total <= pool_->size()) {
+    MQKIT_RETURN_IF_ERROR(make_room(offset + total));
+    pool_->put(offset, records);
+  } else {
+    // Larger than the whole pool: empty it, then write straight into the file.
+    std::lock_guard commit(commit_mutex_);
+    MQKIT_RETURN_IF_ERROR(commit_locked(0).status());
+    MQKIT_RETURN_IF_ERROR(file.file().write_at(position, records));
+    file.set_wrote_position(position + total);
+    publish_committed(offset + total, store_timestamp);
+    return v1::Status::ok();
+  }
+  publish(offset + total, store_timestamp);
+  return v1::Status::ok();
+}
+
+v1::Result<bool> CommitLog::commit(std::int64_t least_pages) {
+  if (!pool_) return false;
+  std::lock_guard lock(commit_mutex_);
+  return commit_locked(least_pages);
+}
+
+v1::Result<bool> CommitLog::commit_locked(std::int64_t least_pages) {
+  std::int64_t target = 0;
+  std::int64_t timestamp = 0;
+  std::vector<Blank> blanks;
+  {
+    std::lock_guard lock(publish_mutex_);
+    target = written_.load(std::memory_order_acquire);
+    timestamp = written_timestamp_;
+    blanks.assign(blanks_.begin(), blanks_.end());
+  }
+  std::int64_t at = max_offset();
+  if (!worth_writing_back(at, target, options_.file_size, least_pages)) return false;
+  auto blank = blanks.begin();
+  while (at < target) {
+    auto file = files_.find(at);
+    if (!file) {
+      // Retention may delete every file but the last, committed or not: nothing to write there.
+      auto first = files_.first();
+      if (!first || at >= first->start_offset()) {
+        return v1::Status::internal("commit log has no file for written offset " + std::to_string(at));
+      }
+      at = std::min(target, first->start_offset());
+      continue;
+    }
+    std::int64_t end = std::min(target, file->end_offset());
+    while (blank != blanks.end() && blank->file_end <= file->start_offset()) ++blank;
+    if (blank != blanks.end() && blank->file_end == file->end_offset()) {
+      if (at >= blank->data_end) {
+        // The rest of the file after its blank stays zero: nothing goes there.
+        file->set_wrote_position(file->size());
+        at = std::min(target, file->end_offset());
+        continue;
+      }
+      end = std::min(end, blank->data_end);
+    }
+    const auto bytes = pool_->view(at, end - at);
+    if (auto written = file->file().write_at(at - file->start_offset(), bytes); !written.is_ok()) {
+      commit_failed_.store(true, std::memory_order_release);
+      return written;
+    }
+    at += static_cast<std::int64_t>(bytes.size());
+    file->set_wrote_position(at - file->start_offset());
+  }
+  std::lock_guard lock(publish_mutex_);
+  committed_.store(target, std::memory_order_release);
+  last_store_timestamp_.store(timestamp, std::memory_order_release);
+  while (!blanks_.empty() && blanks_.front().file_end <= target) blanks_.pop_front();
+  return true;
 }
 
 v1::Result<AppendOutcome> CommitLog::append(std::span<const MessageToAppend> batch) {
@@ -160,7 +298,7 @@ v1::Result<AppendOutcome> CommitLog::append(std::span<const MessageToAppend> bat
   const MessageToAppend& first = batch.front();
 
   MQKIT_ASSIGN_OR_RETURN(auto file, current_file());
-  std::int64_t position = file->wrote_position();
+  std::int64_t position = written_offset() - file->start_offset();
   const bool roll = total + kBlankHeaderSize > file->size() - position;
   const std::int64_t commit_offset = roll ? file->end_offset() : file->start_offset() + position;
   const std::int64_t store_timestamp = env_.now_ms();
@@ -181,20 +319,12 @@ v1::Result<AppendOutcome> CommitLog::append(std::span<const MessageToAppend> bat
   }
 
   if (roll) {
-    MQKIT_RETURN_IF_ERROR(file->reserve_through(position + kBlankHeaderSize));
-    std::uint8_t* blank = file->data() + position;
-    store_i32(blank + 4, kBlankMagic);
-    store_i32(blank, static_cast<std::int32_t>(file->size() - position));
-    file->set_wrote_position(file->size());
-    publish(file->end_offset(), last_store_timestamp_.load(std::memory_order_relaxed));
+    MQKIT_RETURN_IF_ERROR(place_blank(*file, position));
     MQKIT_ASSIGN_OR_RETURN(file, next_file(file->end_offset()));
     position = 0;
   }
 
-  MQKIT_RETURN_IF_ERROR(file->reserve_through(position + total));
-  copy_records(file->data() + position, scratch_);
-  file->set_wrote_position(position + total);
-  publish(commit_offset + total, store_timestamp);
+  MQKIT_RETURN_IF_ERROR(place(*file, position, scratch_, store_timestamp));
   if (queue_offset != first_queue_offset) queue_offsets_.set(first.topic, first.queue_id, queue_offset);
 
   AppendOutcome outcome;
@@ -210,9 +340,9 @@ v1::Result<AppendOutcome> CommitLog::append(std::span<const MessageToAppend> bat
 v1::Status CommitLog::append_replicated(std::int64_t commit_offset, std::span<const std::uint8_t> records) {
   std::lock_guard lock(put_mutex_);
   if (closed_) return v1::Status::unavailable("the store is shutting down");
-  if (commit_offset != max_offset()) {
+  if (commit_offset != written_offset()) {
     return v1::Status::invalid_argument("replicated records start at commit offset " + std::to_string(commit_offset) +
-                                        " but the commit log ends at " + std::to_string(max_offset()));
+                                        " but the commit log ends at " + std::to_string(written_offset()));
   }
   // Check everything before writing anything: whole records and blanks that end their file.
   struct Piece {
@@ -221,7 +351,7 @@ v1::Status CommitLog::append_replicated(std::int64_t commit_offset, std::span<co
   };
   std::vector<Piece> pieces;
   QueueOffsetTable raised;
-  std::int64_t last_timestamp = last_store_timestamp_.load(std::memory_order_relaxed);
+  std::int64_t last_timestamp = written_timestamp_;
   std::int64_t offset = commit_offset;
   for (std::size_t at = 0; at < records.size();) {
     const std::int64_t room = options_.file_size - offset % options_.file_size;
@@ -249,6 +379,9 @@ v1::Status CommitLog::append_replicated(std::int64_t commit_offset, std::span<co
     at += static_cast<std::size_t>(record->total_size);
     offset += record->total_size;
   }
+  // Replicated records bypass the pool: empty it, then write through the mapping.
+  std::unique_lock commit_lock(commit_mutex_);
+  if (pool_) MQKIT_RETURN_IF_ERROR(commit_locked(0).status());
   std::size_t at = 0;
   for (const auto& piece : pieces) {
     auto file = files_.last();
@@ -263,12 +396,13 @@ v1::Status CommitLog::append_replicated(std::int64_t commit_offset, std::span<co
     at += static_cast<std::size_t>(piece.length);
   }
   queue_offsets_.raise_all(raised);
-  publish(offset, last_timestamp);
+  publish_committed(offset, last_timestamp);
   return v1::Status::ok();
 }
 
 v1::Result<std::int64_t> CommitLog::flush() {
   std::lock_guard lock(flush_mutex_);
+  MQKIT_RETURN_IF_ERROR(commit(0).status());
   std::int64_t target = 0;
   std::int64_t timestamp = 0;
   {
@@ -296,7 +430,37 @@ v1::Result<plugin::v1::StoredSlice> CommitLog::read(std::int64_t commit_offset, 
   return file->slice(commit_offset - file->start_offset(), size);
 }
 
+v1::Result<plugin::v1::StoredSlice> CommitLog::read_uncommitted(std::int64_t commit_offset, bool* committed) const {
+  // While no commit runs, the committed offset stands still, so the writer cannot reuse pool
+  // bytes at or above it: the copy below never races with the writer.
+  std::lock_guard lock(commit_mutex_);
+  *committed = max_offset() > commit_offset;
+  if (*committed) return v1::Status::not_found("committed meanwhile");
+  const std::int64_t written = written_offset();
+  const auto not_found = [&](const std::string& why) {
+    return v1::Status::not_found("no record starts at commit offset " + std::to_string(commit_offset) + " (" + why + ")");
+  };
+  if (commit_offset + kBlankHeaderSize > written) return not_found("past the end of the commit log");
+  std::uint8_t header[kBlankHeaderSize];
+  pool_->copy_out(commit_offset, header);
+  const std::int64_t size = load_i32(header);
+  if (load_i32(header + 4) != kMessageMagicV1 || size < kBlankHeaderSize || commit_offset + size > written) {
+    return not_found("not a record");
+  }
+  auto bytes = std::make_shared<std::vector<std::uint8_t>>(static_cast<std::size_t>(size));
+  pool_->copy_out(commit_offset, *bytes);
+  auto record = plugin::v1::decode_record(*bytes);
+  if (!record.is_ok() || record->commit_offset != commit_offset) return not_found("not a record");
+  return plugin::v1::StoredSlice{{bytes->data(), bytes->size()}, bytes};
+}
+
 v1::Result<plugin::v1::StoredSlice> CommitLog::read_record(std::int64_t commit_offset) const {
+  if (pool_ && commit_offset >= max_offset()) {
+    // Still in the pool (transactions and retries look records up right after the append).
+    bool committed = false;
+    auto copy = read_uncommitted(commit_offset, &committed);
+    if (!committed) return copy;
+  }
   const std::int64_t committed = max_offset();
   auto file = commit_offset < committed ? files_.find(commit_offset) : nullptr;
   if (!file) {

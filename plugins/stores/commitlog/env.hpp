@@ -4,8 +4,10 @@
 // values instead of crashes or silent loss.
 //
 // Threads: an Env and the File/Mapping objects it returns are safe to use from several threads
-// at once as long as two threads do not operate on the same File concurrently (the store never
-// does); Mapping::data() may be read and written from any thread.
+// at once as long as two threads do not operate on the same File concurrently, with one
+// exception the store relies on: write_at may run while another thread calls allocate (the
+// commit service writes the commit log while the writer reserves blocks ahead). Mapping::data()
+// may be read and written from any thread.
 #pragma once
 
 #include <cstdint>

@@ -32,17 +32,17 @@ class FaultMapping final : public Mapping {
   std::shared_ptr<FaultEnv::State> state_;
 };
 
-// A mapping modelled as a private copy of the file (the page cache) that msync writes back.
-class BufferedMapping final : public Mapping {
+// The page cache of one file under a PowerLoss model: a private copy of the file that writes
+// through the mapping and pwrites (write_at) both change, and that only a sync (msync of a range,
+// fsync of the file) writes back. When the last user goes away (the store was dropped, as in
+// simulate_crash + destroy), unsynced pages are lost — all of them, or a random half.
+class SimulatedPageCache {
  public:
   static constexpr std::int64_t kPage = 4096;
 
-  BufferedMapping(File& file, std::int64_t size, std::shared_ptr<FaultEnv::State> state, std::vector<std::uint8_t> bytes)
-      : file_(file), state_(std::move(state)), memory_(std::move(bytes)), synced_(memory_) {
-    memory_.resize(static_cast<std::size_t>(size));
-    synced_.resize(static_cast<std::size_t>(size));
-  }
-  ~BufferedMapping() override {
+  SimulatedPageCache(File& file, std::shared_ptr<FaultEnv::State> state, std::vector<std::uint8_t> bytes)
+      : file_(file), state_(std::move(state)), memory_(std::move(bytes)), synced_(memory_) {}
+  ~SimulatedPageCache() {
     std::mt19937 random(state_->seed.fetch_add(1));
     for (std::int64_t page = 0; page < size(); page += kPage) {
       const auto length = static_cast<std::size_t>(std::min(kPage, size() - page));
@@ -54,9 +54,29 @@ class BufferedMapping final : public Mapping {
       }
     }
   }
-  std::uint8_t* data() noexcept override { return memory_.data(); }
-  std::int64_t size() const noexcept override { return static_cast<std::int64_t>(memory_.size()); }
-  v1::Status sync(std::int64_t offset, std::int64_t length) noexcept override {
+  SimulatedPageCache(const SimulatedPageCache&) = delete;
+  SimulatedPageCache& operator=(const SimulatedPageCache&) = delete;
+
+  std::uint8_t* data() noexcept { return memory_.data(); }
+  std::int64_t size() const noexcept { return static_cast<std::int64_t>(memory_.size()); }
+
+  // pwrite into the cache: beyond the cached size it goes to the file as it is (the store only
+  // writes inside the mapped size).
+  v1::Status write(std::int64_t offset, std::span<const std::uint8_t> data) {
+    if (offset + static_cast<std::int64_t>(data.size()) > size()) {
+      return v1::Status::internal("simulated page cache: a write past the mapped size of " + file_.path());
+    }
+    std::memcpy(memory_.data() + offset, data.data(), data.size());
+    return v1::Status::ok();
+  }
+  std::size_t read(std::int64_t offset, std::span<std::uint8_t> out) const {
+    if (offset >= size()) return 0;
+    const auto length = std::min(out.size(), static_cast<std::size_t>(size() - offset));
+    std::memcpy(out.data(), memory_.data() + offset, length);
+    return length;
+  }
+  // Writes [offset, offset + length), widened to whole pages, back to the file and syncs it.
+  v1::Status sync(std::int64_t offset, std::int64_t length) {
     MQKIT_RETURN_IF_ERROR(state_->sync_error(file_.path()));
     const std::int64_t begin = offset / kPage * kPage;
     const std::int64_t end = std::min(size(), offset + length);
@@ -68,10 +88,21 @@ class BufferedMapping final : public Mapping {
   }
 
  private:
-  File& file_;  // the FaultFile's base file, which outlives its mappings (MappedFile owns both)
+  File& file_;  // the FaultFile's base file, which outlives its cache (FaultFile destroys the cache first)
   std::shared_ptr<FaultEnv::State> state_;
   std::vector<std::uint8_t> memory_;
   std::vector<std::uint8_t> synced_;
+};
+
+class CachedMapping final : public Mapping {
+ public:
+  explicit CachedMapping(std::shared_ptr<SimulatedPageCache> cache) : cache_(std::move(cache)) {}
+  std::uint8_t* data() noexcept override { return cache_->data(); }
+  std::int64_t size() const noexcept override { return cache_->size(); }
+  v1::Status sync(std::int64_t offset, std::int64_t length) noexcept override { return cache_->sync(offset, length); }
+
+ private:
+  std::shared_ptr<SimulatedPageCache> cache_;
 };
 
 class FaultFile final : public File {
@@ -82,28 +113,41 @@ class FaultFile final : public File {
   v1::Result<std::int64_t> size() noexcept override { return base_->size(); }
   v1::Status allocate(std::int64_t offset, std::int64_t length) noexcept override {
     MQKIT_RETURN_IF_ERROR(state_->write_error(path(), "allocating"));
-    return base_->allocate(offset, length);
+    MQKIT_RETURN_IF_ERROR(base_->allocate(offset, length));
+    reserved_ = std::max(reserved_.load(), offset + length);
+    return v1::Status::ok();
   }
   v1::Status truncate(std::int64_t length) noexcept override {
     MQKIT_RETURN_IF_ERROR(state_->write_error(path(), "truncating"));
     return base_->truncate(length);
   }
   v1::Result<std::size_t> read_at(std::int64_t offset, std::span<std::uint8_t> out) noexcept override {
+    if (cache_) return cache_->read(offset, out);
     return base_->read_at(offset, out);
   }
   v1::Status write_at(std::int64_t offset, std::span<const std::uint8_t> data) noexcept override {
-    MQKIT_RETURN_IF_ERROR(state_->write_error(path(), "writing"));
+    // Writing into blocks reserved earlier needs no new ones: a full disk does not fail it.
+    const bool needs_blocks = offset + static_cast<std::int64_t>(data.size()) > reserved_.load();
+    MQKIT_RETURN_IF_ERROR(state_->write_error(path(), "writing", needs_blocks));
+    // A mapped file's pwrite lands in the same (simulated) page cache as writes through the map.
+    if (cache_) return cache_->write(offset, data);
     return base_->write_at(offset, data);
   }
   v1::Status sync() noexcept override {
+    if (cache_) return cache_->sync(0, cache_->size());
     MQKIT_RETURN_IF_ERROR(state_->sync_error(path()));
     return base_->sync();
   }
   v1::Result<std::unique_ptr<Mapping>> map(std::int64_t length) noexcept override {
     if (state_->power_loss != FaultEnv::PowerLoss::kNone) {
-      std::vector<std::uint8_t> bytes(static_cast<std::size_t>(length));
-      MQKIT_RETURN_IF_ERROR(base_->read_at(0, bytes).status());
-      return std::unique_ptr<Mapping>(std::make_unique<BufferedMapping>(*base_, length, state_, std::move(bytes)));
+      if (!cache_) {
+        std::vector<std::uint8_t> bytes(static_cast<std::size_t>(length));
+        MQKIT_RETURN_IF_ERROR(base_->read_at(0, bytes).status());
+        cache_ = std::make_shared<SimulatedPageCache>(*base_, state_, std::move(bytes));
+      } else if (cache_->size() != length) {
+        return v1::Status::internal("simulated page cache: " + path() + " mapped twice with different sizes");
+      }
+      return std::unique_ptr<Mapping>(std::make_unique<CachedMapping>(cache_));
     }
     MQKIT_ASSIGN_OR_RETURN(auto mapping, base_->map(length));
     return std::unique_ptr<Mapping>(std::make_unique<FaultMapping>(std::move(mapping), path(), state_));
@@ -113,13 +157,17 @@ class FaultFile final : public File {
  private:
   std::unique_ptr<File> base_;
   std::shared_ptr<FaultEnv::State> state_;
+  std::atomic<std::int64_t> reserved_{0};  // end of what allocate() reserved
+  // Power-loss models: the file's page cache once it is mapped. Declared after base_, so it is
+  // destroyed first (its destructor writes surviving pages to base_).
+  std::shared_ptr<SimulatedPageCache> cache_;
 };
 
 }  // namespace
 
-v1::Status FaultEnv::State::write_error(const std::string& path, std::string_view what) {
+v1::Status FaultEnv::State::write_error(const std::string& path, std::string_view what, bool needs_blocks) {
   std::lock_guard lock(mutex);
-  if (disk_full) {
+  if (disk_full && needs_blocks) {
     ++injected;
     return v1::Status::io_error(std::string(what) + " " + path + ": No space left on device (injected)");
   }

@@ -9,11 +9,13 @@
 //   set_sync_delay(d)   every fsync / msync first sleeps `d` (a slow or stuck disk)
 //   set_now_ms(t)       the clock the store reads (store timestamps, index file names)
 //
-// With `PowerLoss` other than kNone the env also models the page cache: a mapping is a private
-// copy of the file, and only what msync writes back reaches the file. When a mapping goes away
-// without being synced (the store was dropped, as in simulate_crash + destroy), unsynced pages
-// are lost — all of them (kLoseUnsynced), or a random subset survives (kRandomPages: the kernel
-// wrote some back before the power went, in no particular order).
+// With `PowerLoss` other than kNone the env also models the page cache of every mapped file: a
+// private copy of the file that writes through the mapping and pwrites (write_at, as the
+// transient store pool's commit does) both change, and that only msync or fsync writes back.
+// When the file and its mapping go away without being synced (the store was dropped, as in
+// simulate_crash + destroy), unsynced pages are lost — all of them (kLoseUnsynced), or a random
+// subset survives (kRandomPages: the kernel wrote some back before the power went, in no
+// particular order).
 //
 // It also counts syncs, so tests can see group commit share one flush among many writers.
 //
@@ -85,8 +87,9 @@ class FaultEnv final : public Env {
     std::atomic<std::uint32_t> seed{1};
     std::atomic<std::int64_t> pages_lost{0};
 
-    // The error to inject for a write (or growth) of `path`, OK for none.
-    v1::Status write_error(const std::string& path, std::string_view what);
+    // The error to inject for a write (or growth) of `path`, OK for none; a full disk fails only
+    // what `needs_blocks`.
+    v1::Status write_error(const std::string& path, std::string_view what, bool needs_blocks = true);
     // Sleeps the sync delay, counts the sync and returns the error to inject, OK for none.
     v1::Status sync_error(const std::string& path);
   };

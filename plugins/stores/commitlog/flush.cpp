@@ -144,7 +144,7 @@ void CommitLogFlusher::run_group_commit() {
   while (!flusher_.stopping()) {
     flusher_.wait_for(kGroupCommitWait);
     // Appends that did not wait (WAIT=false) are flushed on the same beat as those that do.
-    if (waiting() == 0 && commit_log_.flushed_offset() >= commit_log_.max_offset()) continue;
+    if (waiting() == 0 && commit_log_.flushed_offset() >= commit_log_.written_offset()) continue;
     auto flushed = flush_now();
     answer(flushed.is_ok() ? *flushed : -1, flushed.status(), /*hand_over=*/true);
   }
@@ -180,12 +180,7 @@ void CommitLogFlusher::run_watchdog() {
 }
 
 bool CommitLogFlusher::worth_flushing(std::int64_t committed, std::int64_t least_pages) const noexcept {
-  const std::int64_t flushed = commit_log_.flushed_offset();
-  if (committed <= flushed) return false;
-  const std::int64_t file_size = commit_log_.options().file_size;
-  // A file that filled up is flushed whatever its dirty page count (RocketMQ does the same).
-  if (least_pages <= 0 || flushed / file_size != committed / file_size) return true;
-  return committed / kFlushPageSize - flushed / kFlushPageSize >= least_pages;
+  return worth_writing_back(commit_log_.flushed_offset(), committed, commit_log_.options().file_size, least_pages);
 }
 
 void CommitLogFlusher::appended(std::int64_t end_offset) {
@@ -194,16 +189,10 @@ void CommitLogFlusher::appended(std::int64_t end_offset) {
 }
 
 void CommitLogFlusher::run_async() {
-  auto last_thorough = std::chrono::steady_clock::now();
+  WriteBackRounds rounds(options_.least_pages, options_.thorough_interval);
   while (!flusher_.stopping()) {
     flusher_.wait_for(options_.interval);
-    const auto now = std::chrono::steady_clock::now();
-    std::int64_t least_pages = options_.least_pages;
-    if (now - last_thorough >= options_.thorough_interval) {
-      least_pages = 0;
-      last_thorough = now;
-    }
-    if (!worth_flushing(commit_log_.max_offset(), least_pages)) continue;
+    if (!worth_flushing(commit_log_.max_offset(), rounds.next_least_pages())) continue;
     (void)flush_now();
   }
 }

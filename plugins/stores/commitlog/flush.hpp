@@ -6,8 +6,10 @@
 // `thorough_interval`. Appends are acknowledged before they are durable.
 //
 // SYNC_FLUSH (group commit): an append that waits registers its end offset and callback; the
-// flusher wakes, msyncs everything committed so far — one msync for every writer that queued
-// meanwhile — and each writer whose bytes are now durable is called back. Many callbacks are
+// flusher wakes, commits everything written so far (SYNC_FLUSH writes the commit log with pwrite
+// through a write buffer, so no mapped page is ever write-protected again by the msync) and
+// msyncs it — one flush for every writer that queued meanwhile — and each writer whose bytes are
+// now durable is called back. Many callbacks are
 // handed to a notifier thread, so the flusher starts the next msync at once instead of waking
 // writers one by one between msyncs (the disk then works while the CPU wakes writers); one or
 // two are called on the flusher thread, where a hand-over would only add a wake-up. A writer still waiting

@@ -69,6 +69,11 @@ v1::Result<StoreOptions> options_from_config(const v1::ConfigValues& config) {
   o.max_hash_slot_num = config.get_int("max_hash_slot_num");
   o.max_index_num = config.get_int("max_index_num");
   o.max_message_size = config.get_size("max_message_size");
+  o.transient_store_pool_enable = config.get_bool("transient_store_pool_enable");
+  o.transient_store_pool_size = config.get_int("transient_store_pool_size");
+  o.commit_interval_commit_log = duration(config, "commit_interval_commit_log");
+  o.commit_commit_log_least_pages = config.get_int("commit_commit_log_least_pages");
+  o.commit_commit_log_thorough_interval = duration(config, "commit_commit_log_thorough_interval");
   return o;
 }
 

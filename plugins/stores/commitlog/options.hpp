@@ -49,6 +49,23 @@ struct StoreOptions {
   std::int64_t max_hash_slot_num = 5'000'000;
   std::int64_t max_index_num = 20'000'000;
   std::int64_t max_message_size = 4LL * 1024 * 1024;
+  bool transient_store_pool_enable = false;
+  std::int64_t transient_store_pool_size = 5;  // buffers
+  std::chrono::milliseconds commit_interval_commit_log{200};
+  std::int64_t commit_commit_log_least_pages = 4;
+  std::chrono::milliseconds commit_commit_log_thorough_interval{200};
+
+  // RocketMQ's rule: the pool only with ASYNC_FLUSH.
+  bool uses_transient_store_pool() const noexcept {
+    return transient_store_pool_enable && flush_mode == FlushMode::kAsync;
+  }
+  // Buffers the commit log is written through (0: through the mapping). SYNC_FLUSH always
+  // writes with pwrite through one buffer: group commit then never write-protects mapped pages
+  // (msync's write-protect faults and TLB-shootdown IPIs with many writer threads).
+  std::int64_t write_buffers() const noexcept {
+    if (uses_transient_store_pool()) return transient_store_pool_size;
+    return flush_mode == FlushMode::kSync ? 1 : 0;
+  }
 
   std::string commit_log_dir() const { return store_path + "/commitlog"; }
   std::string consume_queue_dir() const { return store_path + "/consumequeue"; }
@@ -133,6 +150,25 @@ inline constexpr v1::ConfigField kConfigSchema[] = {
     {.key = "max_message_size", .type = v1::ValueType::kSize, .default_value = "4MiB",
      .description = "largest message body accepted; a whole record may be 64 KiB larger",
      .min = 1, .max = 1'073'741'824},
+    {.key = "transient_store_pool_enable", .type = v1::ValueType::kBool, .default_value = "false",
+     .description = "ASYNC_FLUSH only (ignored with SYNC_FLUSH, as in RocketMQ; SYNC_FLUSH always writes through "
+                    "one buffer of its own): appends go to a pool of pre-touched memory buffers and a commit "
+                    "service writes them into the commit log with pwrite; messages become dispatchable once "
+                    "committed (see commit_commit_log_thorough_interval)"},
+    {.key = "transient_store_pool_size", .type = v1::ValueType::kInt, .default_value = "5",
+     .description = "buffers in the transient store pool, each min(4 MiB, mapped_file_size_commit_log) of "
+                    "anonymous memory (default 20 MiB); appends wait for a commit when all are full",
+     .min = 1, .max = 256},
+    {.key = "commit_interval_commit_log", .type = v1::ValueType::kDuration, .default_value = "200ms",
+     .description = "transient store pool: how often the commit service looks for bytes to commit",
+     .min = 1, .max = 60'000},
+    {.key = "commit_commit_log_least_pages", .type = v1::ValueType::kInt, .default_value = "4",
+     .description = "transient store pool: commit only when at least this many 4 KiB pages wait (0 = any)",
+     .min = 0, .max = 1'000'000},
+    {.key = "commit_commit_log_thorough_interval", .type = v1::ValueType::kDuration, .default_value = "200ms",
+     .description = "transient store pool: commit every waiting byte at least this often (bounds how long "
+                    "an appended message stays unreadable)",
+     .min = 1, .max = 60'000},
 };
 
 v1::Result<StoreOptions> options_from_config(const v1::ConfigValues& config);

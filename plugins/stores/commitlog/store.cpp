@@ -33,7 +33,9 @@ CommitLogStore::CommitLogStore(plugin::v1::Host& host, StoreOptions options, std
     : log_(host),
       options_(std::move(options)),
       env_(std::move(env)),
-      commit_log_(*env_, log_, {options_.commit_log_dir(), options_.commit_log_file_size, options_.max_message_size}),
+      commit_log_(*env_, log_,
+                  {options_.commit_log_dir(), options_.commit_log_file_size, options_.max_message_size,
+                   options_.write_buffers()}),
       queues_(*env_, log_, options_.consume_queue_dir(), options_.consume_queue_file_size),
       index_(options_.message_index_enable
                  ? std::make_unique<IndexService>(*env_, log_, options_.index_dir(), options_.max_hash_slot_num,
@@ -45,6 +47,11 @@ CommitLogStore::CommitLogStore(plugin::v1::Host& host, StoreOptions options, std
                {options_.flush_mode, options_.flush_interval_commit_log, options_.flush_commit_log_least_pages,
                 options_.flush_commit_log_thorough_interval, options_.sync_flush_timeout},
                [this](const Status&) { write_failed_.store(true, std::memory_order_release); }),
+      committer_(commit_log_, log_,
+                 {options_.commit_interval_commit_log, options_.commit_commit_log_least_pages,
+                  options_.commit_commit_log_thorough_interval},
+                 [this](std::int64_t committed) { flusher_.appended(committed); },
+                 [this](const Status&) { write_failed_.store(true, std::memory_order_release); }),
       retention_(*env_, log_, options_, commit_log_, queues_, index_.get()),
       metadata_(*env_, log_, options_.config_dir()),
       reader_(commit_log_, queues_) {
@@ -77,7 +84,19 @@ v1::Result<plugin::v1::RecoveryReport> CommitLogStore::open() {
   MQKIT_RETURN_IF_ERROR(checkpoint(false));
   retention_.check_disk();
 
+  if (options_.transient_store_pool_enable && !options_.uses_transient_store_pool()) {
+    log_.warn("transient_store_pool_enable is ignored with SYNC_FLUSH (as in RocketMQ); SYNC_FLUSH writes the "
+              "commit log through one write buffer of its own");
+  }
+  if (const TransientStorePool* pool = commit_log_.pool()) {
+    log_.info(std::string(options_.uses_transient_store_pool() ? "transient store pool" : "SYNC_FLUSH write buffer") +
+              ": the commit log is written with pwrite through " + std::to_string(pool->size()) +
+              " bytes of write buffers" +
+              (pool->locked() ? " (locked in memory)" : " (not locked in memory: RLIMIT_MEMLOCK)"));
+  }
   commit_log_.start_allocator();
+  // SYNC_FLUSH commits on the group commit thread, right before each flush.
+  if (options_.uses_transient_store_pool()) committer_.start();
   flusher_.start();
   housekeeping_.start([this] { housekeeping(); });
   return report;
@@ -99,6 +118,9 @@ v1::Result<plugin::v1::RecoveryReport> CommitLogStore::start() noexcept {
 void CommitLogStore::stop_services(bool orderly) {
   housekeeping_.stop();
   commit_log_.close();
+  // What the pool still holds is committed by the flusher's last flush (orderly), or lost
+  // with the process (a crash).
+  committer_.stop();
   if (orderly) {
     flusher_.stop();
   } else {
@@ -112,7 +134,7 @@ void CommitLogStore::shutdown() noexcept {
   state_.store(State::kStopped, std::memory_order_release);
   stop_services(true);
   Status flushed = checkpoint(true);
-  if (write_failed_.load() || !flushed.is_ok()) {
+  if (write_failed_.load() || commit_log_.commit_failed() || !flushed.is_ok()) {
     log_.error("shutdown could not flush everything (" + flushed.to_string() +
                "); leaving the abort marker so that the next start recovers as after a crash");
   } else {
@@ -148,8 +170,8 @@ void CommitLogStore::append(std::span<const plugin::v1::MessageToAppend> batch,
     done(Status::unavailable(retention_.disk_full_message()));
     return;
   }
-  if (write_failed_.load(std::memory_order_acquire)) {
-    done(Status::unavailable("a commit log flush failed earlier; the store refuses writes until it is restarted"));
+  if (write_failed_.load(std::memory_order_acquire) || commit_log_.commit_failed()) {
+    done(Status::unavailable("a commit log flush or commit failed earlier; the store refuses writes until it is restarted"));
     return;
   }
   auto outcome = commit_log_.append(batch);
@@ -164,7 +186,11 @@ void CommitLogStore::append(std::span<const plugin::v1::MessageToAppend> batch,
     flusher_.submit(outcome->end_offset, outcome->result, std::move(done));
     return;
   }
-  flusher_.appended(outcome->end_offset);
+  if (options_.uses_transient_store_pool()) {
+    committer_.appended(outcome->end_offset);
+  } else {
+    flusher_.appended(outcome->end_offset);
+  }
   done(outcome->result);
 }
 
@@ -279,13 +305,17 @@ v1::Result<std::optional<std::string>> CommitLogStore::load_metadata(std::string
 plugin::v1::StoreStats CommitLogStore::stats() noexcept {
   plugin::v1::StoreStats stats;
   stats.commit_log_min_offset = commit_log_.min_offset();
-  stats.commit_log_max_offset = commit_log_.max_offset();
+  // The next write position: with the pool, bytes not yet committed (readable) are included.
+  stats.commit_log_max_offset = commit_log_.written_offset();
   stats.flushed_offset = commit_log_.flushed_offset();
   stats.dispatched_offset = dispatched_.load(std::memory_order_acquire);
   stats.disk_used_ratio = retention_.disk_used_ratio();
-  stats.writable = state_.load() == State::kRunning && !retention_.disk_full() && !write_failed_.load();
-  // Anonymous memory the store owns: the encode buffer and, roughly, one small object per queue.
-  stats.memory_bytes = commit_log_.scratch_bytes() + static_cast<std::int64_t>(queues_.size()) * 512;
+  stats.writable = state_.load() == State::kRunning && !retention_.disk_full() && !write_failed_.load() &&
+                   !commit_log_.commit_failed();
+  // Anonymous memory the store owns: the encode buffer, the pool and, roughly, one small object
+  // per queue.
+  stats.memory_bytes = commit_log_.scratch_bytes() + (commit_log_.pool() ? commit_log_.pool()->size() : 0) +
+                       static_cast<std::int64_t>(queues_.size()) * 512;
   return stats;
 }
 

@@ -5,8 +5,9 @@
 //
 // Threads (see store.hpp in plugin-api for the contract): append() and reads from any thread;
 // dispatchers from the kernel's reput thread; the store runs its own threads — the commit log
-// flusher (+ a watchdog in SYNC_FLUSH), the file allocator, and a housekeeping thread that
-// flushes consume queues and the index, writes the checkpoint and runs retention.
+// flusher (+ a watchdog in SYNC_FLUSH), the commit service (with the transient store pool), the
+// file allocator, and a housekeeping thread that flushes consume queues and the index, writes
+// the checkpoint and runs retention.
 // start()/shutdown() from the owner's thread.
 #pragma once
 
@@ -18,6 +19,7 @@
 
 #include "checkpoint.hpp"
 #include "commit_log.hpp"
+#include "commit_service.hpp"
 #include "consume_queue_set.hpp"
 #include "env.hpp"
 #include "flush.hpp"
@@ -108,6 +110,7 @@ class CommitLogStore final : public plugin::v1::MessageStore, public TestHooks {
   std::unique_ptr<IndexDispatcher> index_dispatcher_;
   std::vector<plugin::v1::Dispatcher*> dispatchers_;
   CommitLogFlusher flusher_;
+  CommitService committer_;  // runs only with the transient store pool
   Retention retention_;
   MetadataStore metadata_;
   QueueReader reader_;

@@ -33,9 +33,23 @@ using v1::TimeBoundary;
 
 struct MemoryStore {
   static StoreKind kind() { return {"memory", false}; }
+  static std::string name() { return "memory"; }
 };
 struct CommitLogStore {
   static StoreKind kind() { return {"commitlog", true}; }
+  static std::string name() { return "commitlog"; }
+};
+// The commitlog store writing through its transient store pool (short commit intervals, and a
+// pool of one 1 MiB buffer — the suite's file size — so the writer often waits for room).
+struct CommitLogStoreWithPool {
+  static StoreKind kind() {
+    return {"commitlog", true,
+            {{"transient_store_pool_enable", "true"},
+             {"transient_store_pool_size", "1"},
+             {"commit_interval_commit_log", "5ms"},
+             {"commit_commit_log_thorough_interval", "10ms"}}};
+  }
+  static std::string name() { return "commitlog_pool"; }
 };
 
 template <typename Store>
@@ -70,12 +84,12 @@ class StoreConformance : public ::testing::Test {
   std::unique_ptr<StoreHarness> harness_;
 };
 
-using StoreKinds = ::testing::Types<MemoryStore, CommitLogStore>;
+using StoreKinds = ::testing::Types<MemoryStore, CommitLogStore, CommitLogStoreWithPool>;
 class StoreNames {
  public:
   template <typename T>
   static std::string GetName(int) {
-    return T::kind().plugin;
+    return T::name();
   }
 };
 TYPED_TEST_SUITE(StoreConformance, StoreKinds, StoreNames);

@@ -127,6 +127,7 @@ StoreHarness::StoreHarness(StoreKind kind, std::map<std::string, std::string> ov
       break;
     }
   }
+  for (const auto& [key, value] : kind_.config) config_[key] = value;
   for (auto& [key, value] : overrides) config_[key] = std::move(value);
 }
 

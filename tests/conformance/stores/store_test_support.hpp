@@ -63,6 +63,8 @@ TestMessage message(std::string topic, std::int32_t queue_id, std::string body);
 struct StoreKind {
   std::string plugin;
   bool persists = false;
+  // Set on top of the suite's test configuration (a store's optional mode), before `overrides`.
+  std::map<std::string, std::string> config = {};
 };
 
 // One store plugin instance plus its dispatch pipeline.

@@ -74,6 +74,7 @@ TEST_F(RecoveryTest, CrashKeepsEverythingWrittenAndRebuildsWhatLags) {
     // These are written but their dispatch is never checkpointed.
     fill(store, 30, "late");
     end = store.store().stats().commit_log_max_offset;
+    ASSERT_TRUE(store.wait_committed());
     store.crash();
   }
   TestStore store(options_);
@@ -99,6 +100,7 @@ TEST_F(RecoveryTest, QueueOffsetsContinueEvenBeforeRedispatch) {
     TestStore store(options_);
     ASSERT_TRUE(store.open(/*dispatch=*/false).is_ok());
     fill(store, 10);
+    ASSERT_TRUE(store.wait_committed());
     store.crash();
   }
   TestStore store(options_);
@@ -142,6 +144,7 @@ TEST_F(RecoveryTest, AFlippedByteDropsTheRecordAndEverythingAfter) {
     TestStore store(options_);
     ASSERT_TRUE(store.open().is_ok());
     placed = fill(store, 10);
+    ASSERT_TRUE(store.wait_committed());
     store.crash();
   }
   // Flip a byte in the body of record 6: its CRC no longer matches.
@@ -266,6 +269,7 @@ TEST_F(RecoveryTest, RecoveryAcrossManyFilesAndABlankAtTheEnd) {
     ASSERT_TRUE(store.open().is_ok());
     for (int i = 0; i < 300; ++i) ASSERT_TRUE(store.append(message("T", 0, std::string(500, 'a' + i % 26))).is_ok());
     end = store.store().stats().commit_log_max_offset;
+    ASSERT_TRUE(store.wait_committed());
     store.crash();
   }
   std::filesystem::remove(dir_ / "checkpoint");
@@ -292,6 +296,7 @@ TEST_F(RecoveryTest, ACrashInAPartlyReservedFileRecoversAndTheFileKeepsGrowing) 
       ASSERT_TRUE(store.append(message("T", 0, bodies.back())).is_ok());
     }
     end = store.store().stats().commit_log_max_offset;
+    ASSERT_TRUE(store.wait_committed());
     store.crash();
   }
   EXPECT_EQ(std::filesystem::file_size(first_file), static_cast<std::uintmax_t>(1 << 20));

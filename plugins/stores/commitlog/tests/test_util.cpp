@@ -1,5 +1,7 @@
 #include "test_util.hpp"
 
+#include <cstdlib>
+
 #include "append_and_wait.hpp"
 
 #include <stdlib.h>
@@ -102,6 +104,14 @@ StoreOptions small_options(const std::string& dir) {
   o.max_hash_slot_num = 64;
   o.max_index_num = 256;
   o.max_message_size = 16 * 1024;
+  // The whole suite runs a second time with the transient store pool (tests/CMakeLists.txt):
+  // one 64 KiB buffer (a file's size), so the writer often waits for room and commits itself.
+  if (const char* pool = std::getenv("MQKIT_TEST_TRANSIENT_STORE_POOL"); pool != nullptr && std::string(pool) == "1") {
+    o.transient_store_pool_enable = true;
+    o.transient_store_pool_size = 1;
+    o.commit_interval_commit_log = std::chrono::milliseconds(10);
+    o.commit_commit_log_thorough_interval = std::chrono::milliseconds(20);
+  }
   return o;
 }
 
@@ -139,7 +149,31 @@ v1::Result<v1::AppendResult> TestStore::append(std::span<const Message> batch, v
   for (const auto& m : batch) views.push_back(m.view());
   auto result = append_and_wait(*store_, views, options);
   if (pipeline_) pipeline_->notify_appended();
+  if (result.is_ok()) {
+    std::int64_t last = last_commit_offset_.load();
+    while (last < result->commit_offset && !last_commit_offset_.compare_exchange_weak(last, result->commit_offset)) {
+    }
+  }
   return result;
+}
+
+bool TestStore::wait_committed() {
+  const std::int64_t last = last_commit_offset_.load();
+  if (last < 0) return true;
+  const auto deadline = std::chrono::steady_clock::now() + kWaitLimit;
+  // Dispatch reads only committed bytes (read_at also finds records still in the pool).
+  const auto committed = [&] {
+    auto chunk = store_->read_for_dispatch(last, 1);
+    return chunk.is_ok() && !chunk->bytes.bytes.empty();
+  };
+  while (!committed()) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      ADD_FAILURE() << "the record at commit offset " << last << " was never committed";
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
 }
 
 bool TestStore::wait_dispatched() {

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -102,6 +103,9 @@ class TestStore {
   }
   // Waits until everything appended is dispatched.
   bool wait_dispatched();
+  // Waits until the last record appended is committed (in the file): with the transient store pool
+  // a crash loses what the pool had not committed yet, as a killed RocketMQ broker does.
+  bool wait_committed();
   // Bodies of every record of a queue, from its min offset.
   std::vector<std::string> bodies(std::string_view topic, std::int32_t queue_id);
 
@@ -112,6 +116,7 @@ class TestStore {
   std::shared_ptr<CommitLogStore> store_;
   std::unique_ptr<kernel::DispatchPipeline> pipeline_;
   v1::RecoveryReport recovery_{};
+  std::atomic<std::int64_t> last_commit_offset_{-1};  // append() may run on several threads
 };
 
 std::string_view text(std::span<const std::uint8_t> bytes);
