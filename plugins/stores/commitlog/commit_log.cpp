@@ -417,6 +417,22 @@ v1::Result<std::int64_t> CommitLog::flush() {
   return target;
 }
 
+std::int64_t CommitLog::settled_offset(std::int64_t offset) const noexcept {
+  const std::int64_t file_start = offset / options_.file_size * options_.file_size;
+  return file_start + (offset - file_start) / kWriteBackBlock * kWriteBackBlock;
+}
+
+v1::Result<std::int64_t> CommitLog::flush_settled() {
+  std::lock_guard lock(flush_mutex_);
+  const std::int64_t target = settled_offset(max_offset());
+  if (target <= flushed_offset()) return flushed_offset();
+  MQKIT_RETURN_IF_ERROR(files_.flush_to(target));
+  flushed_.store(target, std::memory_order_release);
+  // The checkpoint's timestamp stays at the last full flush: it must not claim a record above
+  // `target`, and an older one only makes a crash recovery scan further back.
+  return target;
+}
+
 v1::Result<plugin::v1::StoredSlice> CommitLog::read(std::int64_t commit_offset, std::int32_t size) const {
   const std::int64_t committed = max_offset();
   if (size <= 0 || commit_offset < 0 || commit_offset + size > committed) {

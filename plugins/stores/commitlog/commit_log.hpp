@@ -97,6 +97,14 @@ class CommitLog {
 
   // Commits (pool) and makes everything written so far durable; returns the new flushed offset.
   v1::Result<std::int64_t> flush();
+  // ASYNC_FLUSH's periodic round: makes durable only what lies in whole write-back blocks
+  // behind the writer (settled_offset()), so the writer never touches a page (or large folio)
+  // that is under writeback — a write into one waits for its I/O, which held appends for tens
+  // of milliseconds. The rest waits for a thorough round (or flush()).
+  v1::Result<std::int64_t> flush_settled();
+  // `offset` rounded down to a write-back block boundary of its file: the bytes below it share
+  // no page-cache folio with the bytes at or above it.
+  std::int64_t settled_offset(std::int64_t offset) const noexcept;
 
   // The whole record starting at `commit_offset`; NotFound outside [min, max) or where no
   // record starts.
@@ -169,6 +177,10 @@ class CommitLog {
   mutable std::mutex publish_mutex_;
   std::mutex flush_mutex_;
 };
+
+// The largest page-cache folio the kernel builds for a file (PMD size): folios are aligned to
+// their size in the file, so none straddles a multiple of this.
+inline constexpr std::int64_t kWriteBackBlock = 2 * 1024 * 1024;
 
 // RocketMQ's rule for writing back [from, to) of the commit log (commit or flush): some byte
 // when `least_pages` is 0, else at least that many 4 KiB pages — or a file filled up.

@@ -72,8 +72,8 @@ std::size_t CommitLogFlusher::waiting() const {
   return waiters_.size();
 }
 
-v1::Result<std::int64_t> CommitLogFlusher::flush_now() {
-  auto flushed = commit_log_.flush();
+v1::Result<std::int64_t> CommitLogFlusher::flush_now(bool settled_only) {
+  auto flushed = settled_only ? commit_log_.flush_settled() : commit_log_.flush();
   if (!flushed.is_ok()) {
     bool first = false;
     {
@@ -184,7 +184,10 @@ bool CommitLogFlusher::worth_flushing(std::int64_t committed, std::int64_t least
 }
 
 void CommitLogFlusher::appended(std::int64_t end_offset) {
-  if (options_.mode == FlushMode::kAsync && !worth_flushing(end_offset, options_.least_pages)) return;
+  if (options_.mode == FlushMode::kAsync &&
+      !worth_flushing(commit_log_.settled_offset(end_offset), options_.least_pages)) {
+    return;
+  }
   flusher_.wakeup();
 }
 
@@ -192,8 +195,12 @@ void CommitLogFlusher::run_async() {
   WriteBackRounds rounds(options_.least_pages, options_.thorough_interval);
   while (!flusher_.stopping()) {
     flusher_.wait_for(options_.interval);
-    if (!worth_flushing(commit_log_.max_offset(), rounds.next_least_pages())) continue;
-    (void)flush_now();
+    const std::int64_t least_pages = rounds.next_least_pages();
+    if (least_pages == 0) {
+      if (worth_flushing(commit_log_.max_offset(), 0)) (void)flush_now();
+    } else if (worth_flushing(commit_log_.settled_offset(commit_log_.max_offset()), least_pages)) {
+      (void)flush_now(/*settled_only=*/true);
+    }
   }
 }
 

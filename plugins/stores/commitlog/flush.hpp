@@ -91,8 +91,9 @@ class CommitLogFlusher {
   void run_group_commit();
   void run_watchdog();
   void run_notifier();
-  // Flushes and reports a failure; returns the flushed offset or the error.
-  v1::Result<std::int64_t> flush_now();
+  // Flushes (everything, or only what CommitLog::flush_settled covers) and reports a failure;
+  // returns the flushed offset or the error.
+  v1::Result<std::int64_t> flush_now(bool settled_only = false);
   // Answers every waiter at or below `flushed`, or all with `error`: on the notifier thread when
   // `hand_over` and there are several, else here (outside the lock).
   void answer(std::int64_t flushed, const v1::Status& error, bool hand_over = false);

@@ -34,6 +34,28 @@ TEST(FlushTest, AsyncFlushCatchesUpInTheBackground) {
       << "the thorough interval flushes even less than least_pages";
 }
 
+TEST(FlushTest, AsyncRoundsFlushOnlyWholeBlocksBehindTheWriter) {
+  TempDir dir;
+  auto options = small_options(dir.path());
+  options.commit_log_file_size = 3 * kWriteBackBlock;
+  options.flush_commit_log_least_pages = 1;
+  options.flush_commit_log_thorough_interval = std::chrono::minutes(10);
+  TestStore store(options);
+  ASSERT_TRUE(store.open().is_ok());
+  const std::string body(1000, 'b');
+  while (store.store().stats().commit_log_max_offset < kWriteBackBlock + kWriteBackBlock / 2) {
+    ASSERT_TRUE(store.append(message("T", 0, body)).is_ok());
+  }
+  EXPECT_TRUE(eventually([&] { return store.store().stats().flushed_offset == kWriteBackBlock; }))
+      << "the first whole block is flushed by the periodic rounds";
+  std::this_thread::sleep_for(100ms);  // several more rounds (every 20 ms)
+  EXPECT_EQ(store.store().stats().flushed_offset, kWriteBackBlock)
+      << "the block the writer is in is left to the thorough round";
+  ASSERT_TRUE(store.store().flush().is_ok());
+  EXPECT_EQ(store.store().stats().flushed_offset, store.store().stats().commit_log_max_offset)
+      << "an explicit flush covers everything";
+}
+
 TEST(FlushTest, SyncFlushAcknowledgesOnlyDurableBytesAndSharesFlushes) {
   TempDir dir;
   auto env = std::make_shared<FaultEnv>();
