@@ -176,7 +176,11 @@ v1::Result<std::int64_t> MappedFileQueue::flush(std::int64_t least_pages) {
   const auto files = snapshot();
   std::int64_t durable = files.empty() ? 0 : files.front()->start_offset();
   for (const auto& file : files) {
-    if (file->should_flush(least_pages)) MQKIT_RETURN_IF_ERROR(file->flush_to(file->wrote_position()));
+    if (file->should_flush(least_pages)) {
+      const std::int64_t wrote = file->wrote_position();
+      const bool whole_pages_only = least_pages > 0 && wrote < file->size();
+      MQKIT_RETURN_IF_ERROR(file->flush_to(whole_pages_only ? wrote / kFlushPageSize * kFlushPageSize : wrote));
+    }
     durable = file->start_offset() + file->flushed_position();
     if (file->flushed_position() < file->size()) break;
   }

@@ -63,7 +63,10 @@ class MappedFileQueue {
   // Flushes every file up to `offset`.
   v1::Status flush_to(std::int64_t offset);
   // Flushes files holding at least `least_pages` dirty pages (0 = any dirty byte); returns the
-  // offset below which everything is now on disk.
+  // offset below which everything is now on disk. With `least_pages` > 0 only whole pages of a
+  // file still being written are flushed: the page its writer is filling is left dirty, because
+  // msync write-protects it and the writer's next store into it would wait for the I/O
+  // (these files are mapped without read-ahead, so their page-cache folios are single pages).
   v1::Result<std::int64_t> flush(std::int64_t least_pages);
 
  private:

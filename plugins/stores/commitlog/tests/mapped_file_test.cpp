@@ -185,5 +185,27 @@ TEST(MappedFileQueueTest, TruncateScrubsTheTailAndDropsLaterFiles) {
   EXPECT_FALSE(std::filesystem::exists(dir / offset_file_name(4096)));
 }
 
+TEST(MappedFileQueueTest, PeriodicFlushLeavesThePageBeingFilledToAFullFlush) {
+  TempDir dir;
+  auto env = posix_env();
+  CapturingHost host;
+  MappedFileQueue queue(*env, Logger(host), dir.path(), 4 * kFlushPageSize, MappedFile::Policy::whole(16384));
+  auto first = queue.create_file(0).value();
+  auto second = queue.create_file(4 * kFlushPageSize).value();
+  std::memset(first->data(), 0xAB, 4 * kFlushPageSize);
+  first->set_wrote_position(4 * kFlushPageSize);
+  std::memset(second->data(), 0xCD, kFlushPageSize + 100);
+  second->set_wrote_position(kFlushPageSize + 100);
+  auto durable = queue.flush(1);
+  ASSERT_TRUE(durable.is_ok());
+  EXPECT_EQ(first->flushed_position(), 4 * kFlushPageSize) << "a full file is flushed whole";
+  EXPECT_EQ(second->flushed_position(), kFlushPageSize) << "only the whole page of the file being written";
+  EXPECT_EQ(*durable, 5 * kFlushPageSize);
+  durable = queue.flush(0);
+  ASSERT_TRUE(durable.is_ok());
+  EXPECT_EQ(second->flushed_position(), kFlushPageSize + 100) << "a thorough flush covers every byte";
+  EXPECT_EQ(*durable, 5 * kFlushPageSize + 100);
+}
+
 }  // namespace
 }  // namespace mqkit::plugins::stores::commitlog::testing
