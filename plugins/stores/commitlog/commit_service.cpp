@@ -23,11 +23,54 @@ void CommitService::appended(std::int64_t written) {
   }
 }
 
+void CommitService::submit(std::int64_t end_offset, plugin::v1::AppendResult result,
+                           plugin::v1::AppendCallback done) {
+  {
+    std::lock_guard lock(mutex_);
+    pending_.push_back({end_offset, result, std::move(done)});
+  }
+  thread_.wakeup();
+}
+
+bool CommitService::has_pending() const {
+  std::lock_guard lock(mutex_);
+  return !pending_.empty();
+}
+
+void CommitService::answer(const v1::Status& error) {
+  std::deque<Pending> ready;
+  {
+    std::lock_guard lock(mutex_);
+    if (!error.is_ok()) {
+      ready.swap(pending_);
+    } else {
+      const std::int64_t committed = commit_log_.max_offset();
+      while (!pending_.empty() && pending_.front().end_offset <= committed) {
+        ready.push_back(std::move(pending_.front()));
+        pending_.pop_front();
+      }
+    }
+  }
+  for (Pending& append : ready) {
+    if (error.is_ok()) {
+      append.done(append.result);
+    } else {
+      append.done(error);
+    }
+  }
+}
+
+void CommitService::answer_remaining(const v1::Status& status) {
+  answer(v1::Status::ok());
+  answer(status);
+}
+
 void CommitService::run() {
   WriteBackRounds rounds(options_.least_pages, options_.thorough_interval);
   while (!thread_.stopping()) {
     thread_.wait_for(options_.interval);
-    auto committed = commit_log_.commit(rounds.next_least_pages());
+    // Someone waits for an acknowledgement: commit everything now.
+    auto committed = commit_log_.commit(has_pending() ? 0 : rounds.next_least_pages());
     if (!committed.is_ok()) {
       if (!failed_) {
         failed_ = true;
@@ -35,9 +78,11 @@ void CommitService::run() {
                    "; the store refuses writes until it is restarted");
         if (on_failure_) on_failure_(committed.status());
       }
+      answer(committed.status().with_context("committing the transient store pool failed"));
       continue;
     }
     if (*committed && on_committed_) on_committed_(commit_log_.max_offset());
+    answer(v1::Status::ok());
   }
 }
 

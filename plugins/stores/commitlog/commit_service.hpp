@@ -1,20 +1,30 @@
 // CommitService: with transient_store_pool_enable, copies what the writer put in the pool into
 // the commit log files (RocketMQ's CommitRealTimeService). Every commit_interval (or when woken
 // after an append) it commits if at least `least_pages` 4 KiB pages wait, and everything at
-// least every `thorough_interval` — so a record becomes readable (and dispatchable) at most
-// about thorough_interval after it was appended, sooner under load. After a commit it tells the
-// flusher, which makes committed bytes durable on its own schedule.
+// least every `thorough_interval`. After a commit it tells the flusher, which makes committed
+// bytes durable on its own schedule.
 //
-// A failed commit (pwrite error) is reported to the owner once (the store then refuses writes)
-// and retried on the next round; nothing committed is ever taken back.
+// Appends are acknowledged once committed (submit()), unlike RocketMQ, which acknowledges what
+// is still in the pool (mqkit does that only for appends that do not wait, RocketMQ's
+// WAIT=false: appended()). While an append waits, the service commits everything at once, so an
+// acknowledged message is in the page cache — readable at once (the acknowledgement is what
+// wakes the dispatch stage) and safe from a crash of the process, as without the pool. Under
+// load one commit covers many appends; the writer still never touches the mapped file.
 //
-// Threads: appended() from appending threads (after the put lock is released); the commits run
-// on the service's own thread; start()/stop() from the owner.
+// A failed commit (pwrite error) is reported to the owner once (the store then refuses writes),
+// fails the waiting appends, and is retried on the next round; nothing committed is ever taken
+// back.
+//
+// Threads: submit()/appended() from appending threads (after the put lock is released); the
+// commits and the acknowledgements run on the service's own thread; start()/stop()/abandon()
+// from the owner.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <functional>
+#include <mutex>
 
 #include "commit_log.hpp"
 #include "logger.hpp"
@@ -42,11 +52,27 @@ class CommitService {
   void start();
   // Stops the thread; what is still in the pool is committed by the next flush (shutdown).
   void stop();
-  // Something was appended up to `written`: wakes the service when it would commit.
+  // An append that does not wait (WAIT=false) went up to `written`: wakes the service when it
+  // would commit by the least-pages rule.
   void appended(std::int64_t written);
+  // Calls `done` with `result` once the bytes below `end_offset` are committed, or with the
+  // commit's error.
+  void submit(std::int64_t end_offset, plugin::v1::AppendResult result, plugin::v1::AppendCallback done);
+  // After the owner's last flush (which commits everything): answers every waiting append —
+  // committed ones with their result, any other with `status`.
+  void answer_remaining(const v1::Status& status);
 
  private:
+  struct Pending {
+    std::int64_t end_offset;
+    plugin::v1::AppendResult result;
+    plugin::v1::AppendCallback done;
+  };
+
   void run();
+  bool has_pending() const;
+  // Answers the appends at or below the committed offset, or all of them with `error`.
+  void answer(const v1::Status& error);
 
   CommitLog& commit_log_;
   Logger log_;
@@ -54,6 +80,8 @@ class CommitService {
   CommittedFn on_committed_;
   FailureFn on_failure_;
   bool failed_ = false;  // only on the service's thread: the failure was reported
+  mutable std::mutex mutex_;
+  std::deque<Pending> pending_;  // guarded by mutex_; end offsets rise along it
   ServiceThread thread_;
 };
 

@@ -126,6 +126,7 @@ void CommitLogStore::stop_services(bool orderly) {
   } else {
     flusher_.abandon(Status::unavailable("the store stopped before the append was flushed"));
   }
+  committer_.answer_remaining(Status::unavailable("the store stopped before the append was committed"));
 }
 
 void CommitLogStore::shutdown() noexcept {
@@ -187,10 +188,15 @@ void CommitLogStore::append(std::span<const plugin::v1::MessageToAppend> batch,
     return;
   }
   if (options_.uses_transient_store_pool()) {
+    if (options.wait_for_flush) {
+      committer_.submit(outcome->end_offset, outcome->result, std::move(done));
+      return;
+    }
     committer_.appended(outcome->end_offset);
-  } else {
-    flusher_.appended(outcome->end_offset);
+    done(outcome->result);
+    return;
   }
+  flusher_.appended(outcome->end_offset);
   done(outcome->result);
 }
 

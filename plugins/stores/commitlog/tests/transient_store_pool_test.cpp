@@ -224,8 +224,8 @@ class StorePoolTest : public ::testing::Test {
   StoreOptions options_;
 };
 
-TEST_F(StorePoolTest, ShutdownCommitsAndFlushesEverythingEvenWhenThePowerGoesRightAfter) {
-  // Only shutdown's flush can commit.
+TEST_F(StorePoolTest, ShutdownFlushesEverythingEvenWhenThePowerGoesRightAfter) {
+  // Appends are committed before they are acknowledged; only shutdown's flush makes them durable.
   no_background_commits();
   options_.flush_commit_log_thorough_interval = std::chrono::minutes(1);
   std::vector<std::string> bodies;
@@ -237,9 +237,7 @@ TEST_F(StorePoolTest, ShutdownCommitsAndFlushesEverythingEvenWhenThePowerGoesRig
       bodies.push_back("m" + std::to_string(i));
       ASSERT_TRUE(store.append(message("T", 0, bodies.back())).is_ok());
     }
-    auto chunk = store.store().read_for_dispatch(0, 1 << 20);
-    ASSERT_TRUE(chunk.is_ok());
-    EXPECT_TRUE(chunk->bytes.bytes.empty()) << "not committed yet";
+    EXPECT_EQ(store.store().stats().flushed_offset, 0) << "committed, not flushed";
     EXPECT_GE(store.store().stats().memory_bytes, 64 * 1024) << "the pool counts as the store's memory";
     store.close();
     EXPECT_EQ(env->pages_lost(), 0);
@@ -252,14 +250,15 @@ TEST_F(StorePoolTest, ShutdownCommitsAndFlushesEverythingEvenWhenThePowerGoesRig
   EXPECT_EQ(store.bodies("T", 0), bodies);
 }
 
-TEST_F(StorePoolTest, ACrashLosesWhatThePoolHadNotCommittedAndNothingElse) {
+TEST_F(StorePoolTest, AProcessCrashKeepsEveryAcknowledgedAppend) {
   no_background_commits();
   {
     TestStore store(options_);
     ASSERT_TRUE(store.open().is_ok());
+    ASSERT_TRUE(store.append(message("T", 0, "flushed")).is_ok());
+    ASSERT_TRUE(store.store().flush().is_ok());
+    // Acknowledged means committed to the file (page cache), not merely in the pool.
     ASSERT_TRUE(store.append(message("T", 0, "committed")).is_ok());
-    ASSERT_TRUE(store.store().flush().is_ok());  // commits and flushes
-    ASSERT_TRUE(store.append(message("T", 0, "in the pool")).is_ok());
     EXPECT_GT(store.store().stats().commit_log_max_offset, store.store().stats().flushed_offset);
     store.crash();
   }
@@ -267,9 +266,9 @@ TEST_F(StorePoolTest, ACrashLosesWhatThePoolHadNotCommittedAndNothingElse) {
   auto report = store.open();
   ASSERT_TRUE(report.is_ok());
   EXPECT_FALSE(report->clean_shutdown);
-  EXPECT_EQ(report->truncated_bytes, 0) << "the file never saw the uncommitted record";
+  EXPECT_EQ(report->truncated_bytes, 0);
   ASSERT_TRUE(store.wait_dispatched());
-  EXPECT_EQ(store.bodies("T", 0), std::vector<std::string>{"committed"});
+  EXPECT_EQ(store.bodies("T", 0), (std::vector<std::string>{"flushed", "committed"}));
 }
 
 TEST_F(StorePoolTest, TheCommitServiceMakesAppendsReadableWithoutAFlush) {
@@ -291,8 +290,10 @@ TEST_F(StorePoolTest, AFailedCommitStopsWrites) {
   ASSERT_TRUE(store.append(message("T", 0, "kept")).is_ok());
   ASSERT_TRUE(store.wait_committed());
   env->fail_writes("commitlog/");
-  // Fits the blocks already reserved: acknowledged into the pool, then the commit fails.
-  ASSERT_TRUE(store.append(message("T", 0, "stuck")).is_ok());
+  // Fits the blocks already reserved: written into the pool, then the commit fails the append.
+  auto stuck = store.append(message("T", 0, "stuck"));
+  ASSERT_FALSE(stuck.is_ok());
+  EXPECT_EQ(stuck.status().code(), v1::StatusCode::kIoError) << stuck.status().to_string();
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   const auto reported = [&] { return store.host().logged({"committing the transient store pool", "injected"}); };
   while (!reported() && std::chrono::steady_clock::now() < deadline) {
