@@ -141,6 +141,12 @@ TEST(MessageRecordTest, Properties) {
   EXPECT_EQ(find_property(encoded, "NOPE"), std::nullopt);
   // Segments without a separator are skipped, like RocketMQ's parser.
   EXPECT_EQ(decode_properties("junk\x02K\x01V"), (Properties{{"K", "V"}}));
+  std::string_view rest = "\x02junk\x02K\x01V\x01W\x02\x02" "E\x01";
+  EXPECT_EQ(next_property(rest), std::pair(std::string_view("K"), std::string_view("V\x01W")));
+  EXPECT_EQ(rest, "\x02" "E\x01");
+  EXPECT_EQ(next_property(rest), std::pair(std::string_view("E"), std::string_view()));
+  EXPECT_EQ(rest, "");
+  EXPECT_EQ(next_property(rest), std::nullopt);
   EXPECT_EQ(tags_code_of("TagA"), 2598919);
   EXPECT_EQ(tags_code_of(""), 0);
 }
@@ -152,6 +158,16 @@ TEST(MessageRecordTest, OffsetMessageIdMatchesRocketMq) {
   ASSERT_TRUE(parsed.is_ok());
   EXPECT_EQ(parsed->commit_offset, 123456);
   EXPECT_EQ(to_string(parsed->store_host), "10.0.0.1:10911");
+  HostAddress v6;
+  v6.is_v6 = true;
+  v6.ip = {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0x01};
+  v6.port = 10911;
+  const auto id6 = make_offset_message_id(v6, -1);
+  EXPECT_EQ(id6, "20010DB8" "00000000000000000000" "FF01" "00002A9F" "FFFFFFFFFFFFFFFF");
+  auto parsed6 = parse_offset_message_id(id6);
+  ASSERT_TRUE(parsed6.is_ok());
+  EXPECT_EQ(to_string(parsed6->store_host), "[2001:db8::ff01]:10911");
+  EXPECT_EQ(parsed6->commit_offset, -1);
   EXPECT_FALSE(parse_offset_message_id("XYZ").is_ok());
   EXPECT_FALSE(parse_offset_message_id("0A00000100002A9F000000000001E24G").is_ok());
 }
@@ -168,6 +184,18 @@ TEST(MessageRecordTest, BatchBodyRoundTrip) {
   EXPECT_EQ((*items)[1].body.size(), 5u);
   body.pop_back();
   EXPECT_FALSE(decode_batch(body).is_ok());
+}
+
+TEST(MessageRecordTest, HostAddressFormatting) {
+  EXPECT_EQ(to_string(v4(0, 0, 0, 0, 0)), "0.0.0.0:0");
+  EXPECT_EQ(to_string(v4(255, 255, 255, 255, 65535)), "255.255.255.255:65535");
+  EXPECT_EQ(to_string(v4(10, 1, 20, 199, 10911)), "10.1.20.199:10911");
+  HostAddress v6;
+  v6.is_v6 = true;
+  v6.ip = {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0x01};
+  v6.port = 8080;
+  EXPECT_EQ(to_string(v6), "[2001:db8::ff01]:8080");
+  EXPECT_EQ(to_string(HostAddress{.ip = {}, .is_v6 = true, .port = 1}), "[::]:1");
 }
 
 TEST(MessageRecordTest, HostAddressParsing) {

@@ -13,11 +13,32 @@ namespace {
 constexpr std::int32_t kCompressionTypeMask = 0x700;
 constexpr std::int32_t kCompressionZlib = 0x300;
 
-Result<MessageExt> to_message(const v1::RecordView& record, bool inflate) {
-  MessageExt m;
+// The same map as set_property for each property in stored order (the last of a repeated name
+// wins), with each name and value built once from the record. Producers that encode from a sorted
+// map (this SDK) store the names in order, so most go at the end without a search.
+Message::PropertyMap decode_property_map(std::string_view encoded) {
+  Message::PropertyMap map;
+  while (const auto property = v1::next_property(encoded)) {
+    const auto [name, value] = *property;
+    if (map.empty() || std::string_view(map.rbegin()->first) < name) {
+      map.emplace_hint(map.end(), name, value);
+      continue;
+    }
+    const auto it = map.lower_bound(name);
+    if (it != map.end() && it->first == name) {
+      it->second.assign(value);
+    } else {
+      map.emplace_hint(it, name, value);
+    }
+  }
+  return map;
+}
+
+// Fills `m` (default-constructed) from the record.
+Status to_message(const v1::RecordView& record, bool inflate, MessageExt& m) {
   m.set_topic(std::string(record.topic));
   m.set_flag(record.flag);
-  for (auto& [name, value] : v1::decode_properties(record.properties)) m.set_property(std::move(name), std::move(value));
+  m.set_properties(decode_property_map(record.properties));
   m.queue_id = record.queue_id;
   m.store_size = record.total_size;
   m.queue_offset = record.queue_offset;
@@ -40,7 +61,22 @@ Result<MessageExt> to_message(const v1::RecordView& record, bool inflate) {
   } else {
     m.set_body(std::string(reinterpret_cast<const char*>(record.body.data()), record.body.size()));
   }
-  return m;
+  return Status::ok();
+}
+
+// Records in `bytes` by their size fields alone, to size the output once; decoding checks them.
+// Sizes below the smallest record stop the count, so a bad body cannot make it reserve more
+// than a few bytes per byte of input.
+std::size_t count_records(std::span<const std::uint8_t> bytes) {
+  std::size_t count = 0;
+  while (bytes.size() >= 4) {
+    const std::uint32_t size = (std::uint32_t{bytes[0]} << 24) | (std::uint32_t{bytes[1]} << 16) |
+                               (std::uint32_t{bytes[2]} << 8) | std::uint32_t{bytes[3]};
+    if (size < static_cast<std::uint32_t>(v1::kMinRecordSize) || size > bytes.size()) break;
+    ++count;
+    bytes = bytes.subspan(size);
+  }
+  return count;
 }
 
 }  // namespace
@@ -52,14 +88,14 @@ std::string MessageExt::msg_id() const {
 
 Result<std::vector<MessageExt>> decode_messages(std::span<const std::uint8_t> bytes, bool inflate) {
   std::vector<MessageExt> out;
+  out.reserve(count_records(bytes));
   while (!bytes.empty()) {
     auto record = v1::decode_record(bytes);
     if (!record) return record.status().with_context("decoding stored message " + std::to_string(out.size()));
     if (record->total_size <= 0 || static_cast<std::size_t>(record->total_size) > bytes.size()) {
       return Status::corruption("stored message " + std::to_string(out.size()) + " has a bad total size");
     }
-    MQKIT_ASSIGN_OR_RETURN(MessageExt message, to_message(*record, inflate));
-    out.push_back(std::move(message));
+    MQKIT_RETURN_IF_ERROR(to_message(*record, inflate, out.emplace_back()));
     bytes = bytes.subspan(static_cast<std::size_t>(record->total_size));
   }
   return out;

@@ -60,6 +60,8 @@ class Message {
   // A user property. InvalidArgument for an empty name or value, or a name RocketMQ reserves.
   Status put_user_property(std::string name, std::string value);
   const PropertyMap& properties() const noexcept { return properties_; }
+  // Replaces every property at once (decoders build the whole map, then move it in).
+  void set_properties(PropertyMap properties) noexcept { properties_ = std::move(properties); }
 
  private:
   std::string topic_{};

@@ -25,6 +25,8 @@ inline constexpr std::int32_t kBlankMagic = static_cast<std::int32_t>(0xCBD43194
 inline constexpr std::int32_t kBlankHeaderSize = 8;
 inline constexpr std::size_t kMaxPropertiesLength = 32767;
 inline constexpr std::size_t kMaxTopicLength = 127;
+// The smallest record: IPv4 hosts, no body, topic or properties.
+inline constexpr std::int32_t kMinRecordSize = 4 + 4 + 4 + 4 + 4 + 8 + 8 + 4 + 8 + 8 + 8 + 8 + 4 + 8 + 4 + 1 + 2;
 
 // MessageSysFlag bits (rocketmq-facts §2.4).
 namespace sys_flag {
@@ -67,6 +69,9 @@ using Properties = std::vector<std::pair<std::string, std::string>>;
 std::string encode_properties(const Properties& properties);
 // Lenient like RocketMQ: segments without a separator are skipped.
 Properties decode_properties(std::string_view encoded);
+// The next property of `encoded` (views into it), which is advanced past it; nullopt when none
+// is left. Skips segments like decode_properties, for callers that build their own container.
+std::optional<std::pair<std::string_view, std::string_view>> next_property(std::string_view& encoded);
 // One property of an encoded string, without building the whole map.
 std::optional<std::string_view> find_property(std::string_view encoded, std::string_view name);
 
