@@ -246,15 +246,17 @@ TEST_F(ProducerIntegrationTest, OrderedSendsKeepEachOrderOnOneQueue) {
   }
   for (const auto& [order, queues] : queues_of_order) {
     ASSERT_EQ(queues.size(), 1u) << "order " << order << " was spread over several queues";
-    // In its queue, the order's steps are in sequence.
-    int next_step = 0;
-    for (const auto& m : pull_all(*queues.begin())) {
-      const std::string prefix = "order-" + std::to_string(order) + "-step-";
-      if (m.body().rfind(prefix, 0) != 0) continue;
-      EXPECT_EQ(m.body(), prefix + std::to_string(next_step));
-      ++next_step;
-    }
-    EXPECT_EQ(next_step, 4);
+    // In its queue, the order's steps are in sequence (readable once dispatched: poll).
+    const std::string prefix = "order-" + std::to_string(order) + "-step-";
+    std::vector<std::string> steps;
+    EXPECT_TRUE(eventually([&] {
+      steps.clear();
+      for (const auto& m : pull_all(*queues.begin())) {
+        if (m.body().rfind(prefix, 0) == 0) steps.push_back(m.body());
+      }
+      return steps.size() >= 4;
+    })) << "order " << order << ": " << steps.size() << " of 4 steps readable";
+    EXPECT_EQ(steps, (std::vector<std::string>{prefix + "0", prefix + "1", prefix + "2", prefix + "3"}));
   }
 }
 
