@@ -7,6 +7,8 @@
 # Redis server (AOF everysec, then appendfsync always) and an iperf3 server, runs mqbench and
 # bench/redis_stream_bench with the same counts, and prints each comparison with its ratio and
 # target. Everything started here is stopped by PID on exit and the temp directory removed.
+# The brokers' store is configured as etc/broker.toml ships it (commitlog, transient store pool
+# on; SYNC_FLUSH ignores the pool), with 256 MiB commit log files.
 # --quick: small counts, to check that the whole script works (numbers mean little).
 set -euo pipefail
 
@@ -108,7 +110,7 @@ start_broker() {  # $1 = ASYNC_FLUSH | SYNC_FLUSH
   "$bin/mqbroker" --set broker.broker_name=broker-a --set broker.broker_ip1=127.0.0.1 \
     --set broker.listen_host=127.0.0.1 --set broker.listen_port=0 --set broker.namesrv_addr="$namesrv" \
     --set store.plugin=commitlog --set store.store_path="$tmp/store-$1" --set store.flush_disk_type="$1" \
-    --set store.mapped_file_size_commit_log=256MiB \
+    --set store.mapped_file_size_commit_log=256MiB --set store.transient_store_pool_enable=true \
     >"$tmp/broker-$1.out" 2>"$tmp/broker-$1.err" &
   broker_pid=$!
   pids+=("$broker_pid")
