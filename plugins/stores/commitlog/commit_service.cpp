@@ -29,7 +29,39 @@ void CommitService::submit(std::int64_t end_offset, plugin::v1::AppendResult res
     std::lock_guard lock(mutex_);
     pending_.push_back({end_offset, result, std::move(done)});
   }
-  thread_.wakeup();
+  // The first waiting appender commits for everyone who waits (no hand-over to the service's
+  // thread: one context switch less per message at low rates); the others return at once and
+  // are answered by it. It goes on while appends keep arriving during its commits.
+  while (!leading_.exchange(true, std::memory_order_acq_rel)) {
+    bool stalled = false;
+    while (!stalled && has_pending()) {
+      // Nothing to commit yet waiters left (a store being closed): the service thread retries.
+      stalled = !commit_and_answer(0) && has_pending();
+    }
+    leading_.store(false, std::memory_order_release);
+    if (stalled) {
+      thread_.wakeup();
+      return;
+    }
+    // An append queued after the last check but before the release found a leader: take over.
+    if (!has_pending()) return;
+  }
+}
+
+bool CommitService::commit_and_answer(std::int64_t least_pages) {
+  auto committed = commit_log_.commit(least_pages);
+  if (!committed.is_ok()) {
+    if (!failed_.exchange(true)) {
+      log_.error("committing the transient store pool to the commit log failed: " + committed.status().to_string() +
+                 "; the store refuses writes until it is restarted");
+      if (on_failure_) on_failure_(committed.status());
+    }
+    answer(committed.status().with_context("committing the transient store pool failed"));
+    return false;
+  }
+  if (*committed && on_committed_) on_committed_(commit_log_.max_offset());
+  answer(v1::Status::ok());
+  return *committed;
 }
 
 bool CommitService::has_pending() const {
@@ -70,19 +102,7 @@ void CommitService::run() {
   while (!thread_.stopping()) {
     thread_.wait_for(options_.interval);
     // Someone waits for an acknowledgement: commit everything now.
-    auto committed = commit_log_.commit(has_pending() ? 0 : rounds.next_least_pages());
-    if (!committed.is_ok()) {
-      if (!failed_) {
-        failed_ = true;
-        log_.error("committing the transient store pool to the commit log failed: " + committed.status().to_string() +
-                   "; the store refuses writes until it is restarted");
-        if (on_failure_) on_failure_(committed.status());
-      }
-      answer(committed.status().with_context("committing the transient store pool failed"));
-      continue;
-    }
-    if (*committed && on_committed_) on_committed_(commit_log_.max_offset());
-    answer(v1::Status::ok());
+    (void)commit_and_answer(has_pending() ? 0 : rounds.next_least_pages());
   }
 }
 

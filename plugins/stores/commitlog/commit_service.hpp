@@ -15,11 +15,12 @@
 // fails the waiting appends, and is retried on the next round; nothing committed is ever taken
 // back.
 //
-// Threads: submit()/appended() from appending threads (after the put lock is released); the
-// commits and the acknowledgements run on the service's own thread; start()/stop()/abandon()
-// from the owner.
+// Threads: submit()/appended() from appending threads (after the put lock is released);
+// commits and acknowledgements run on the first waiting appender's thread (submit()) or the
+// service's own thread (CommitLog serializes commits); start()/stop() from the owner.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -71,6 +72,8 @@ class CommitService {
 
   void run();
   bool has_pending() const;
+  // One commit, then the answers; false when nothing was committed or it failed.
+  bool commit_and_answer(std::int64_t least_pages);
   // Answers the appends at or below the committed offset, or all of them with `error`.
   void answer(const v1::Status& error);
 
@@ -79,7 +82,8 @@ class CommitService {
   const CommitOptions options_;
   CommittedFn on_committed_;
   FailureFn on_failure_;
-  bool failed_ = false;  // only on the service's thread: the failure was reported
+  std::atomic<bool> failed_{false};   // the failure was reported
+  std::atomic<bool> leading_{false};  // an appender is committing for the waiting appends
   mutable std::mutex mutex_;
   std::deque<Pending> pending_;  // guarded by mutex_; end offsets rise along it
   ServiceThread thread_;
