@@ -6,10 +6,11 @@
 //
 // Appends are acknowledged once committed (submit()), unlike RocketMQ, which acknowledges what
 // is still in the pool (mqkit does that only for appends that do not wait, RocketMQ's
-// WAIT=false: appended()). A waiting append gets everything committed at once (by the first waiting appender), so an
-// acknowledged message is in the page cache — readable at once (the acknowledgement is what
-// wakes the dispatch stage) and safe from a crash of the process, as without the pool. Under
-// load one commit covers many appends; the writer still never touches the mapped file.
+// WAIT=false: appended()). A waiting append gets everything committed at once, by the first
+// waiting appender, so an acknowledged message is in the page cache — readable at once (the
+// acknowledgement is what wakes the dispatch stage) and safe from a crash of the process, as
+// without the pool. Under load one commit covers many appends; the writer still never touches
+// the mapped file.
 //
 // A failed commit (pwrite error) is reported to the owner once (the store then refuses writes),
 // fails the waiting appends, and is retried on the next round; nothing committed is ever taken
