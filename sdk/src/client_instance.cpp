@@ -6,7 +6,7 @@
 #include "mqkit/protocol/codes.hpp"
 #include "plugin_loader.hpp"
 #include "request_dispatcher.hpp"
-#include "serial_executor.hpp"
+#include "task_pool.hpp"
 #include "wakeable_loop.hpp"
 
 namespace mqkit::client {
@@ -68,7 +68,7 @@ ClientInstance::ClientInstance(ClientConfig config, std::shared_ptr<v1::Transpor
       owns_transport_(owns_transport),
       api_(std::make_unique<ClientApi>(transport_, dispatcher_, config_.namesrv_addresses, config_.api_timeout,
                                        config_.serialize_type)),
-      async_executor_(std::make_unique<SerialExecutor>("client-async")),
+      async_executor_(std::make_unique<TaskPool>("client-async", 1)),
       rebalance_loop_(std::make_unique<WakeableLoop>("rebalance", config_.rebalance_interval,
                                                      [this] { rebalance_consumers(); })) {
   dispatcher_->register_processor(protocol::request_code::kNotifyConsumerIdsChanged,
@@ -86,7 +86,7 @@ ClientInstance::~ClientInstance() {
   dispatcher_->unregister_processor(protocol::request_code::kNotifyConsumerIdsChanged);
   periodic_.stop();
   rebalance_loop_->stop();
-  async_executor_->stop();
+  async_executor_->join();
   if (owns_transport_) transport_->shutdown();
   log()->info("client instance {} shut down", client_id_);
 }

@@ -11,7 +11,7 @@ void log_listener_exception(std::string_view group, const MessageQueue& queue, s
 }
 
 ConsumeService::ConsumeService(ConsumeEnvironment environment)
-    : env_(environment), pool_(static_cast<std::size_t>(env_.config.consume_thread_count)) {}
+    : env_(environment), pool_("consume", static_cast<std::size_t>(env_.config.consume_thread_count)) {}
 
 ConsumeService::~ConsumeService() { shutdown(); }
 

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "consume_pool.hpp"
+#include "task_pool.hpp"
 #include "mqkit/client/client_instance.hpp"
 #include "mqkit/client/consumer_config.hpp"
 #include "mqkit/client/offset_store.hpp"
@@ -57,7 +57,7 @@ class ConsumeService {
                            int max_reconsume_times);
 
   ConsumeEnvironment env_;
-  ConsumePool pool_;
+  TaskPool pool_;
 
  private:
   std::atomic<bool> stopping_{false};

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "consume_pool.hpp"
+#include "task_pool.hpp"
 #include "mqkit/client/consumer_config.hpp"
 #include "mqkit/client/offset_store.hpp"
 #include "mqkit/client/process_queue.hpp"
@@ -288,11 +288,11 @@ TEST_F(LocalFileOffsetStoreTest, CorruptFileWithoutBackupIsAClearError) {
   EXPECT_EQ(LocalFileOffsetStore(file()).load().code(), StatusCode::kCorruption);
 }
 
-TEST(ConsumePoolTest, OneThreadRunsEveryTaskOnceInOrder) {
+TEST(TaskPoolTest, OneThreadRunsEveryTaskOnceInOrder) {
   std::mutex mutex;
   std::vector<int> ran;
   {
-    ConsumePool pool(1);
+    TaskPool pool("test", 1);
     for (int i = 0; i < 1000; ++i) {
       pool.post([&, i] {
         std::lock_guard lock(mutex);
@@ -304,9 +304,9 @@ TEST(ConsumePoolTest, OneThreadRunsEveryTaskOnceInOrder) {
   for (int i = 0; i < 1000; ++i) EXPECT_EQ(ran[static_cast<std::size_t>(i)], i);
 }
 
-TEST(ConsumePoolTest, JoinRunsWhatWasQueuedAndDropsLaterTasks) {
+TEST(TaskPoolTest, JoinRunsWhatWasQueuedAndDropsLaterTasks) {
   std::atomic<int> ran{0};
-  ConsumePool pool(4);
+  TaskPool pool("test", 4);
   for (int i = 0; i < 200; ++i) pool.post([&] { ++ran; });
   pool.join();
   EXPECT_EQ(ran.load(), 200);
@@ -315,10 +315,10 @@ TEST(ConsumePoolTest, JoinRunsWhatWasQueuedAndDropsLaterTasks) {
   EXPECT_EQ(ran.load(), 200);
 }
 
-TEST(ConsumePoolTest, ATaskThatThrowsDoesNotStopItsThread) {
+TEST(TaskPoolTest, ATaskThatThrowsDoesNotStopItsThread) {
   std::atomic<int> ran{0};
   {
-    ConsumePool pool(1);
+    TaskPool pool("test", 1);
     pool.post([] { throw std::runtime_error("listener bug"); });
     pool.post([&] { ++ran; });
   }

@@ -39,7 +39,7 @@
 namespace mqkit::client {
 
 class RequestDispatcher;
-class SerialExecutor;
+class TaskPool;
 class WakeableLoop;
 
 // A consumer as its ClientInstance sees it (RocketMQ's MQConsumerInner). Called on the
@@ -155,7 +155,7 @@ class ClientInstance {
   std::shared_ptr<plugin::v1::Transport> transport_;
   const bool owns_transport_;
   std::unique_ptr<ClientApi> api_;
-  std::unique_ptr<SerialExecutor> async_executor_;
+  std::unique_ptr<TaskPool> async_executor_;
   std::unique_ptr<WakeableLoop> rebalance_loop_;
   kernel::PeriodicTasks periodic_;
 

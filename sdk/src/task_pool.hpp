@@ -1,10 +1,13 @@
-// ConsumePool: the push consumer's listener threads (consume_thread_count of them) running
-// tasks in submission order, any thread taking the next.
+// TaskPool: threads running posted tasks in submission order, any thread taking the next: the
+// push consumer's listener threads (consume_thread_count of them) and, with one thread, the
+// client instance's "client-async" executor (work that may block and so must not run on a
+// transport thread, such as an async send's retry). A task that throws is logged with the
+// pool's name; its thread goes on.
 //
 // Idle threads sleep on a POSIX semaphore (one post per task), not a condition variable:
 // glibc's pthread_cond_signal may block the signaller until threads it woke earlier have run
-// (__condvar_quiesce_and_switch_g1). The signaller is the transport's io thread handing over a
-// pulled batch; behind Boost.Asio's thread_pool it was measured blocked there for milliseconds
+// (__condvar_quiesce_and_switch_g1). The signaller is often a transport's io thread (handing
+// over a pulled batch, or an answer that needs a retry); behind Boost.Asio's thread_pool it was measured blocked there for milliseconds
 // at a time on a loaded machine, and the consumer's next pulls and every other answer waited.
 //
 // Threads: post() from any thread (never blocks for long); join() from the owner, once tasks
@@ -17,26 +20,28 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
 namespace mqkit::client {
 
-class ConsumePool {
+class TaskPool {
  public:
-  explicit ConsumePool(std::size_t threads);
-  ~ConsumePool();  // join()
-  ConsumePool(const ConsumePool&) = delete;
-  ConsumePool& operator=(const ConsumePool&) = delete;
+  TaskPool(std::string name, std::size_t threads);
+  ~TaskPool();  // join()
+  TaskPool(const TaskPool&) = delete;
+  TaskPool& operator=(const TaskPool&) = delete;
 
-  // Queues a task; after join() has begun the task is dropped.
-  void post(std::function<void()> task);
+  // Queues a task; false (the task is dropped) once join() has begun.
+  bool post(std::function<void()> task);
   // Runs what is queued, then joins the threads. Idempotent; not from a task.
   void join();
 
  private:
   void run() noexcept;
 
+  std::string name_;
   std::mutex mutex_;
   sem_t ready_;  // one post per task, one per thread at join()
   std::deque<std::function<void()>> tasks_;

@@ -1,4 +1,4 @@
-#include "consume_pool.hpp"
+#include "task_pool.hpp"
 
 #include <exception>
 
@@ -6,27 +6,28 @@
 
 namespace mqkit::client {
 
-ConsumePool::ConsumePool(std::size_t threads) {
+TaskPool::TaskPool(std::string name, std::size_t threads) : name_(std::move(name)) {
   ::sem_init(&ready_, 0, 0);
   threads_.reserve(threads);
   for (std::size_t i = 0; i < threads; ++i) threads_.emplace_back([this] { run(); });
 }
 
-ConsumePool::~ConsumePool() {
+TaskPool::~TaskPool() {
   join();
   ::sem_destroy(&ready_);
 }
 
-void ConsumePool::post(std::function<void()> task) {
+bool TaskPool::post(std::function<void()> task) {
   {
     std::lock_guard lock(mutex_);
-    if (joining_) return;
+    if (joining_) return false;
     tasks_.push_back(std::move(task));
   }
   ::sem_post(&ready_);
+  return true;
 }
 
-void ConsumePool::join() {
+void TaskPool::join() {
   std::vector<std::thread> threads;
   {
     std::lock_guard lock(mutex_);
@@ -37,7 +38,7 @@ void ConsumePool::join() {
   for (auto& t : threads) t.join();
 }
 
-void ConsumePool::run() noexcept {
+void TaskPool::run() noexcept {
   for (;;) {
     while (::sem_wait(&ready_) != 0) {
       // EINTR only: a signal handler ran.
@@ -54,9 +55,9 @@ void ConsumePool::run() noexcept {
       task();
     } catch (const std::exception& e) {
       // Listener calls catch their own exceptions (call_listener_guarded); this is the rest.
-      kernel::logger("client")->error("a consume task threw: {}", e.what());
+      kernel::logger("client")->error("a {} task threw: {}", name_, e.what());
     } catch (...) {
-      kernel::logger("client")->error("a consume task threw something that is not a std::exception");
+      kernel::logger("client")->error("a {} task threw something that is not a std::exception", name_);
     }
   }
 }
