@@ -322,15 +322,13 @@ bool Connection::write_directly() {
     std::size_t count = 0;
     std::size_t bytes = 0;
     auto add = [&](const std::uint8_t* data, std::size_t size) {
-      if (size == 0 || count == buffers.size() || bytes >= kMaxWriteBytes) return;
+      if (count == buffers.size() || bytes >= kMaxWriteBytes) return;
       buffers[count++] = iovec{const_cast<std::uint8_t*>(data), size};
       bytes += size;
     };
     for (const EncodedFrame& frame : send_queue_) {
       if (count == buffers.size() || bytes >= kMaxWriteBytes) break;
-      add(frame.head.data(), frame.head.size());
-      add(frame.body.data(), frame.body.size());
-      for (const auto& slice : frame.slices) add(slice.bytes.data(), slice.bytes.size());
+      frame.for_each_part(add);
     }
     msghdr message{};
     message.msg_iov = buffers.data();
@@ -381,11 +379,7 @@ void Connection::write_queued() {
   writing_bytes_ = 0;
   for (const EncodedFrame& frame : writing_) {
     writing_bytes_ += frame.size();
-    buffers.emplace_back(frame.head.data(), frame.head.size());
-    if (!frame.body.empty()) buffers.emplace_back(frame.body.data(), frame.body.size());
-    for (const auto& slice : frame.slices) {
-      if (!slice.bytes.empty()) buffers.emplace_back(slice.bytes.data(), slice.bytes.size());
-    }
+    frame.for_each_part([&](const std::uint8_t* data, std::size_t size) { buffers.emplace_back(data, size); });
   }
   asio::async_write(socket_, buffers,
                     asio::bind_executor(strand_, [self = shared_from_this()](const boost::system::error_code& error,

@@ -80,9 +80,7 @@ void drop_front(EncodedFrame& frame, std::size_t n) {
 std::vector<std::uint8_t> flatten(const EncodedFrame& frame) {
   std::vector<std::uint8_t> out;
   out.reserve(frame.size());
-  out.insert(out.end(), frame.head.begin(), frame.head.end());
-  out.insert(out.end(), frame.body.begin(), frame.body.end());
-  for (const auto& slice : frame.slices) out.insert(out.end(), slice.bytes.begin(), slice.bytes.end());
+  frame.for_each_part([&](const std::uint8_t* data, std::size_t size) { out.insert(out.end(), data, data + size); });
   return out;
 }
 

@@ -32,6 +32,16 @@ struct EncodedFrame {
   std::vector<v1::StoredSlice> slices;
 
   std::size_t size() const noexcept;
+  // Calls visit(const std::uint8_t* data, std::size_t size) for each non-empty part, in wire
+  // order: what a gather write hands to the socket.
+  template <typename Visit>
+  void for_each_part(Visit&& visit) const {
+    if (!head.empty()) visit(head.data(), head.size());
+    if (!body.empty()) visit(body.data(), body.size());
+    for (const auto& slice : slices) {
+      if (!slice.bytes.empty()) visit(slice.bytes.data(), slice.bytes.size());
+    }
+  }
 };
 
 // Consumes `command` (body and slices are moved, not copied). ResourceExhausted when the frame
