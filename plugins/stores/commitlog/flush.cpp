@@ -12,6 +12,11 @@ constexpr std::chrono::milliseconds kWatchdogIdle{100};
 constexpr std::chrono::milliseconds kNotifierIdle{100};
 // Up to this many writers are called back on the flusher thread itself.
 constexpr std::size_t kAnsweredInline = 2;
+// Gathering starts when the last flush answered at least this many writers; it waits for this
+// share of them, at most this long.
+constexpr std::size_t kGatherFromWriters = 4;
+constexpr std::size_t kGatherPercent = 75;
+constexpr std::chrono::microseconds kGatherLongest{1000};
 }  // namespace
 
 CommitLogFlusher::CommitLogFlusher(CommitLog& commit_log, Logger log, FlushOptions options, FailureFn on_failure)
@@ -50,19 +55,21 @@ void CommitLogFlusher::submit(std::int64_t end_offset, plugin::v1::AppendResult 
                               plugin::v1::AppendCallback done) {
   bool durable = false;
   bool failed = false;
+  bool wake = false;
   {
     std::lock_guard lock(mutex_);
     failed = failed_;
     durable = commit_log_.flushed_offset() >= end_offset;
     if (!failed && !durable) {
       waiters_.push_back({end_offset, std::chrono::steady_clock::now() + options_.sync_timeout, result, std::move(done)});
+      wake = waiters_.size() >= wake_at_waiters_;
     }
   }
   if (failed) {
     done(v1::Status::io_error("an earlier commit log flush failed; the record may not be durable"));
   } else if (durable) {
     done(result);
-  } else {
+  } else if (wake) {
     flusher_.wakeup();
   }
 }
@@ -90,9 +97,10 @@ v1::Result<std::int64_t> CommitLogFlusher::flush_now(bool settled_only) {
   return flushed;
 }
 
-void CommitLogFlusher::answer(std::int64_t flushed, const v1::Status& error, bool hand_over) {
+std::size_t CommitLogFlusher::answer(std::int64_t flushed, const v1::Status& error, bool hand_over) {
   std::vector<Answer> ready;
   bool handed = false;
+  std::size_t answered = 0;
   {
     std::lock_guard lock(mutex_);
     auto keep = waiters_.begin();
@@ -105,6 +113,7 @@ void CommitLogFlusher::answer(std::int64_t flushed, const v1::Status& error, boo
       }
     }
     waiters_.erase(keep, waiters_.end());
+    answered = ready.size();
     if (hand_over && ready.size() > kAnsweredInline) {
       for (auto& answer : ready) handed_over_.push_back(std::move(answer));
       ready.clear();
@@ -113,6 +122,7 @@ void CommitLogFlusher::answer(std::int64_t flushed, const v1::Status& error, boo
   }
   if (handed) notifier_.wakeup();
   for (auto& answer : ready) deliver(answer);
+  return answered;
 }
 
 void CommitLogFlusher::deliver(Answer& answer) {
@@ -141,13 +151,36 @@ void CommitLogFlusher::run_notifier() {
 }
 
 void CommitLogFlusher::run_group_commit() {
+  std::size_t last_answered = 0;
+  std::chrono::steady_clock::duration last_flush{};
   while (!flusher_.stopping()) {
     flusher_.wait_for(kGroupCommitWait);
     // Appends that did not wait (WAIT=false) are flushed on the same beat as those that do.
     if (waiting() == 0 && commit_log_.flushed_offset() >= commit_log_.written_offset()) continue;
+    if (last_answered >= kGatherFromWriters) {
+      gather(last_answered * kGatherPercent / 100, std::min<std::chrono::steady_clock::duration>(last_flush, kGatherLongest));
+    }
+    const auto started = std::chrono::steady_clock::now();
     auto flushed = flush_now();
-    answer(flushed.is_ok() ? *flushed : -1, flushed.status(), /*hand_over=*/true);
+    last_flush = std::chrono::steady_clock::now() - started;
+    last_answered = answer(flushed.is_ok() ? *flushed : -1, flushed.status(), /*hand_over=*/true);
   }
+}
+
+void CommitLogFlusher::gather(std::size_t writers, std::chrono::steady_clock::duration longest) {
+  const auto deadline = std::chrono::steady_clock::now() + longest;
+  {
+    std::lock_guard lock(mutex_);
+    if (waiters_.size() >= writers) return;
+    wake_at_waiters_ = writers;
+  }
+  for (auto now = std::chrono::steady_clock::now(); now < deadline && !flusher_.stopping();
+       now = std::chrono::steady_clock::now()) {
+    flusher_.wait_for(deadline - now);
+    if (waiting() >= writers) break;
+  }
+  std::lock_guard lock(mutex_);
+  wake_at_waiters_ = 1;
 }
 
 void CommitLogFlusher::run_watchdog() {

@@ -12,7 +12,12 @@
 // now durable is called back. Many callbacks are
 // handed to a notifier thread, so the flusher starts the next msync at once instead of waking
 // writers one by one between msyncs (the disk then works while the CPU wakes writers); one or
-// two are called on the flusher thread, where a hand-over would only add a wake-up. A writer still waiting
+// two are called on the flusher thread, where a hand-over would only add a wake-up. When the
+// last flush answered many writers and fewer are waiting now, the flusher first gathers: it
+// waits — at most as long as the last flush took, and never over 1 ms — until three quarters of
+// that many wait (submit() wakes it only then), so the writers it just answered ride the next
+// flush together instead of each round covering the few that came back first (PostgreSQL's
+// commit_delay, made adaptive: a lone writer never waits). A writer still waiting
 // after `sync_timeout` is called back with flush_timed_out = true (RocketMQ's
 // FLUSH_DISK_TIMEOUT) by a separate watchdog thread, so a flush stuck in the kernel cannot keep
 // a producer waiting forever. Each callback is called exactly once.
@@ -95,8 +100,10 @@ class CommitLogFlusher {
   // returns the flushed offset or the error.
   v1::Result<std::int64_t> flush_now(bool settled_only = false);
   // Answers every waiter at or below `flushed`, or all with `error`: on the notifier thread when
-  // `hand_over` and there are several, else here (outside the lock).
-  void answer(std::int64_t flushed, const v1::Status& error, bool hand_over = false);
+  // `hand_over` and there are several, else here (outside the lock). Returns how many.
+  std::size_t answer(std::int64_t flushed, const v1::Status& error, bool hand_over = false);
+  // Group commit: waits up to `longest` for `writers` waiters (see the top of this file).
+  void gather(std::size_t writers, std::chrono::steady_clock::duration longest);
   static void deliver(Answer& answer);
   // Calls back what was handed to the notifier and not yet delivered.
   void deliver_handed_over();
@@ -112,6 +119,7 @@ class CommitLogFlusher {
   std::deque<Waiter> waiters_;  // guarded by mutex_
   std::vector<Answer> handed_over_;  // guarded by mutex_: for the notifier
   bool failed_ = false;         // guarded by mutex_: the first failure was reported
+  std::size_t wake_at_waiters_ = 1;  // guarded by mutex_: submit() wakes the flusher at this many
 };
 
 }  // namespace mqkit::plugins::stores::commitlog

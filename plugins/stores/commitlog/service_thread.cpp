@@ -27,7 +27,7 @@ void ServiceThread::wakeup() {
   wake_.notify_all();
 }
 
-void ServiceThread::wait_for(std::chrono::milliseconds timeout) {
+void ServiceThread::wait_for(std::chrono::steady_clock::duration timeout) {
   std::unique_lock lock(mutex_);
   wake_.wait_for(lock, timeout, [this] { return stopping_ || notified_.load(std::memory_order_acquire); });
   notified_.store(false, std::memory_order_release);

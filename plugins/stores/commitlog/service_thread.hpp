@@ -31,7 +31,7 @@ class ServiceThread {
   void wakeup();
   // Sleeps until `timeout` passes, wakeup() is called or stop() is called. A wakeup that came
   // while the body was busy is not lost: the next wait returns at once.
-  void wait_for(std::chrono::milliseconds timeout);
+  void wait_for(std::chrono::steady_clock::duration timeout);
   bool stopping() const;
   bool running() const noexcept { return thread_.joinable(); }
 
