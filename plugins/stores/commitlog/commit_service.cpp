@@ -2,6 +2,16 @@
 
 namespace mqkit::plugins::stores::commitlog {
 
+namespace {
+// Appends closer than this to the end of the last commit stream (see the header).
+constexpr std::int64_t kStreamingGapNs = 5'000;
+}  // namespace
+
+std::int64_t CommitService::now_ns() noexcept {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 CommitService::CommitService(CommitLog& commit_log, Logger log, CommitOptions options, CommittedFn on_committed,
                              FailureFn on_failure)
     : commit_log_(commit_log),
@@ -28,6 +38,14 @@ void CommitService::submit(std::int64_t end_offset, plugin::v1::AppendResult res
   {
     std::lock_guard lock(mutex_);
     pending_.push_back({end_offset, result, std::move(done)});
+  }
+  // Sequentially consistent with stream()'s store of false and its look at pending_: either it
+  // sees this append, or this sees that it stopped streaming.
+  if (streaming_.load()) return;
+  if (now_ns() - last_commit_end_ns_.load(std::memory_order_relaxed) < kStreamingGapNs) {
+    streaming_.store(true);
+    thread_.wakeup();
+    return;
   }
   // The first waiting appender commits for everyone who waits (no hand-over to the service's
   // thread: one context switch less per message at low rates); the others return at once and
@@ -61,6 +79,7 @@ bool CommitService::commit_and_answer(std::int64_t least_pages) {
   }
   if (*committed && on_committed_) on_committed_(commit_log_.max_offset());
   answer(v1::Status::ok());
+  last_commit_end_ns_.store(now_ns(), std::memory_order_relaxed);
   return *committed;
 }
 
@@ -101,8 +120,26 @@ void CommitService::run() {
   WriteBackRounds rounds(options_.least_pages, options_.thorough_interval);
   while (!thread_.stopping()) {
     thread_.wait_for(options_.interval);
+    if (streaming_.load()) {
+      stream();
+      continue;
+    }
     // Someone waits for an acknowledgement: commit everything now.
     (void)commit_and_answer(has_pending() ? 0 : rounds.next_least_pages());
+  }
+}
+
+void CommitService::stream() {
+  while (!thread_.stopping()) {
+    if (has_pending()) {
+      if (commit_and_answer(0) || !has_pending()) continue;
+      // Waiting appends with nothing to commit (a store being closed): retried on the next round.
+      streaming_.store(false);
+      return;
+    }
+    streaming_.store(false);
+    if (!has_pending()) return;
+    streaming_.store(true);
   }
 }
 

@@ -12,6 +12,13 @@
 // without the pool. Under load one commit covers many appends; the writer still never touches
 // the mapped file.
 //
+// Streaming: when appends come back to back (the next one less than kStreamingGap after the last
+// commit ended), committing inline would cost the writer one pwrite per append. The appender
+// then hands the commits to the service's thread, which commits everything waiting, again and
+// again, while appends keep arriving (on the other core, in large pwrites), and goes back to
+// sleep when none waits; appenders leave their acknowledgement to it meanwhile. A lone append
+// at a modest rate is still committed by its own thread, without a wake-up.
+//
 // A failed commit (pwrite error) is reported to the owner once (the store then refuses writes),
 // fails the waiting appends, and is retried on the next round; nothing committed is ever taken
 // back.
@@ -72,7 +79,11 @@ class CommitService {
   };
 
   void run();
+  // Commits while appends wait; returns when none waits (streaming_ is then false) or when a
+  // commit made no progress.
+  void stream();
   bool has_pending() const;
+  static std::int64_t now_ns() noexcept;
   // One commit, then the answers; false when nothing was committed or it failed.
   bool commit_and_answer(std::int64_t least_pages);
   // Answers the appends at or below the committed offset, or all of them with `error`.
@@ -85,6 +96,8 @@ class CommitService {
   FailureFn on_failure_;
   std::atomic<bool> failed_{false};   // the failure was reported
   std::atomic<bool> leading_{false};  // an appender is committing for the waiting appends
+  std::atomic<bool> streaming_{false};  // the service's thread commits for the waiting appends
+  std::atomic<std::int64_t> last_commit_end_ns_{0};  // steady clock
   mutable std::mutex mutex_;
   std::deque<Pending> pending_;  // guarded by mutex_; end offsets rise along it
   ServiceThread thread_;

@@ -35,7 +35,7 @@ CommitLogStore::CommitLogStore(plugin::v1::Host& host, StoreOptions options, std
       env_(std::move(env)),
       commit_log_(*env_, log_,
                   {options_.commit_log_dir(), options_.commit_log_file_size, options_.max_message_size,
-                   options_.write_buffers()}),
+                   options_.write_buffers(), options_.commit_log_page_cache_window}),
       queues_(*env_, log_, options_.consume_queue_dir(), options_.consume_queue_file_size),
       index_(options_.message_index_enable
                  ? std::make_unique<IndexService>(*env_, log_, options_.index_dir(), options_.max_hash_slot_num,
@@ -181,8 +181,12 @@ void CommitLogStore::append(std::span<const plugin::v1::MessageToAppend> batch,
     return;
   }
   // A queue is known (kNoMessageInQueue rather than kNoMatchedLogicQueue) once it took a message,
-  // even before dispatch reaches it. The object holds no file until its first unit.
-  if (takes_queue_offset(batch.front().sys_flag)) (void)queues_.find_or_create(batch.front().topic, batch.front().queue_id);
+  // even before dispatch reaches it. The object holds no file until its first unit. Only a
+  // queue's first message looks: later ones find it made by the first in this run, loaded at
+  // start, or about to be made by the dispatch that start() resumes after a crash.
+  if (outcome->result.queue_offset == 0 && takes_queue_offset(batch.front().sys_flag)) {
+    (void)queues_.find_or_create(batch.front().topic, batch.front().queue_id);
+  }
   if (options_.flush_mode == FlushMode::kSync && options.wait_for_flush) {
     flusher_.submit(outcome->end_offset, outcome->result, std::move(done));
     return;

@@ -157,6 +157,15 @@ v1::Result<v1::AppendResult> TestStore::append(std::span<const Message> batch, v
   return result;
 }
 
+bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
 bool TestStore::wait_committed() {
   const std::int64_t last = last_commit_offset_.load();
   if (last < 0) return true;

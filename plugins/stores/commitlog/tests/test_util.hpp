@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -119,6 +120,8 @@ class TestStore {
   std::atomic<std::int64_t> last_commit_offset_{-1};  // append() may run on several threads
 };
 
+// Polls `condition` every 5 ms until it holds (true) or `limit` passes (false).
+bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds limit = std::chrono::seconds(5));
 std::string_view text(std::span<const std::uint8_t> bytes);
 std::string body_of(const v1::StoredSlice& slice);
 // Reads a whole file as bytes / writes bytes at a position (to corrupt files on purpose).

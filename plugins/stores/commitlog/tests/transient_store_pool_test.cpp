@@ -283,6 +283,42 @@ TEST_F(StorePoolTest, TheCommitServiceMakesAppendsReadableWithoutAFlush) {
   EXPECT_EQ(store.store().stats().flushed_offset, 0) << "committed is not flushed";
 }
 
+TEST_F(StorePoolTest, BackToBackAppendsAreEachAcknowledgedOnlyOnceCommitted) {
+  // Appends that do not wait for each other: once they come back to back the commit service's
+  // thread commits for them (streaming); each acknowledgement must still find its record in the
+  // file. No background rounds: only the appenders and the streaming thread commit.
+  no_background_commits();
+  options_.transient_store_pool_size = 2;
+  TestStore store(options_);
+  ASSERT_TRUE(store.open().is_ok());
+  constexpr int kAppends = 3000;
+  std::vector<Message> messages;
+  for (int i = 0; i < kAppends; ++i) messages.push_back(message("T", i % 2, "m" + std::to_string(i)));
+  std::atomic<int> acknowledged{0};
+  std::atomic<int> early{0};
+  std::atomic<int> failed{0};
+  for (const auto& m : messages) {
+    const auto view = m.view();
+    store.store().append(std::span(&view, 1), {}, [&](v1::Result<v1::AppendResult> result) {
+      if (!result.is_ok()) {
+        ++failed;
+      } else if (auto chunk = store.store().read_for_dispatch(result->commit_offset, 1);
+                 !chunk.is_ok() || chunk->bytes.bytes.empty()) {
+        ++early;
+      }
+      ++acknowledged;
+    });
+  }
+  ASSERT_TRUE(eventually([&] { return acknowledged.load() == kAppends; })) << acknowledged.load() << " acknowledged";
+  EXPECT_EQ(failed.load(), 0);
+  EXPECT_EQ(early.load(), 0) << "acknowledged before its record was committed";
+  store.pipeline().notify_appended();
+  ASSERT_TRUE(store.wait_dispatched());
+  std::vector<std::string> even;
+  for (int i = 0; i < kAppends; i += 2) even.push_back("m" + std::to_string(i));
+  EXPECT_EQ(store.bodies("T", 0), even);
+}
+
 TEST_F(StorePoolTest, AFailedCommitStopsWrites) {
   auto env = std::make_shared<FaultEnv>();
   TestStore store(options_, env);
