@@ -33,6 +33,9 @@ MappedFile::Policy commit_log_policy(std::int64_t file_size) {
   return {chunk, chunk};
 }
 
+// Evictions go in steps of at least this much (one posix_fadvise and madvise per file and step).
+constexpr std::int64_t kDropCacheStep = 4LL << 20;
+
 }  // namespace
 
 bool worth_writing_back(std::int64_t from, std::int64_t to, std::int64_t file_size, std::int64_t least_pages) noexcept {
@@ -414,6 +417,7 @@ v1::Result<std::int64_t> CommitLog::flush() {
   MQKIT_RETURN_IF_ERROR(files_.flush_to(target));
   flushed_.store(target, std::memory_order_release);
   flushed_store_timestamp_.store(timestamp, std::memory_order_release);
+  drop_cache_behind(target);
   return target;
 }
 
@@ -430,7 +434,33 @@ v1::Result<std::int64_t> CommitLog::flush_settled() {
   flushed_.store(target, std::memory_order_release);
   // The checkpoint's timestamp stays at the last full flush: it must not claim a record above
   // `target`, and an older one only makes a crash recovery scan further back.
+  drop_cache_behind(target);
   return target;
+}
+
+void CommitLog::drop_cache_behind(std::int64_t flushed) noexcept {
+  if (options_.page_cache_window <= 0) return;
+  const std::int64_t below = flushed - options_.page_cache_window;
+  if (dropped_below_ < 0) {
+    // What an earlier run left in the page cache is the kernel's to manage.
+    dropped_below_ = std::max<std::int64_t>(below, 0);
+    return;
+  }
+  if (below - dropped_below_ < kDropCacheStep) return;
+  std::int64_t at = dropped_below_;
+  while (at < below) {
+    auto file = files_.find(at);
+    if (!file) {
+      auto first = files_.first();
+      if (!first || at >= first->start_offset()) break;
+      at = first->start_offset();
+      continue;
+    }
+    const std::int64_t end = std::min(below, file->end_offset());
+    file->drop_cached(at - file->start_offset(), end - file->start_offset());
+    at = end;
+  }
+  dropped_below_ = below;
 }
 
 v1::Result<plugin::v1::StoredSlice> CommitLog::read(std::int64_t commit_offset, std::int32_t size) const {

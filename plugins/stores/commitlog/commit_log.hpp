@@ -47,6 +47,9 @@ struct CommitLogOptions {
   std::int64_t max_message_size = 4LL * 1024 * 1024;
   // Buffers of the write buffer (transient store pool); 0 writes through the mapping.
   std::int64_t write_buffers = 0;
+  // Flushed bytes further than this behind the flushed offset are evicted from the page cache
+  // (0: never; see StoreOptions::commit_log_page_cache_window).
+  std::int64_t page_cache_window = 0;
 };
 
 struct AppendOutcome {
@@ -169,6 +172,10 @@ class CommitLog {
 
   std::atomic<std::int64_t> written_{0};
   std::atomic<std::int64_t> committed_{0};
+  // After a flush to `flushed`: evicts what lies further than the page-cache window behind it,
+  // in steps, so that new appends reuse those pages instead of fresh memory. Under flush_mutex_.
+  void drop_cache_behind(std::int64_t flushed) noexcept;
+
   std::atomic<std::int64_t> flushed_{0};
   std::atomic<std::int64_t> last_store_timestamp_{0};
   std::atomic<std::int64_t> flushed_store_timestamp_{0};
@@ -176,6 +183,7 @@ class CommitLog {
   // and a flush know the timestamp of the last record they cover.
   mutable std::mutex publish_mutex_;
   std::mutex flush_mutex_;
+  std::int64_t dropped_below_ = -1;  // guarded by flush_mutex_: evicted up to here (-1: not yet)
 };
 
 // The largest page-cache folio the kernel builds for a file (PMD size): folios are aligned to

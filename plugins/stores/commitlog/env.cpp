@@ -55,6 +55,13 @@ class PosixMapping final : public Mapping {
 
   void advise_random() noexcept override { (void)::madvise(data_, static_cast<std::size_t>(size_), MADV_RANDOM); }
 
+  void drop_pages(std::int64_t offset, std::int64_t length) noexcept override {
+    const std::int64_t begin = (offset + page_size() - 1) / page_size() * page_size();
+    const std::int64_t end = std::min(offset + length, size_) / page_size() * page_size();
+    // A shared file mapping: MADV_DONTNEED only drops this process's page-table entries.
+    if (end > begin) (void)::madvise(data_ + begin, static_cast<std::size_t>(end - begin), MADV_DONTNEED);
+  }
+
  private:
   std::string path_;
   std::uint8_t* data_;
@@ -118,6 +125,10 @@ class PosixFile final : public File {
   v1::Status sync() noexcept override {
     if (::fdatasync(fd_) != 0) return io_error("fsync", path_, errno);
     return v1::Status::ok();
+  }
+
+  void drop_cached(std::int64_t offset, std::int64_t length) noexcept override {
+    (void)::posix_fadvise(fd_, offset, length, POSIX_FADV_DONTNEED);
   }
 
   v1::Result<std::unique_ptr<Mapping>> map(std::int64_t length) noexcept override {

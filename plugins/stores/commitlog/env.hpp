@@ -33,6 +33,10 @@ class Mapping {
   // Hint: pages are touched in no particular order, read no further ahead than the page a
   // fault asks for. Best effort; the default ignores it.
   virtual void advise_random() noexcept {}
+  // Unmaps the pages of [offset, offset + length) from this mapping (the next access faults them
+  // in again from the file), so File::drop_cached can evict them. Best effort; the default
+  // ignores it.
+  virtual void drop_pages(std::int64_t /*offset*/, std::int64_t /*length*/) noexcept {}
 };
 
 class File {
@@ -48,6 +52,9 @@ class File {
   virtual v1::Result<std::size_t> read_at(std::int64_t offset, std::span<std::uint8_t> out) noexcept = 0;
   virtual v1::Status write_at(std::int64_t offset, std::span<const std::uint8_t> data) noexcept = 0;
   virtual v1::Status sync() noexcept = 0;
+  // Evicts the clean page-cache pages of [offset, offset + length) (posix_fadvise DONTNEED);
+  // dirty or still-mapped pages stay. Best effort; the default ignores it.
+  virtual void drop_cached(std::int64_t /*offset*/, std::int64_t /*length*/) noexcept {}
   virtual v1::Result<std::unique_ptr<Mapping>> map(std::int64_t length) noexcept = 0;
   // Takes an exclusive advisory lock (flock) without waiting; Unavailable when another open file
   // description holds it. Released when the File is destroyed.

@@ -21,6 +21,7 @@ class FaultMapping final : public Mapping {
   std::uint8_t* data() noexcept override { return base_->data(); }
   std::int64_t size() const noexcept override { return base_->size(); }
   void advise_random() noexcept override { base_->advise_random(); }
+  void drop_pages(std::int64_t offset, std::int64_t length) noexcept override { base_->drop_pages(offset, length); }
   v1::Status sync(std::int64_t offset, std::int64_t length) noexcept override {
     MQKIT_RETURN_IF_ERROR(state_->sync_error(path_));
     return base_->sync(offset, length);
@@ -137,6 +138,10 @@ class FaultFile final : public File {
     if (cache_) return cache_->sync(0, cache_->size());
     MQKIT_RETURN_IF_ERROR(state_->sync_error(path()));
     return base_->sync();
+  }
+  // The simulated page cache keeps every page (what it holds decides what survives a power loss).
+  void drop_cached(std::int64_t offset, std::int64_t length) noexcept override {
+    if (!cache_) base_->drop_cached(offset, length);
   }
   v1::Result<std::unique_ptr<Mapping>> map(std::int64_t length) noexcept override {
     if (state_->power_loss != FaultEnv::PowerLoss::kNone) {

@@ -93,6 +93,13 @@ v1::Status MappedFile::flush_to(std::int64_t position) noexcept {
   return v1::Status::ok();
 }
 
+void MappedFile::drop_cached(std::int64_t begin, std::int64_t end) noexcept {
+  end = std::min(end, flushed_position());
+  if (end <= begin) return;
+  mapping_->drop_pages(begin, end - begin);
+  file_->drop_cached(begin, end - begin);
+}
+
 v1::Status MappedFile::sync_all() noexcept {
   std::lock_guard lock(flush_mutex_);
   return mapping_->sync(0, size_);

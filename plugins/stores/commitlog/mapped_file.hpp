@@ -87,6 +87,9 @@ class MappedFile : public std::enable_shared_from_this<MappedFile> {
 
   // Makes the whole file durable (files written at random places, like index files).
   v1::Status sync_all() noexcept;
+  // Evicts [begin, end) from the page cache and this mapping. Only for flushed bytes: the page
+  // cache then holds nothing the file lacks; the next read comes from the disk.
+  void drop_cached(std::int64_t begin, std::int64_t end) noexcept;
 
   // A view of [position, position + length) that keeps this file mapped while it lives.
   plugin::v1::StoredSlice slice(std::int64_t position, std::int64_t length);

@@ -54,6 +54,12 @@ struct StoreOptions {
   std::chrono::milliseconds commit_interval_commit_log{200};
   std::int64_t commit_commit_log_least_pages = 4;
   std::chrono::milliseconds commit_commit_log_thorough_interval{200};
+  // Flushed commit-log bytes further than this behind the flushed offset leave the page cache
+  // (0: the kernel decides, as in RocketMQ). Appends then reuse the evicted pages instead of
+  // memory the system has not handed out recently — on virtual machines that give free memory
+  // back to the host, a first touch of such memory costs several times the copy — and the
+  // broker's page-cache footprint stays bounded; a consumer reading further back reads the disk.
+  std::int64_t commit_log_page_cache_window = 0;
 
   // RocketMQ's rule: the pool only with ASYNC_FLUSH.
   bool uses_transient_store_pool() const noexcept {
@@ -165,6 +171,11 @@ inline constexpr v1::ConfigField kConfigSchema[] = {
     {.key = "commit_commit_log_least_pages", .type = v1::ValueType::kInt, .default_value = "4",
      .description = "transient store pool: commit only when at least this many 4 KiB pages wait (0 = any)",
      .min = 0, .max = 1'000'000},
+    {.key = "commit_log_page_cache_window", .type = v1::ValueType::kSize, .default_value = "0",
+     .description = "evict flushed commit log bytes further than this behind the flush position from the page "
+                    "cache (0 = never); appends then reuse those pages instead of fresh memory, and consumers "
+                    "reading further back read from disk",
+     .min = 0, .max = 1LL << 50},
     {.key = "commit_commit_log_thorough_interval", .type = v1::ValueType::kDuration, .default_value = "200ms",
      .description = "transient store pool: commit every waiting byte at least this often (bounds how long "
                     "an appended message stays unreadable)",

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <linux/magic.h>
+#include <sys/mman.h>
+#include <sys/vfs.h>
+
 #include <cstring>
 #include <fstream>
 
@@ -59,6 +63,32 @@ TEST(MappedFileTest, WritesThroughTheMappingReachTheFile) {
   EXPECT_EQ(std::memcmp((*reopened)->data() + 100, "hello", 5), 0);
   auto wrong_size = MappedFile::open(*env, path, 0, 4096, MappedFile::Policy::whole(8192));
   EXPECT_EQ(wrong_size.status().code(), v1::StatusCode::kCorruption) << "a longer file means the configured size changed";
+}
+
+TEST(MappedFileTest, DropCachedEvictsOnlyFlushedPagesAndTheBytesStayReadable) {
+  TempDir dir;
+  auto env = posix_env();
+  constexpr std::int64_t kPage = 4096;
+  auto file = MappedFile::create(*env, dir / "00000000000000000000", 0, 16 * kPage, MappedFile::Policy::whole(16 * kPage))
+                  .value();
+  std::string pattern(8 * kPage, '\0');
+  for (std::size_t i = 0; i < pattern.size(); ++i) pattern[i] = static_cast<char>('a' + i % 26);
+  std::memcpy(file->data(), pattern.data(), pattern.size());
+  file->set_wrote_position(static_cast<std::int64_t>(pattern.size()));
+  ASSERT_TRUE(file->flush_to(4 * kPage).is_ok());
+  file->drop_cached(0, 8 * kPage);  // only the flushed half may go
+  const auto resident = [&](std::int64_t page) {
+    unsigned char in_core = 0;
+    EXPECT_EQ(::mincore(file->data() + page * kPage, kPage, &in_core), 0);
+    return (in_core & 1) != 0;
+  };
+  struct statfs fs {};
+  ASSERT_EQ(::statfs(dir.path().c_str(), &fs), 0);
+  if (fs.f_type != TMPFS_MAGIC) {  // tmpfs pages cannot leave memory: nothing to evict there
+    for (std::int64_t page = 0; page < 4; ++page) EXPECT_FALSE(resident(page)) << "flushed page " << page;
+  }
+  for (std::int64_t page = 4; page < 8; ++page) EXPECT_TRUE(resident(page)) << "unflushed page " << page << " was dropped";
+  EXPECT_EQ(std::memcmp(file->data(), pattern.data(), pattern.size()), 0) << "evicted pages read back from the file";
 }
 
 TEST(MappedFileTest, ASparseFileReservesBlocksInGrowingChunksAheadOfTheWriter) {
