@@ -30,8 +30,26 @@ std::int64_t ProcessQueue::remove(const std::vector<MessageExt>& messages) {
     if (it == messages_.end()) continue;
     bytes_ -= it->second.body().size();
     messages_.erase(it);
+    consume_started_.erase(message.queue_offset);
   }
   return commit_offset_locked();
+}
+
+void ProcessQueue::mark_consume_started(const std::vector<MessageExt>& messages) {
+  const auto now = Clock::now();
+  std::lock_guard lock(mutex_);
+  for (const auto& message : messages) {
+    if (messages_.contains(message.queue_offset)) consume_started_[message.queue_offset] = now;
+  }
+}
+
+std::optional<MessageExt> ProcessQueue::expired_head(std::chrono::milliseconds timeout) const {
+  std::lock_guard lock(mutex_);
+  if (messages_.empty()) return std::nullopt;
+  const auto& [offset, message] = *messages_.begin();
+  const auto started = consume_started_.find(offset);
+  if (started == consume_started_.end() || Clock::now() - started->second <= timeout) return std::nullopt;
+  return message;
 }
 
 std::size_t ProcessQueue::message_count() const {
@@ -113,6 +131,7 @@ void ProcessQueue::clear() {
   std::lock_guard lock(mutex_);
   messages_.clear();
   consuming_.clear();
+  consume_started_.clear();
   bytes_ = 0;
   consuming_active_ = false;
 }

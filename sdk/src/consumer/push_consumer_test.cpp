@@ -278,6 +278,64 @@ TEST_F(PushConsumerTest, AMessageWhoseSendBackFailsIsConsumedAgainLocally) {
   EXPECT_TRUE(eventually([&] { return committed(*consumer) == 1; }));
 }
 
+// A listener stuck on m0 past consume_timeout: m0 is sent back (delay level 3) and leaves the
+// process queue, so the offset moves past it while the listener is still blocked.
+TEST_F(PushConsumerTest, AMessageConsumedPastTheConsumeTimeoutIsSentBackAndItsOffsetCommitted) {
+  serve(2);
+  ConsumerConfig c = config();
+  c.consume_timeout = milliseconds(200);
+  auto consumer = make(c);
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool released = false;
+  ASSERT_TRUE(consumer
+                  ->register_listener([&](std::span<const MessageExt> messages, ConsumeConcurrentlyContext&) {
+                    if (messages[0].body() == "m0") {
+                      std::unique_lock lock(mutex);
+                      cv.wait_for(lock, std::chrono::seconds(20), [&] { return released; });
+                    }
+                    return ConsumeConcurrentlyStatus::kConsumeSuccess;
+                  })
+                  .is_ok());
+  ASSERT_TRUE(consumer->start().is_ok());
+  ASSERT_TRUE(eventually([&] { return send_backs().size() == 1 && committed(*consumer) == 2; }))
+      << send_backs().size() << " send-backs, offset " << committed(*consumer);
+  const auto back = send_backs()[0];
+  EXPECT_EQ(field(back, "offset"), 1000);  // m0's commit log offset
+  EXPECT_EQ(field(back, "delayLevel"), 3);
+  EXPECT_EQ(back.ext_fields.get("originTopic"), "T");
+  {
+    std::lock_guard lock(mutex);
+    released = true;
+  }
+  cv.notify_all();
+  // The late success changes nothing: no second send-back, the offset stays.
+  std::this_thread::sleep_for(milliseconds(500));
+  EXPECT_EQ(send_backs().size(), 1u);
+  EXPECT_EQ(committed(*consumer), 2);
+}
+
+// Orderly consumption has no consume timeout (RocketMQ excludes it): a slow orderly listener
+// keeps its message.
+TEST_F(PushConsumerTest, OrderlyListenersAreNotTimedOut) {
+  serve(1);
+  ConsumerConfig c = config();
+  c.consume_timeout = milliseconds(100);
+  auto consumer = make(c);
+  std::atomic<int> calls{0};
+  ASSERT_TRUE(consumer
+                  ->register_listener([&](std::span<const MessageExt>, ConsumeOrderlyContext&) {
+                    ++calls;
+                    std::this_thread::sleep_for(milliseconds(500));
+                    return ConsumeOrderlyStatus::kSuccess;
+                  })
+                  .is_ok());
+  ASSERT_TRUE(consumer->start().is_ok());
+  ASSERT_TRUE(eventually([&] { return committed(*consumer) == 1; })) << committed(*consumer);
+  EXPECT_TRUE(send_backs().empty());
+  EXPECT_EQ(calls.load(), 1);
+}
+
 TEST_F(PushConsumerTest, OrderlySuspensionRetriesTheSameMessageThenDeadLettersIt) {
   serve(2);
   ConsumerConfig c = config();

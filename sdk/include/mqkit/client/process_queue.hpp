@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "mqkit/client/message_ext.hpp"
@@ -33,6 +34,14 @@ class ProcessQueue {
   // cached offset, or one past the largest offset ever cached when nothing is left; -1 when the
   // queue never held a message.
   std::int64_t remove(const std::vector<MessageExt>& messages);
+
+  // ---- Concurrent consumption: consume timeout ------------------------------------------------
+  // Records that a listener started on these cached messages now (RocketMQ's
+  // CONSUME_START_TIME); they are then candidates for expired_head().
+  void mark_consume_started(const std::vector<MessageExt>& messages);
+  // The cached message with the smallest offset when its listener started more than `timeout`
+  // ago (RocketMQ checks only the head: the head is what holds the queue's offset back).
+  std::optional<MessageExt> expired_head(std::chrono::milliseconds timeout) const;
 
   std::size_t message_count() const;
   std::size_t message_bytes() const;
@@ -68,6 +77,7 @@ class ProcessQueue {
   mutable std::mutex mutex_;
   std::map<std::int64_t, MessageExt> messages_;
   std::map<std::int64_t, MessageExt> consuming_;  // orderly: taken, not yet committed
+  std::map<std::int64_t, Clock::time_point> consume_started_;  // concurrent: offsets whose listener runs
   std::size_t bytes_ = 0;                         // bodies of messages_ and consuming_
   std::int64_t max_offset_ = -1;                  // largest offset ever put
   bool consuming_active_ = false;                 // orderly: a consumer runs or is dispatched
