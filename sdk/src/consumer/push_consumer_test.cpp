@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <set>
 #include <thread>
 
 #include "mqkit/plugin/v1/message_record.hpp"
@@ -334,6 +335,72 @@ TEST_F(PushConsumerTest, OrderlyListenersAreNotTimedOut) {
   ASSERT_TRUE(eventually([&] { return committed(*consumer) == 1; })) << committed(*consumer);
   EXPECT_TRUE(send_backs().empty());
   EXPECT_EQ(calls.load(), 1);
+}
+
+// GET_CONSUMER_RUNNING_INFO as a broker forwards it from mqadmin consumerStatus: RocketMQ's
+// ConsumerRunningInfo of the running consumer, with a message held by its listener in mqTable.
+TEST_F(PushConsumerTest, AnswersConsumerRunningInfoWithItsSettingsSubscriptionsAndQueues) {
+  serve(3);
+  auto consumer = make(config());
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool released = false;
+  ASSERT_TRUE(consumer
+                  ->register_listener([&](std::span<const MessageExt> messages, ConsumeConcurrentlyContext&) {
+                    if (messages[0].body() == "m2") {
+                      std::unique_lock lock(mutex);
+                      cv.wait_for(lock, std::chrono::seconds(20), [&] { return released; });
+                    }
+                    return ConsumeConcurrentlyStatus::kConsumeSuccess;
+                  })
+                  .is_ok());
+  const auto now_ms = [] {
+    return std::chrono::duration_cast<milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  };
+  const std::int64_t before_start = now_ms();
+  ASSERT_TRUE(consumer->start().is_ok());
+  ASSERT_TRUE(eventually([&] { return committed(*consumer) == 2; })) << committed(*consumer);
+
+  auto request = RemotingCommand::request(rq::kGetConsumerRunningInfo);
+  request.ext_fields.set("consumerGroup", "g");
+  request.ext_fields.set("clientId", kClientId);
+  request.ext_fields.set("jstackEnable", false);
+  cluster_.transport()->deliver_request("10.0.0.1:10911", request);
+  const RemotingCommand answer = cluster_.transport()->client_responses().back();
+  {
+    std::lock_guard lock(mutex);
+    released = true;
+  }
+  cv.notify_all();
+  ASSERT_EQ(answer.code, rc::kSuccess) << answer.remark.value_or("");
+  auto info = protocol::decode_consumer_running_info(protocol::body_text(answer));
+  ASSERT_TRUE(info.is_ok()) << info.status().to_string();
+  const auto& p = info->properties;
+  EXPECT_EQ(p.at("consumerGroup"), "g");
+  EXPECT_EQ(p.at("messageModel"), "CLUSTERING");
+  EXPECT_EQ(p.at("consumeFromWhere"), "CONSUME_FROM_FIRST_OFFSET");
+  EXPECT_EQ(p.at("consumeTimeout"), "15");
+  EXPECT_EQ(p.at("consumeThreadMin"), "2");
+  EXPECT_EQ(p.at("PROP_CONSUME_TYPE"), "CONSUME_PASSIVELY");
+  EXPECT_EQ(p.at("PROP_CONSUMEORDERLY"), "false");
+  EXPECT_EQ(p.at("PROP_THREADPOOL_CORE_SIZE"), "2");
+  EXPECT_EQ(p.at("PROP_CLIENT_VERSION"), "V4_9_4");
+  const std::int64_t started = std::stoll(p.at("PROP_CONSUMER_START_TIMESTAMP"));
+  EXPECT_GE(started, before_start);
+  EXPECT_LE(started, now_ms());
+  std::set<std::string> topics;
+  for (const auto& subscription : info->subscription_set) topics.insert(subscription.topic);
+  EXPECT_EQ(topics, (std::set<std::string>{"%RETRY%g", "T"}));
+  ASSERT_TRUE(info->mq_table.contains(kQueue));
+  const protocol::ProcessQueueInfo& queue = info->mq_table.at(kQueue);
+  EXPECT_EQ(queue.commit_offset, 2);  // m2 is still in its listener
+  EXPECT_EQ(queue.cached_msg_count, 1);
+  EXPECT_EQ(queue.cached_msg_min_offset, 2);
+  EXPECT_EQ(queue.cached_msg_max_offset, 2);
+  EXPECT_FALSE(queue.dropped);
+  EXPECT_GE(queue.last_pull_timestamp, before_start);
+  EXPECT_GE(queue.last_consume_timestamp, before_start);
+  EXPECT_TRUE(info->status_table.empty());
 }
 
 TEST_F(PushConsumerTest, OrderlySuspensionRetriesTheSameMessageThenDeadLettersIt) {

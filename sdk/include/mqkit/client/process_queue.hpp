@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "mqkit/client/message_ext.hpp"
+#include "mqkit/protocol/bodies.hpp"
 
 namespace mqkit::client {
 
@@ -70,6 +71,9 @@ class ProcessQueue {
   void mark_pulled();
   // Drops every cached message (queue taken away).
   void clear();
+  // RocketMQ's ProcessQueueInfo of this queue (all but commit_offset, which the offset store
+  // knows); times as ms since the epoch. try_unlock_times is not counted (always 0).
+  protocol::ProcessQueueInfo info() const;
 
  private:
   std::int64_t commit_offset_locked() const;
@@ -83,6 +87,7 @@ class ProcessQueue {
   bool consuming_active_ = false;                 // orderly: a consumer runs or is dispatched
   Clock::time_point last_lock_time_{};
   Clock::time_point last_pull_time_ = Clock::now();
+  Clock::time_point last_consume_time_ = Clock::now();
   std::atomic<bool> dropped_{false};
   std::atomic<bool> locked_{false};
   std::timed_mutex consume_mutex_;
