@@ -295,7 +295,7 @@ TEST_F(PushConsumerIntegrationTest, AMessageConsumedPastTheConsumeTimeoutComesBa
       std::unique_lock lock(mutex);
       cv.wait_for(lock, seconds(60), [&] { return released; });
     }
-    ~Blocker() {  // lets the stuck listener return before the consumer shuts down
+    void release() {
       {
         std::lock_guard lock(mutex);
         released = true;
@@ -314,6 +314,15 @@ TEST_F(PushConsumerIntegrationTest, AMessageConsumedPastTheConsumeTimeoutComesBa
     }
     return ConsumeConcurrentlyStatus::kConsumeSuccess;
   });
+  // The stuck listener returns and the consumer stops before the blocker goes, however the test ends.
+  struct StopOnExit {
+    Blocker& blocker;
+    PushConsumer& consumer;
+    ~StopOnExit() {
+      blocker.release();
+      consumer.shutdown();
+    }
+  } stop_on_exit{blocker, consumer};
   ASSERT_TRUE(eventually([&] { return owned_of_topic(consumer).size() == 8; }));
   auto sent = producer_->send(Message(kTopic, "TagA", "stuck"));
   ASSERT_TRUE(sent.is_ok()) << sent.status().to_string();

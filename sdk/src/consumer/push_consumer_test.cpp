@@ -49,6 +49,34 @@ std::int64_t field(const RemotingCommand& request, const char* key) {
   return std::stoll(std::string(request.ext_fields.get(key).value_or("-1")));
 }
 
+// Holds listener calls until opened (each wait bounded), for tests of slow listeners. Declare it
+// before the consumer and open it (OpenOnExit) before the consumer shuts down, so that no
+// listener still waits on it when it goes.
+class ListenerGate {
+ public:
+  void wait() {
+    std::unique_lock lock(mutex_);
+    cv_.wait_for(lock, std::chrono::seconds(20), [&] { return open_; });
+  }
+  void open() {
+    {
+      std::lock_guard lock(mutex_);
+      open_ = true;
+    }
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool open_ = false;
+};
+
+struct OpenOnExit {
+  ListenerGate& gate;
+  ~OpenOnExit() { gate.open(); }
+};
+
 // One queue of stored messages "m<offset>" with tag TagA, served by PULL_MESSAGE.
 class FakeQueue {
  public:
@@ -285,16 +313,12 @@ TEST_F(PushConsumerTest, AMessageConsumedPastTheConsumeTimeoutIsSentBackAndItsOf
   serve(2);
   ConsumerConfig c = config();
   c.consume_timeout = milliseconds(200);
+  ListenerGate gate;
   auto consumer = make(c);
-  std::mutex mutex;
-  std::condition_variable cv;
-  bool released = false;
+  OpenOnExit open_on_exit{gate};
   ASSERT_TRUE(consumer
                   ->register_listener([&](std::span<const MessageExt> messages, ConsumeConcurrentlyContext&) {
-                    if (messages[0].body() == "m0") {
-                      std::unique_lock lock(mutex);
-                      cv.wait_for(lock, std::chrono::seconds(20), [&] { return released; });
-                    }
+                    if (messages[0].body() == "m0") gate.wait();
                     return ConsumeConcurrentlyStatus::kConsumeSuccess;
                   })
                   .is_ok());
@@ -305,11 +329,7 @@ TEST_F(PushConsumerTest, AMessageConsumedPastTheConsumeTimeoutIsSentBackAndItsOf
   EXPECT_EQ(field(back, "offset"), 1000);  // m0's commit log offset
   EXPECT_EQ(field(back, "delayLevel"), 3);
   EXPECT_EQ(back.ext_fields.get("originTopic"), "T");
-  {
-    std::lock_guard lock(mutex);
-    released = true;
-  }
-  cv.notify_all();
+  gate.open();
   // The late success changes nothing: no second send-back, the offset stays.
   std::this_thread::sleep_for(milliseconds(500));
   EXPECT_EQ(send_backs().size(), 1u);
@@ -341,16 +361,12 @@ TEST_F(PushConsumerTest, OrderlyListenersAreNotTimedOut) {
 // ConsumerRunningInfo of the running consumer, with a message held by its listener in mqTable.
 TEST_F(PushConsumerTest, AnswersConsumerRunningInfoWithItsSettingsSubscriptionsAndQueues) {
   serve(3);
+  ListenerGate gate;
   auto consumer = make(config());
-  std::mutex mutex;
-  std::condition_variable cv;
-  bool released = false;
+  OpenOnExit open_on_exit{gate};
   ASSERT_TRUE(consumer
                   ->register_listener([&](std::span<const MessageExt> messages, ConsumeConcurrentlyContext&) {
-                    if (messages[0].body() == "m2") {
-                      std::unique_lock lock(mutex);
-                      cv.wait_for(lock, std::chrono::seconds(20), [&] { return released; });
-                    }
+                    if (messages[0].body() == "m2") gate.wait();
                     return ConsumeConcurrentlyStatus::kConsumeSuccess;
                   })
                   .is_ok());
@@ -367,11 +383,6 @@ TEST_F(PushConsumerTest, AnswersConsumerRunningInfoWithItsSettingsSubscriptionsA
   request.ext_fields.set("jstackEnable", false);
   cluster_.transport()->deliver_request("10.0.0.1:10911", request);
   const RemotingCommand answer = cluster_.transport()->client_responses().back();
-  {
-    std::lock_guard lock(mutex);
-    released = true;
-  }
-  cv.notify_all();
   ASSERT_EQ(answer.code, rc::kSuccess) << answer.remark.value_or("");
   auto info = protocol::decode_consumer_running_info(protocol::body_text(answer));
   ASSERT_TRUE(info.is_ok()) << info.status().to_string();
