@@ -4,6 +4,7 @@
 
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/protocol/codes.hpp"
+#include "mqkit/protocol/header_fields.hpp"
 #include "plugin_loader.hpp"
 #include "request_dispatcher.hpp"
 #include "task_pool.hpp"
@@ -22,6 +23,8 @@ constexpr std::int64_t kMasterId = 0;
 constexpr milliseconds kFirstRouteRefresh{10};
 constexpr milliseconds kFirstHeartbeat{1000};
 constexpr milliseconds kFirstOffsetPersist{10000};
+// How RocketMQ names the version mqkit announces on the wire (RemotingCommand::kWireVersion).
+constexpr std::string_view kClientVersionDesc = "V4_9_4";
 
 std::shared_ptr<spdlog::logger> log() { return kernel::logger("client"); }
 
@@ -78,12 +81,17 @@ ClientInstance::ClientInstance(ClientConfig config, std::shared_ptr<v1::Transpor
                                                 channel->remote_address());
                                     rebalance_now();
                                   });
+  dispatcher_->register_processor(protocol::request_code::kGetConsumerRunningInfo,
+                                  [this](const std::shared_ptr<v1::Channel>& channel, v1::RemotingCommand request) {
+                                    answer_running_info(channel, request);
+                                  });
   log()->info("client instance {} created, name servers {}", client_id_, config_.namesrv_addresses.size());
 }
 
 ClientInstance::~ClientInstance() {
   // Processors reach into this object: no new ones may start.
   dispatcher_->unregister_processor(protocol::request_code::kNotifyConsumerIdsChanged);
+  dispatcher_->unregister_processor(protocol::request_code::kGetConsumerRunningInfo);
   periodic_.stop();
   rebalance_loop_->stop();
   async_executor_->join();
@@ -314,6 +322,35 @@ void ClientInstance::rebalance_consumers() {
 }
 
 void ClientInstance::rebalance_now() { rebalance_loop_->wake(); }
+
+void ClientInstance::answer_running_info(const std::shared_ptr<v1::Channel>& channel,
+                                         const v1::RemotingCommand& request) const {
+  using protocol::ConsumerRunningInfo;
+  const std::string group(request.ext_fields.get("consumerGroup").value_or(""));
+  std::shared_ptr<ConsumerMember> consumer;
+  {
+    std::lock_guard lock(members_mutex_);
+    if (const auto it = consumers_.find(group); it != consumers_.end()) consumer = it->second;
+  }
+  if (!consumer) {
+    (void)channel->send(v1::RemotingCommand::response_to(
+        request, protocol::response_code::kSystemError, "The Consumer Group <" + group + "> not exist in this consumer"));
+    return;
+  }
+  // jstackEnable asks for a Java thread dump; a C++ process has none to give, so jstack stays empty.
+  ConsumerRunningInfo info = consumer->running_info();
+  std::string namesrv;
+  for (const auto& address : api_->namesrv_addresses()) namesrv += address + ";";
+  info.properties[std::string(ConsumerRunningInfo::kPropNamesrvAddr)] = namesrv;
+  info.properties[std::string(ConsumerRunningInfo::kPropConsumeType)] = consumer->consumer_data().consume_type;
+  info.properties[std::string(ConsumerRunningInfo::kPropClientVersion)] = std::string(kClientVersionDesc);
+  auto response = v1::RemotingCommand::response_to(request, protocol::response_code::kSuccess);
+  protocol::set_body(response, protocol::encode(info));
+  if (Status sent = channel->send(std::move(response)); !sent) {
+    log()->warn("{}: answering GET_CONSUMER_RUNNING_INFO of {} to {}: {}", client_id_, group,
+                channel->remote_address(), sent.to_string());
+  }
+}
 
 void ClientInstance::register_request_processor(std::int32_t code, RequestProcessor processor) {
   dispatcher_->register_processor(code, std::move(processor));

@@ -116,6 +116,12 @@ class CountingConsumer final : public ConsumerMember {
   std::vector<std::string> subscribed_topics() const override { return {"T"}; }
   void rebalance() override { ++rebalances; }
   void persist_offsets() override { ++persists; }
+  protocol::ConsumerRunningInfo running_info() const override {
+    protocol::ConsumerRunningInfo info;
+    info.properties["consumerGroup"] = "CG";
+    info.mq_table[{"T", "broker-a", 0}].commit_offset = 42;
+    return info;
+  }
   std::atomic<int> rebalances{0};
   std::atomic<int> persists{0};
 };
@@ -139,13 +145,43 @@ TEST_F(ClientInstanceTest, BrokerNoticeOfGroupChangeRebalancesConsumers) {
   EXPECT_TRUE(cluster_.transport()->client_responses().empty());  // one-way: not answered
 
   // Codes nobody serves are refused, as RocketMQ does.
-  cluster_.transport()->deliver_request("10.0.0.1:10911", RemotingCommand::request(rq::kGetConsumerRunningInfo));
+  cluster_.transport()->deliver_request("10.0.0.1:10911", RemotingCommand::request(rq::kConsumeMessageDirectly));
   const auto responses = cluster_.transport()->client_responses();
   ASSERT_EQ(responses.size(), 1u);
   EXPECT_EQ(responses[0].code, rc::kRequestCodeNotSupported);
 
   // Heartbeats now include the consumer and reach every broker address.
   EXPECT_TRUE(instance_->send_heartbeat_to_all_brokers().is_ok());
+  instance_->unregister_consumer("CG");
+}
+
+TEST_F(ClientInstanceTest, AnswersConsumerRunningInfoForItsGroups) {
+  auto consumer = std::make_shared<CountingConsumer>();
+  ASSERT_TRUE(instance_->register_consumer(consumer).is_ok());
+  ASSERT_TRUE(instance_->api().heartbeat("10.0.0.1:10911", protocol::HeartbeatData{}).is_ok());
+  auto ask = [&](const std::string& group) {
+    auto request = RemotingCommand::request(rq::kGetConsumerRunningInfo);
+    request.opaque = 77;
+    request.ext_fields.set("consumerGroup", group);
+    request.ext_fields.set("clientId", instance_->client_id());
+    request.ext_fields.set("jstackEnable", false);
+    cluster_.transport()->deliver_request("10.0.0.1:10911", std::move(request));
+    return cluster_.transport()->client_responses().back();
+  };
+  const RemotingCommand answer = ask("CG");
+  ASSERT_EQ(answer.code, rc::kSuccess) << answer.remark.value_or("");
+  EXPECT_EQ(answer.opaque, 77);
+  auto info = protocol::decode_consumer_running_info(protocol::body_text(answer));
+  ASSERT_TRUE(info.is_ok()) << info.status().to_string();
+  EXPECT_EQ(info->properties.at("consumerGroup"), "CG");
+  EXPECT_EQ(info->properties.at("PROP_CONSUME_TYPE"), "CONSUME_PASSIVELY");
+  EXPECT_EQ(info->properties.at("PROP_CLIENT_VERSION"), "V4_9_4");
+  EXPECT_EQ(info->properties.at("PROP_NAMESERVER_ADDR"), std::string(FakeCluster::kNamesrv) + ";");
+  EXPECT_EQ(info->mq_table.at({"T", "broker-a", 0}).commit_offset, 42);
+
+  const RemotingCommand unknown = ask("NotHere");
+  EXPECT_EQ(unknown.code, rc::kSystemError);
+  EXPECT_EQ(unknown.remark.value_or(""), "The Consumer Group <NotHere> not exist in this consumer");
   instance_->unregister_consumer("CG");
 }
 

@@ -1,16 +1,22 @@
-// mqadmin as users run it: the real binary against a real name server and broker, checking
-// what it prints, its JSON and its exit codes.
+// mqadmin as users run it: the real binary against a real name server and broker (and, for
+// consumerStatus, a push consumer of this process), checking what it prints, its JSON and its
+// exit codes.
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "child_process.hpp"
+#include "client_cluster.hpp"
 #include "local_cluster.hpp"
+#include "mqkit/client/push_consumer.hpp"
 
 namespace mqkit::testing {
 namespace {
@@ -173,6 +179,93 @@ TEST_F(MqadminTest, SendConsumeStatusProgressAndQuery) {
   auto by_id = mqadmin({"queryMsgById", "-i", offset_id});
   ASSERT_EQ(by_id.code, 0) << by_id.out;
   EXPECT_NE(by_id.out.find(msgs[0]["body"].GetString()), std::string::npos) << by_id.out;
+}
+
+// consumerStatus asks the running consumer, through the broker, for its running info while its
+// listener holds one message.
+TEST_F(MqadminTest, ConsumerStatusShowsALiveConsumersQueuesAndSettings) {
+  ASSERT_EQ(mqadmin({"updateTopic", "-t", "StatusTopic", "-b", cluster_->broker_addr(0), "-r", "2", "-w", "2"}).code,
+            0);
+  ASSERT_TRUE(eventually([&] { return mqadmin({"topicRoute", "-t", "StatusTopic"}).code == 0; }));
+  struct Holder {
+    std::mutex mutex;
+    std::condition_variable cv;
+    bool released = false;
+    std::atomic<bool> holding{false};
+    void release() {
+      {
+        std::lock_guard lock(mutex);
+        released = true;
+      }
+      cv.notify_all();
+    }
+  } holder;
+  client::ConsumerConfig config;
+  config.client = fast_client_config(*cluster_);
+  config.client.instance_name = "status-consumer";
+  config.group = "StatusGroup";
+  config.consume_from_where = client::ConsumeFromWhere::kFirstOffset;
+  client::PushConsumer consumer(config);
+  ASSERT_TRUE(consumer.subscribe("StatusTopic", "TagA").is_ok());
+  ASSERT_TRUE(consumer
+                  .register_listener([&](std::span<const client::MessageExt> messages, client::ConsumeConcurrentlyContext&) {
+                    if (messages[0].body() == "held") {
+                      holder.holding = true;
+                      std::unique_lock lock(holder.mutex);
+                      holder.cv.wait_for(lock, std::chrono::seconds(60), [&] { return holder.released; });
+                    }
+                    return client::ConsumeConcurrentlyStatus::kConsumeSuccess;
+                  })
+                  .is_ok());
+  ASSERT_TRUE(consumer.start().is_ok());
+  // The held listener returns before the consumer shuts down, however the test ends.
+  struct ReleaseOnExit {
+    Holder& holder;
+    ~ReleaseOnExit() { holder.release(); }
+  } release_on_exit{holder};
+  const std::string client_id = consumer.instance()->client_id();
+  ASSERT_EQ(mqadmin({"sendMessage", "-t", "StatusTopic", "-p", "held", "-c", "TagA"}).code, 0);
+  ASSERT_TRUE(eventually([&] { return holder.holding.load(); }));
+
+  AdminRun all;
+  rapidjson::Document doc;
+  ASSERT_TRUE(eventually([&] {
+    all = mqadmin({"consumerStatus", "-g", "StatusGroup", "--json"});
+    return all.code == 0 && !doc.Parse(all.out.c_str()).HasParseError();
+  })) << all.out;
+  EXPECT_TRUE(doc["sameSubscription"].GetBool());
+  ASSERT_EQ(doc["consumers"].Size(), 1u);
+  const auto& info = doc["consumers"][0];
+  EXPECT_EQ(std::string(info["clientId"].GetString()), client_id);
+  EXPECT_STREQ(info["properties"]["consumerGroup"].GetString(), "StatusGroup");
+  EXPECT_STREQ(info["properties"]["consumeFromWhere"].GetString(), "CONSUME_FROM_FIRST_OFFSET");
+  EXPECT_STREQ(info["properties"]["PROP_CONSUME_TYPE"].GetString(), "CONSUME_PASSIVELY");
+  EXPECT_STREQ(info["properties"]["PROP_CONSUMEORDERLY"].GetString(), "false");
+  std::map<std::string, std::string> subscriptions;
+  for (const auto& s : info["subscriptionSet"].GetArray()) subscriptions[s["topic"].GetString()] = s["subString"].GetString();
+  EXPECT_EQ(subscriptions, (std::map<std::string, std::string>{{"%RETRY%StatusGroup", "*"}, {"StatusTopic", "TagA"}}));
+  int topic_queues = 0;
+  int cached = 0;
+  for (const auto& q : info["mqTable"].GetArray()) {
+    if (std::string(q["topic"].GetString()) == "StatusTopic") ++topic_queues;
+    cached += q["cachedMsgCount"].GetInt();
+  }
+  EXPECT_EQ(topic_queues, 2);
+  EXPECT_EQ(cached, 1);  // "held", in its listener
+
+  auto table = mqadmin({"consumerStatus", "-g", "StatusGroup"});
+  ASSERT_EQ(table.code, 0) << table.out;
+  EXPECT_NE(table.out.find(client_id), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("Same subscription in the same group of consumer"), std::string::npos) << table.out;
+
+  auto one = mqadmin({"consumerStatus", "-g", "StatusGroup", "-i", client_id});
+  ASSERT_EQ(one.code, 0) << one.out;
+  for (const char* expected : {"#Consumer Properties#", "#Consumer Subscription#", "#Consumer MQ Detail#",
+                               "PROP_CONSUMER_START_TIMESTAMP", "StatusTopic"}) {
+    EXPECT_NE(one.out.find(expected), std::string::npos) << expected << " missing from\n" << one.out;
+  }
+  EXPECT_NE(mqadmin({"consumerStatus", "-g", "StatusGroup", "-i", "10.9.9.9@nobody"}).code, 0);
+  EXPECT_NE(mqadmin({"consumerStatus", "-g", "NoSuchGroup"}).code, 0);
 }
 
 TEST_F(MqadminTest, ErrorsExitNonZero) {

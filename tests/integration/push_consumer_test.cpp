@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -280,6 +281,63 @@ TEST_F(PushConsumerIntegrationTest, FailedMessagesComeBackThroughRetryAndEndInTh
   })) << "poison never reached " << dlq;
   std::this_thread::sleep_for(milliseconds(1500));  // no fourth delivery after the DLQ
   EXPECT_EQ(received.counts()["poison"], 3);
+}
+
+// A listener stuck on a message past consume_timeout: the consumer sends the message back, the
+// broker redelivers it through %RETRY% (delay level 3, 1 s here) and the queue's offset moves
+// past it, all while the first call is still blocked.
+TEST_F(PushConsumerIntegrationTest, AMessageConsumedPastTheConsumeTimeoutComesBackThroughRetry) {
+  struct Blocker {
+    std::mutex mutex;
+    std::condition_variable cv;
+    bool released = false;
+    void wait() {
+      std::unique_lock lock(mutex);
+      cv.wait_for(lock, seconds(60), [&] { return released; });
+    }
+    void release() {
+      {
+        std::lock_guard lock(mutex);
+        released = true;
+      }
+      cv.notify_all();
+    }
+  } blocker;
+  std::atomic<bool> first_call_returned{false};
+  Received received;
+  ConsumerConfig config = consumer_config("push_it_timeout");
+  config.consume_timeout = milliseconds(1000);
+  PushConsumer& consumer = start_consumer("a", config, received, [&](const MessageExt& m) {
+    if (m.body() == "stuck" && m.reconsume_times == 0) {
+      blocker.wait();
+      first_call_returned = true;
+    }
+    return ConsumeConcurrentlyStatus::kConsumeSuccess;
+  });
+  // The stuck listener returns and the consumer stops before the blocker goes, however the test ends.
+  struct StopOnExit {
+    Blocker& blocker;
+    PushConsumer& consumer;
+    ~StopOnExit() {
+      blocker.release();
+      consumer.shutdown();
+    }
+  } stop_on_exit{blocker, consumer};
+  ASSERT_TRUE(eventually([&] { return owned_of_topic(consumer).size() == 8; }));
+  auto sent = producer_->send(Message(kTopic, "TagA", "stuck"));
+  ASSERT_TRUE(sent.is_ok()) << sent.status().to_string();
+  const MessageQueue queue = sent->message_queue;
+
+  ASSERT_TRUE(eventually([&] { return received.counts()["stuck"] == 2; }, seconds(30)))
+      << "stuck delivered " << received.counts()["stuck"] << " times";
+  std::vector<int> times;
+  for (const auto& m : received.deliveries()) {
+    if (m.body() == "stuck") times.push_back(m.reconsume_times);
+  }
+  EXPECT_EQ(times, (std::vector<int>{0, 1}));
+  EXPECT_TRUE(eventually([&] { return consumer.consume_offsets()[queue] == sent->queue_offset + 1; }))
+      << "the offset of " << queue.to_string() << " stayed at " << consumer.consume_offsets()[queue];
+  EXPECT_FALSE(first_call_returned.load());  // all of it happened while the listener was stuck
 }
 
 TEST_F(PushConsumerIntegrationTest, OffsetsSurviveAConsumerRestart) {

@@ -76,6 +76,16 @@ int consumer_progress(AdminContext& ctx, const std::string& group, const std::st
 int reset_offset_by_time(AdminContext& ctx, const std::string& group, const std::string& topic,
                          const std::string& timestamp);
 
+// ---- consumer_commands.cpp ----
+struct ConsumerStatusOptions {
+  std::string group;
+  std::string client_id;    // empty: every online consumer of the group, summarized
+  std::string broker_addr;  // empty: a master of the group's retry topic
+  bool jstack = false;      // ask for a thread dump (Java clients give one; mqkit's do not)
+};
+// RocketMQ's consumerStatus: GET_CONSUMER_RUNNING_INFO through a broker of the group.
+int consumer_status(AdminContext& ctx, const ConsumerStatusOptions& options);
+
 // ---- message_commands.cpp ----
 struct SendOptions {
   std::string topic;

@@ -65,6 +65,14 @@ int main(int argc, char** argv) {
   sub->add_option("-t,--topicName", topic, "only this topic");
   sub->callback([&] { command = [&](AdminContext& c) { return consumer_progress(c, group, topic); }; });
 
+  ConsumerStatusOptions status;
+  sub = app.add_subcommand("consumerStatus", "show live consumers' settings, subscriptions and process queues");
+  sub->add_option("-g,--consumerGroup", status.group, "consumer group")->required();
+  sub->add_option("-i,--clientId", status.client_id, "only this consumer, in detail");
+  sub->add_option("-b,--brokerAddr", status.broker_addr, "ask through this broker");
+  sub->add_flag("-s,--jstack", status.jstack, "ask for the consumer's thread dump (Java clients only)");
+  sub->callback([&] { command = [&](AdminContext& c) { return consumer_status(c, status); }; });
+
   std::string msg_id;
   sub = app.add_subcommand("queryMsgById", "show a message by its offset message id");
   sub->add_option("-i,--msgId", msg_id, "offset message id (32 hex)")->required();

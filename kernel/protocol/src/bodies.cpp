@@ -62,6 +62,28 @@ void write(Writer& w, const MessageQueue& q) {
   w.EndObject();
 }
 
+void write(Writer& w, const SubscriptionData& s) {
+  w.StartObject();
+  key(w, "classFilterMode"), w.Bool(s.class_filter_mode);
+  key(w, "codeSet"), w.StartArray();
+  for (const auto code : s.code_set) w.Int(code);
+  w.EndArray();
+  key(w, "expressionType"), str(w, s.expression_type);
+  key(w, "subString"), str(w, s.sub_string);
+  key(w, "subVersion"), w.Int64(s.sub_version);
+  key(w, "tagsSet"), w.StartArray();
+  for (const auto& tag : s.tags_set) str(w, tag);
+  w.EndArray();
+  key(w, "topic"), str(w, s.topic);
+  w.EndObject();
+}
+
+void write_string_map(Writer& w, std::string_view name, const std::map<std::string, std::string>& map) {
+  key(w, name), w.StartObject();
+  for (const auto& [k, v] : map) key(w, k), str(w, v);
+  w.EndObject();
+}
+
 // Broker ids become map keys; the legacy style leaves them unquoted, as fastjson does. Legacy
 // keys are marked with a sentinel and unquoted after writing (RapidJSON always quotes keys).
 constexpr std::string_view kBareKeyMark = "\x01#";
@@ -455,21 +477,7 @@ std::string encode(const HeartbeatData& h) {
       key(w, "groupName"), str(w, c.group_name);
       key(w, "messageModel"), str(w, c.message_model);
       key(w, "subscriptionDataSet"), w.StartArray();
-      for (const auto& s : c.subscription_data_set) {
-        w.StartObject();
-        key(w, "classFilterMode"), w.Bool(s.class_filter_mode);
-        key(w, "codeSet"), w.StartArray();
-        for (const auto code : s.code_set) w.Int(code);
-        w.EndArray();
-        key(w, "expressionType"), str(w, s.expression_type);
-        key(w, "subString"), str(w, s.sub_string);
-        key(w, "subVersion"), w.Int64(s.sub_version);
-        key(w, "tagsSet"), w.StartArray();
-        for (const auto& tag : s.tags_set) str(w, tag);
-        w.EndArray();
-        key(w, "topic"), str(w, s.topic);
-        w.EndObject();
-      }
+      for (const auto& s : c.subscription_data_set) write(w, s);
       w.EndArray();
       key(w, "unitMode"), w.Bool(c.unit_mode);
       w.EndObject();
@@ -540,6 +548,49 @@ std::string encode(const TopicStatsTable& s) {
       key(out, "minOffset"), out.Int64(o.min_offset);
       out.EndObject();
     });
+    w.EndObject();
+  });
+}
+
+std::string encode(const ConsumerRunningInfo& info) {
+  return write_json([&](Writer& w) {
+    w.StartObject();
+    key(w, "jstack"), str(w, info.jstack);
+    write_queue_map(w, "mqTable", info.mq_table, [](Writer& out, const ProcessQueueInfo& p) {
+      out.StartObject();
+      key(out, "cachedMsgCount"), out.Int(p.cached_msg_count);
+      key(out, "cachedMsgMaxOffset"), out.Int64(p.cached_msg_max_offset);
+      key(out, "cachedMsgMinOffset"), out.Int64(p.cached_msg_min_offset);
+      key(out, "cachedMsgSizeInMiB"), out.Int(p.cached_msg_size_in_mib);
+      key(out, "commitOffset"), out.Int64(p.commit_offset);
+      key(out, "droped"), out.Bool(p.dropped);
+      key(out, "lastConsumeTimestamp"), out.Int64(p.last_consume_timestamp);
+      key(out, "lastLockTimestamp"), out.Int64(p.last_lock_timestamp);
+      key(out, "lastPullTimestamp"), out.Int64(p.last_pull_timestamp);
+      key(out, "locked"), out.Bool(p.locked);
+      key(out, "transactionMsgCount"), out.Int(p.transaction_msg_count);
+      key(out, "transactionMsgMaxOffset"), out.Int64(p.transaction_msg_max_offset);
+      key(out, "transactionMsgMinOffset"), out.Int64(p.transaction_msg_min_offset);
+      key(out, "tryUnlockTimes"), out.Int64(p.try_unlock_times);
+      out.EndObject();
+    });
+    write_string_map(w, "properties", info.properties);
+    key(w, "statusTable"), w.StartObject();
+    for (const auto& [topic, st] : info.status_table) {
+      key(w, topic), w.StartObject();
+      key(w, "consumeFailedMsgs"), w.Int64(st.consume_failed_msgs);
+      key(w, "consumeFailedTPS"), w.Double(st.consume_failed_tps);
+      key(w, "consumeOKTPS"), w.Double(st.consume_ok_tps);
+      key(w, "consumeRT"), w.Double(st.consume_rt);
+      key(w, "pullRT"), w.Double(st.pull_rt);
+      key(w, "pullTPS"), w.Double(st.pull_tps);
+      w.EndObject();
+    }
+    w.EndObject();
+    key(w, "subscriptionSet"), w.StartArray();
+    for (const auto& sub : info.subscription_set) write(w, sub);
+    w.EndArray();
+    write_string_map(w, "userConsumerInfo", info.user_consumer_info);
     w.EndObject();
   });
 }
@@ -750,6 +801,65 @@ Result<TopicStatsTable> decode_topic_stats(std::string_view json) {
                                          return o;
                                        }));
   return s;
+}
+
+Result<ConsumerRunningInfo> decode_consumer_running_info(std::string_view json) {
+  MQKIT_ASSIGN_OR_RETURN(auto doc, parse(json, "ConsumerRunningInfo"));
+  ConsumerRunningInfo info;
+  Fields f(doc, "ConsumerRunningInfo");
+  MQKIT_RETURN_IF_ERROR(f.get("jstack", info.jstack));
+  Status error;
+  const auto read_strings = [](const Value* object, std::map<std::string, std::string>& out) {
+    if (!object) return;
+    for (const auto& m : object->GetObject()) {
+      if (m.value.IsString()) out[m.name.GetString()] = m.value.GetString();
+    }
+  };
+  read_strings(f.object("properties", error), info.properties);
+  read_strings(f.object("userConsumerInfo", error), info.user_consumer_info);
+  MQKIT_RETURN_IF_ERROR(error);
+  MQKIT_RETURN_IF_ERROR(f.each("subscriptionSet", info.subscription_set,
+                               [](const Value& item, std::vector<SubscriptionData>& out) {
+                                 MQKIT_ASSIGN_OR_RETURN(SubscriptionData d, read_subscription(item));
+                                 out.push_back(std::move(d));
+                                 return Status::ok();
+                               }));
+  MQKIT_RETURN_IF_ERROR(read_queue_map(f, "mqTable", info.mq_table, [](const Value& v) -> Result<ProcessQueueInfo> {
+    if (!v.IsObject()) return Status::invalid_argument("ProcessQueueInfo must be an object");
+    ProcessQueueInfo p;
+    Fields pf(v, "ProcessQueueInfo");
+    MQKIT_RETURN_IF_ERROR(pf.get("commitOffset", p.commit_offset));
+    MQKIT_RETURN_IF_ERROR(pf.get("cachedMsgMinOffset", p.cached_msg_min_offset));
+    MQKIT_RETURN_IF_ERROR(pf.get("cachedMsgMaxOffset", p.cached_msg_max_offset));
+    MQKIT_RETURN_IF_ERROR(pf.get("cachedMsgCount", p.cached_msg_count));
+    MQKIT_RETURN_IF_ERROR(pf.get("cachedMsgSizeInMiB", p.cached_msg_size_in_mib));
+    MQKIT_RETURN_IF_ERROR(pf.get("transactionMsgMinOffset", p.transaction_msg_min_offset));
+    MQKIT_RETURN_IF_ERROR(pf.get("transactionMsgMaxOffset", p.transaction_msg_max_offset));
+    MQKIT_RETURN_IF_ERROR(pf.get("transactionMsgCount", p.transaction_msg_count));
+    MQKIT_RETURN_IF_ERROR(pf.get("locked", p.locked));
+    MQKIT_RETURN_IF_ERROR(pf.get("tryUnlockTimes", p.try_unlock_times));
+    MQKIT_RETURN_IF_ERROR(pf.get("lastLockTimestamp", p.last_lock_timestamp));
+    MQKIT_RETURN_IF_ERROR(pf.get("droped", p.dropped));
+    MQKIT_RETURN_IF_ERROR(pf.get("lastPullTimestamp", p.last_pull_timestamp));
+    MQKIT_RETURN_IF_ERROR(pf.get("lastConsumeTimestamp", p.last_consume_timestamp));
+    return p;
+  }));
+  if (const Value* table = f.object("statusTable", error)) {
+    for (const auto& m : table->GetObject()) {
+      if (!m.value.IsObject()) return Status::invalid_argument("ConsumeStatus must be an object");
+      ConsumeStatus st;
+      Fields sf(m.value, "ConsumeStatus");
+      MQKIT_RETURN_IF_ERROR(sf.get("pullRT", st.pull_rt));
+      MQKIT_RETURN_IF_ERROR(sf.get("pullTPS", st.pull_tps));
+      MQKIT_RETURN_IF_ERROR(sf.get("consumeRT", st.consume_rt));
+      MQKIT_RETURN_IF_ERROR(sf.get("consumeOKTPS", st.consume_ok_tps));
+      MQKIT_RETURN_IF_ERROR(sf.get("consumeFailedTPS", st.consume_failed_tps));
+      MQKIT_RETURN_IF_ERROR(sf.get("consumeFailedMsgs", st.consume_failed_msgs));
+      info.status_table[m.name.GetString()] = st;
+    }
+  }
+  MQKIT_RETURN_IF_ERROR(error);
+  return info;
 }
 
 std::string quote_bare_keys(std::string_view json) {

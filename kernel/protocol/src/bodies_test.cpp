@@ -110,6 +110,55 @@ TEST(BodiesTest, LockBodiesAndQueueKeyedMaps) {
   EXPECT_EQ(java->offset_table.at({"T", "b", 2}).broker_offset, 5);
 }
 
+TEST(BodiesTest, ConsumerRunningInfoRoundTripsAndReadsWhatJavaClientsSend) {
+  ConsumerRunningInfo info;
+  info.properties = {{"consumerGroup", "g"}, {std::string(ConsumerRunningInfo::kPropConsumeType), "CONSUME_PASSIVELY"}};
+  SubscriptionData sub;
+  sub.topic = "T";
+  sub.sub_string = "TagA";
+  sub.tags_set = {"TagA"};
+  sub.code_set = {2598919};
+  info.subscription_set.push_back(sub);
+  ProcessQueueInfo queue;
+  queue.commit_offset = 7;
+  queue.cached_msg_min_offset = 7;
+  queue.cached_msg_max_offset = 9;
+  queue.cached_msg_count = 3;
+  queue.locked = true;
+  queue.dropped = false;
+  queue.last_pull_timestamp = 1700000000123;
+  info.mq_table[{"T", "b", 1}] = queue;
+  info.status_table["T"] = {0.5, 3, 2, 1.5, 0, 4};
+  const std::string json = encode(info);
+  // The queue object itself is the mqTable key, as fastjson writes it; "droped" as RocketMQ spells it.
+  EXPECT_NE(json.find(R"("mqTable":{{"brokerName":"b","queueId":1,"topic":"T"}:{)"), std::string::npos) << json;
+  EXPECT_NE(json.find(R"("droped":false)"), std::string::npos) << json;
+  auto decoded = decode_consumer_running_info(json);
+  ASSERT_TRUE(decoded.is_ok()) << decoded.status().to_string();
+  EXPECT_EQ(decoded->properties, info.properties);
+  EXPECT_EQ(decoded->mq_table, info.mq_table);
+  EXPECT_EQ(decoded->status_table, info.status_table);
+  ASSERT_EQ(decoded->subscription_set.size(), 1u);
+  EXPECT_EQ(decoded->subscription_set[0].tags_set, sub.tags_set);
+
+  // A Java client's answer: no jstack, a 5.x mqPopTable, numbers where we write strings.
+  auto java = decode_consumer_running_info(
+      R"({"mqPopTable":{},"mqTable":{{"brokerName":"broker-a","queueId":0,"topic":"T"}:{"cachedMsgCount":2,)"
+      R"("cachedMsgMaxOffset":11,"cachedMsgMinOffset":10,"cachedMsgSizeInMiB":0,"commitOffset":10,"droped":false,)"
+      R"("lastConsumeTimestamp":1700000000000,"lastLockTimestamp":0,"lastPullTimestamp":1700000000001,"locked":false,)"
+      R"("transactionMsgCount":0,"transactionMsgMaxOffset":0,"transactionMsgMinOffset":0,"tryUnlockTimes":0}},)"
+      R"("properties":{"PROP_CONSUME_TYPE":"CONSUME_PASSIVELY","consumeTimeout":"15"},)"
+      R"("statusTable":{"T":{"consumeFailedMsgs":0,"consumeFailedTPS":0.0,"consumeOKTPS":1.5,"consumeRT":2.0,)"
+      R"("pullRT":0.5,"pullTPS":3.0}},"subscriptionSet":[{"classFilterMode":false,"codeSet":[],)"
+      R"("expressionType":"TAG","subString":"*","subVersion":1,"tagsSet":[],"topic":"T"}],"userConsumerInfo":{}})");
+  ASSERT_TRUE(java.is_ok()) << java.status().to_string();
+  EXPECT_EQ(java->mq_table.at({"T", "broker-a", 0}).cached_msg_max_offset, 11);
+  EXPECT_EQ(java->properties.at("consumeTimeout"), "15");
+  EXPECT_DOUBLE_EQ(java->status_table.at("T").consume_ok_tps, 1.5);
+  EXPECT_EQ(java->subscription_set.at(0).sub_string, "*");
+  EXPECT_FALSE(decode_consumer_running_info(R"({"mqTable":{{"topic":"T"}:5}})").is_ok());
+}
+
 TEST(BodiesTest, QuoteBareKeysLeavesStringsAlone) {
   EXPECT_EQ(quote_bare_keys(R"({0:"a",1:"b:c",x:{2:3}})"), R"({"0":"a","1":"b:c","x":{"2":3}})");
   EXPECT_EQ(quote_bare_keys(R"({"s":"{0:1}","n":[1,2]})"), R"({"s":"{0:1}","n":[1,2]})");

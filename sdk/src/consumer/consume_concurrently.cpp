@@ -3,6 +3,10 @@
 // leaves the process queue, whose smallest remaining offset becomes the queue's consume offset.
 // A batch answered RECONSUME_LATER is sent back message by message (clustering); a message whose
 // send-back fails stays in the queue and is delivered again locally after a pause.
+// Consume timeout (RocketMQ's cleanExpireMsg): every consume_timeout, the head of each process
+// queue whose listener started more than consume_timeout ago is sent back with delay level 3 and
+// removed, so a stuck listener cannot hold the queue's offset back; its call is not interrupted
+// and what it answers later changes nothing for that message but a second send-back on failure.
 #include "consume_service.hpp"
 #include "mqkit/kernel/logging.hpp"
 
@@ -11,13 +15,21 @@ namespace mqkit::client {
 namespace {
 
 constexpr std::chrono::milliseconds kLocalRetryDelay{5000};
+// RocketMQ sends an expired message back with delay level 3 (10 s with the default levels).
+constexpr int kExpiredDelayLevel = 3;
+// Expired messages handled per queue and check, as RocketMQ.
+constexpr int kMaxExpiredPerCheck = 16;
 
 std::shared_ptr<spdlog::logger> log() { return kernel::logger("client"); }
 
 class ConcurrentConsumeService final : public ConsumeService {
  public:
   ConcurrentConsumeService(ConsumeEnvironment environment, ConcurrentListener listener)
-      : ConsumeService(environment), listener_(std::move(listener)) {}
+      : ConsumeService(environment), listener_(std::move(listener)) {
+    const auto period = env_.config.consume_timeout;
+    background_.add("consume-timeout", period, period, [this] { clean_expired(); });
+    background_.start();
+  }
   ~ConcurrentConsumeService() override { shutdown(); }
 
   void submit(std::vector<MessageExt> messages, std::shared_ptr<ProcessQueue> process_queue, const MessageQueue& queue,
@@ -37,6 +49,7 @@ class ConcurrentConsumeService final : public ConsumeService {
   void consume(std::vector<MessageExt> messages, const std::shared_ptr<ProcessQueue>& process_queue,
                const MessageQueue& queue) {
     if (stopping() || process_queue->dropped()) return;
+    process_queue->mark_consume_started(messages);
     ConsumeConcurrentlyContext context{queue};
     const auto status = call_listener_guarded(env_.config.group, queue, ConsumeConcurrentlyStatus::kReconsumeLater,
                                               [&] { return listener_(messages, context); });
@@ -71,6 +84,35 @@ class ConcurrentConsumeService final : public ConsumeService {
         submit(std::move(again), process_queue, queue, false);
       });
     }
+  }
+
+  void clean_expired() {
+    for (const auto& [queue, process_queue] : env_.rebalancer.process_queues()) {
+      for (int i = 0; i < kMaxExpiredPerCheck && !stopping() && !process_queue->dropped(); ++i) {
+        const auto expired = process_queue->expired_head(env_.config.consume_timeout);
+        if (!expired) break;
+        if (!expire(*expired, *process_queue, queue)) break;
+      }
+    }
+  }
+
+  // False when the message stays (its send-back failed): the next check tries again.
+  bool expire(const MessageExt& message, ProcessQueue& process_queue, const MessageQueue& queue) {
+    if (clustering()) {
+      const int max_times = env_.config.effective_max_reconsume_times(false);
+      if (Status s = send_message_back(message, queue, kExpiredDelayLevel, max_times); !s) {
+        log()->warn("{}: {} of {} is consumed for longer than {} ms; sending it back: {}", env_.config.group,
+                    message.msg_id(), queue.to_string(), env_.config.consume_timeout.count(), s.to_string());
+        return false;
+      }
+    }
+    // Broadcasting has no retry topic: the message is only let go, as a failed one is.
+    log()->info("{}: {} at offset {} of {} is consumed for longer than {} ms; {}", env_.config.group,
+                message.msg_id(), message.queue_offset, queue.to_string(), env_.config.consume_timeout.count(),
+                clustering() ? "sent back for redelivery" : "no longer waited for");
+    const std::int64_t offset = process_queue.remove({message});
+    if (offset >= 0 && !process_queue.dropped()) env_.offsets.update(queue, offset, true);
+    return true;
   }
 
   ConcurrentListener listener_;

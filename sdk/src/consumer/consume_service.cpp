@@ -18,6 +18,7 @@ ConsumeService::~ConsumeService() { shutdown(); }
 void ConsumeService::shutdown() {
   stopping_.store(true);
   if (joined_.exchange(true)) return;
+  background_.stop();
   pool_.join();
 }
 

@@ -4,7 +4,8 @@
 // batches complete.
 //
 // Threads: submit() from pull callbacks (transport threads); listeners on the pool; delayed
-// retries through the TaskScheduler. shutdown() from the owner, once, after pulling stopped.
+// retries through the TaskScheduler; the concurrent service's consume-timeout check on its
+// background thread. shutdown() from the owner, once, after pulling stopped.
 #pragma once
 
 #include <atomic>
@@ -19,6 +20,7 @@
 #include "mqkit/client/offset_store.hpp"
 #include "mqkit/client/process_queue.hpp"
 #include "mqkit/client/push_consumer.hpp"
+#include "mqkit/kernel/periodic_tasks.hpp"
 #include "rebalancer.hpp"
 #include "task_scheduler.hpp"
 
@@ -43,8 +45,8 @@ class ConsumeService {
   // `messages` were just put into `process_queue`; `dispatch` is what put() returned.
   virtual void submit(std::vector<MessageExt> messages, std::shared_ptr<ProcessQueue> process_queue,
                       const MessageQueue& queue, bool dispatch) = 0;
-  // Batches not started yet are not delivered (their messages stay unconsumed); waits for
-  // running listener calls. Idempotent.
+  // Stops the background tasks; batches not started yet are not delivered (their messages stay
+  // unconsumed); waits for running listener calls. Idempotent.
   void shutdown();
 
  protected:
@@ -58,6 +60,8 @@ class ConsumeService {
 
   ConsumeEnvironment env_;
   TaskPool pool_;
+  // Periodic work of the service (its thread starts when a subclass adds a task and starts it).
+  kernel::PeriodicTasks background_;
 
  private:
   std::atomic<bool> stopping_{false};

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <mutex>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "task_pool.hpp"
@@ -81,6 +82,24 @@ TEST(ConsumerConfigTest, EtcClientTomlLoadsWithOverrides) {
   EXPECT_FALSE(load({"consumer.pull_batch_size=0"}).is_ok());
 }
 
+TEST(ConsumerConfigTest, ConsumeTimeoutIsInMinutesUnderEitherSpelling) {
+  auto defaults = load({"consumer.group=g1"});
+  ASSERT_TRUE(defaults.is_ok()) << defaults.status().to_string();
+  EXPECT_EQ(defaults->consume_timeout, std::chrono::minutes(15));
+  auto camel = load({"consumer.group=g1", "consumer.consumeTimeout=30"});
+  ASSERT_TRUE(camel.is_ok()) << camel.status().to_string();
+  EXPECT_EQ(camel->consume_timeout, std::chrono::minutes(30));
+  const Status zero = load({"consumer.group=g1", "consumer.consume_timeout=0"}).status();
+  EXPECT_NE(zero.message().find("consume_timeout"), std::string::npos) << zero.to_string();
+  EXPECT_FALSE(load({"consumer.group=g1", "consumer.consume_timeout=1441"}).is_ok());
+  ConsumerConfig config;
+  config.group = "g1";
+  config.client.namesrv_addresses = {"127.0.0.1:9876"};
+  ASSERT_TRUE(config.validate().is_ok()) << config.validate().to_string();
+  config.consume_timeout = std::chrono::milliseconds(0);
+  EXPECT_NE(config.validate().message().find("consume_timeout"), std::string::npos);
+}
+
 TEST(ConsumerConfigTest, ConsumeTimestampIsYyyyMmDdHhMmSsLocalTime) {
   auto parsed = parse_consume_timestamp("20240131235959");
   ASSERT_TRUE(parsed.is_ok()) << parsed.status().to_string();
@@ -137,6 +156,26 @@ TEST(ProcessQueueTest, CountsBytesAndCommitsTheSmallestUnconsumedOffset) {
   EXPECT_EQ(queue.remove({message_at(12)}), 13);  // nothing left: one past the largest
   EXPECT_EQ(queue.message_count(), 0u);
   EXPECT_EQ(queue.message_bytes(), 0u);
+}
+
+TEST(ProcessQueueTest, OnlyAHeadWhoseListenerStartedLongAgoIsExpired) {
+  using std::chrono::milliseconds;
+  ProcessQueue queue;
+  queue.put({message_at(5), message_at(6)});
+  EXPECT_FALSE(queue.expired_head(milliseconds(0)).has_value());  // nothing is being consumed
+  queue.mark_consume_started({message_at(6)});
+  std::this_thread::sleep_for(milliseconds(20));
+  EXPECT_FALSE(queue.expired_head(milliseconds(10)).has_value());  // 6 is not the head
+  queue.mark_consume_started({message_at(5)});
+  EXPECT_FALSE(queue.expired_head(milliseconds(10'000)).has_value());  // started just now
+  std::this_thread::sleep_for(milliseconds(20));
+  const auto head = queue.expired_head(milliseconds(10));
+  ASSERT_TRUE(head.has_value());
+  EXPECT_EQ(head->queue_offset, 5);
+  EXPECT_EQ(queue.remove({*head}), 6);
+  ASSERT_TRUE(queue.expired_head(milliseconds(10)).has_value());  // now 6 heads, started 40 ms ago
+  EXPECT_EQ(queue.remove({message_at(6)}), 7);
+  EXPECT_FALSE(queue.expired_head(milliseconds(0)).has_value());
 }
 
 TEST(ProcessQueueTest, OrderlyTakeCommitAndConsumeAgain) {

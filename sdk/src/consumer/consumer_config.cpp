@@ -16,6 +16,7 @@ using plugin::v1::ConfigField;
 using plugin::v1::ValueType;
 
 constexpr double kHourMs = 3'600'000;
+constexpr double kDayMinutes = 24 * 60;
 constexpr int kDefaultMaxReconsumeTimes = 16;
 constexpr int kOrderlyUnlimitedReconsumeTimes = 0x7fffffff;  // Integer.MAX_VALUE
 constexpr std::int64_t kHalfHourMs = 30 * 60 * 1000;
@@ -48,6 +49,9 @@ constexpr ConfigField kConsumerFields[] = {
     {.key = "max_reconsume_times", .type = ValueType::kInt, .default_value = "-1",
      .description = "deliveries before a message goes to %DLQ%<group>; -1 = 16 (concurrent) / unlimited (orderly)",
      .min = -1, .max = 2147483647.0},
+    {.key = "consume_timeout", .type = ValueType::kInt, .default_value = "15",
+     .description = "concurrent: minutes after which a message still being consumed is sent back for redelivery",
+     .min = 1, .max = kDayMinutes},
     {.key = "consume_thread_count", .type = ValueType::kInt, .default_value = "20",
      .description = "threads running listeners", .min = 1, .max = 1000},
     {.key = "broker_suspend_max_time", .type = ValueType::kDuration, .default_value = "15s",
@@ -148,6 +152,7 @@ Status ConsumerConfig::validate() const {
     return Status::invalid_argument("consume_concurrently_max_span must be positive");
   }
   if (max_reconsume_times < -1) return Status::invalid_argument("max_reconsume_times must be -1 or more");
+  if (consume_timeout.count() <= 0) return Status::invalid_argument("consume_timeout must be positive");
   if (consume_thread_count < 1 || consume_thread_count > 1000) {
     return Status::invalid_argument("consume_thread_count must be 1..1000");
   }
@@ -206,6 +211,7 @@ Result<ConsumerConfig> load_consumer_config(kernel::Bootstrap& boot) {
   config.pull_threshold_size_for_queue = static_cast<std::size_t>(values.get_size("pull_threshold_size_for_queue"));
   config.consume_concurrently_max_span = values.get_int("consume_concurrently_max_span");
   config.max_reconsume_times = static_cast<int>(values.get_int("max_reconsume_times"));
+  config.consume_timeout = std::chrono::minutes(values.get_int("consume_timeout"));
   config.consume_thread_count = static_cast<int>(values.get_int("consume_thread_count"));
   config.broker_suspend_max_time = milliseconds(values.get_duration_ms("broker_suspend_max_time"));
   config.consumer_timeout_when_suspend = milliseconds(values.get_duration_ms("consumer_timeout_when_suspend"));

@@ -38,6 +38,13 @@ std::set<MessageQueue> LitePullAssignment::queues() const {
   return out;
 }
 
+std::map<MessageQueue, std::shared_ptr<ProcessQueue>> LitePullAssignment::process_queues() const {
+  std::lock_guard lock(mutex_);
+  std::map<MessageQueue, std::shared_ptr<ProcessQueue>> out;
+  for (const auto& [queue, state] : queues_) out.emplace(queue, state.process_queue);
+  return out;
+}
+
 std::optional<std::uint64_t> LitePullAssignment::epoch(const MessageQueue& queue) const {
   std::lock_guard lock(mutex_);
   const auto it = queues_.find(queue);

@@ -55,6 +55,7 @@ class LitePullAssignment {
   std::optional<std::int64_t> remove(const MessageQueue& queue);
   bool contains(const MessageQueue& queue) const;
   std::set<MessageQueue> queues() const;
+  std::map<MessageQueue, std::shared_ptr<ProcessQueue>> process_queues() const;
   // The current epoch of an owned queue.
   std::optional<std::uint64_t> epoch(const MessageQueue& queue) const;
 

@@ -10,6 +10,7 @@
 #include "pull_request.hpp"
 #include "queue_broker.hpp"
 #include "rebalancer.hpp"
+#include "running_info.hpp"
 #include "task_scheduler.hpp"
 
 namespace mqkit::client {
@@ -73,6 +74,7 @@ class LitePullConsumer::Impl final : public ConsumerMember,
   std::vector<std::string> subscribed_topics() const override;
   void rebalance() override;
   void persist_offsets() override;
+  protocol::ConsumerRunningInfo running_info() const override;
 
   // RebalanceListener
   void on_queue_added(const MessageQueue& queue, const std::shared_ptr<ProcessQueue>& process_queue,
@@ -110,7 +112,8 @@ class LitePullConsumer::Impl final : public ConsumerMember,
   void on_pulled(const MessageQueue& queue, std::uint64_t epoch, std::int64_t pulled_at, Result<PullResult> result);
   std::vector<MessageExt> filter(std::vector<MessageExt> messages, const MessageQueue& queue) const;
 
-  LifecycleGate gate_;
+  mutable LifecycleGate gate_;  // running_info() (const) passes it too
+  std::atomic<std::int64_t> start_timestamp_ms_{0};
   State state_ = State::kCreated;  // guarded by lifecycle_mutex_
 
   mutable std::mutex mode_mutex_;  // mode_, subscriptions_, assigned_, assigned_subscriptions_
@@ -220,6 +223,7 @@ Status LitePullConsumer::Impl::start() {
   instance_ = std::move(parts.instance);
   serve_offset_resets(*instance_, config_.group, weak_from_this());
   state_ = State::kRunning;
+  start_timestamp_ms_ = wall_clock_ms();
   next_auto_commit_ = std::chrono::steady_clock::now() + config_.auto_commit_interval;
   gate_.open();
   MQKIT_RETURN_IF_ERROR(instance_->start());
@@ -282,6 +286,24 @@ std::vector<std::string> LitePullConsumer::Impl::subscribed_topics() const {
   for (const auto& [topic, subscription] : subscriptions_) topics.insert(topic);
   for (const auto& queue : assigned_) topics.insert(queue.topic);
   return {topics.begin(), topics.end()};
+}
+
+protocol::ConsumerRunningInfo LitePullConsumer::Impl::running_info() const {
+  GatePass pass(gate_);
+  if (!pass) return {};  // not running: no queues, no offsets to show
+  std::map<std::string, SubscriptionData> subscriptions;
+  {
+    std::lock_guard lock(mode_mutex_);
+    subscriptions = subscriptions_;
+  }
+  protocol::ConsumerRunningInfo info =
+      consumer_running_info(config_, start_timestamp_ms_.load(), subscriptions, assignment_.process_queues(), *offsets_);
+  auto& p = info.properties;
+  p["autoCommit"] = config_.auto_commit ? "true" : "false";
+  p["autoCommitIntervalMillis"] = std::to_string(config_.auto_commit_interval.count());
+  p["pollTimeoutMillis"] = std::to_string(config_.poll_timeout.count());
+  p["pullThresholdForAll"] = std::to_string(config_.pull_threshold_for_all);
+  return info;
 }
 
 void LitePullConsumer::Impl::rebalance() {

@@ -12,7 +12,9 @@
 
 #include "mqkit/plugin/v1/message_record.hpp"
 #include "mqkit/plugin/v1/store.hpp"
+#include "mqkit/protocol/bodies.hpp"
 #include "mqkit/protocol/codes.hpp"
+#include "mqkit/protocol/header_fields.hpp"
 #include "testing/fake_transport.hpp"
 
 namespace mqkit::client {
@@ -220,6 +222,30 @@ TEST_F(LitePullConsumerTest, AssignedQueuesArePolledInQueueOrderAndCommitWritesP
   EXPECT_EQ(queues_.committed()[1], 1);
   EXPECT_EQ(consumer->commit({{MessageQueue{"T", "broker-a", 7}, 1}}).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(consumer->commit({{kQ0, -1}}).code(), StatusCode::kInvalidArgument);
+}
+
+TEST_F(LitePullConsumerTest, AnswersConsumerRunningInfo) {
+  for (int i = 0; i < 3; ++i) queues_.add(0, "A", std::to_string(i));
+  auto consumer = make(config());
+  ASSERT_TRUE(consumer->assign({kQ0}).is_ok());
+  ASSERT_TRUE(consumer->start().is_ok());
+  ASSERT_EQ(poll_n(*consumer, 3).size(), 3u);
+  ASSERT_TRUE(consumer->commit().is_ok());
+  auto request = RemotingCommand::request(protocol::request_code::kGetConsumerRunningInfo);
+  request.ext_fields.set("consumerGroup", "g");
+  request.ext_fields.set("clientId", instance_->client_id());
+  cluster_.transport()->deliver_request("10.0.0.1:10911", request);
+  const RemotingCommand answer = cluster_.transport()->client_responses().back();
+  ASSERT_EQ(answer.code, protocol::response_code::kSuccess) << answer.remark.value_or("");
+  auto info = protocol::decode_consumer_running_info(protocol::body_text(answer));
+  ASSERT_TRUE(info.is_ok()) << info.status().to_string();
+  EXPECT_EQ(info->properties.at("consumerGroup"), "g");
+  EXPECT_EQ(info->properties.at("PROP_CONSUME_TYPE"), "CONSUME_ACTIVELY");
+  EXPECT_EQ(info->properties.at("autoCommit"), "false");
+  EXPECT_FALSE(info->properties.contains("PROP_CONSUMEORDERLY"));  // push consumers only
+  ASSERT_EQ(info->mq_table.size(), 1u);
+  EXPECT_EQ(info->mq_table.at(kQ0).commit_offset, 3);
+  EXPECT_TRUE(info->subscription_set.empty());  // assigned queues subscribe to nothing
 }
 
 TEST_F(LitePullConsumerTest, StartsAtTheCommittedOffset) {

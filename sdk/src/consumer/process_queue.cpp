@@ -30,8 +30,27 @@ std::int64_t ProcessQueue::remove(const std::vector<MessageExt>& messages) {
     if (it == messages_.end()) continue;
     bytes_ -= it->second.body().size();
     messages_.erase(it);
+    consume_started_.erase(message.queue_offset);
   }
   return commit_offset_locked();
+}
+
+void ProcessQueue::mark_consume_started(const std::vector<MessageExt>& messages) {
+  const auto now = Clock::now();
+  std::lock_guard lock(mutex_);
+  last_consume_time_ = now;
+  for (const auto& message : messages) {
+    if (messages_.contains(message.queue_offset)) consume_started_[message.queue_offset] = now;
+  }
+}
+
+std::optional<MessageExt> ProcessQueue::expired_head(std::chrono::milliseconds timeout) const {
+  std::lock_guard lock(mutex_);
+  if (messages_.empty()) return std::nullopt;
+  const auto& [offset, message] = *messages_.begin();
+  const auto started = consume_started_.find(offset);
+  if (started == consume_started_.end() || Clock::now() - started->second <= timeout) return std::nullopt;
+  return message;
 }
 
 std::size_t ProcessQueue::message_count() const {
@@ -58,7 +77,11 @@ std::vector<MessageExt> ProcessQueue::take_messages(std::size_t count) {
     out.push_back(node.mapped());
     consuming_.insert(std::move(node));
   }
-  if (out.empty()) consuming_active_ = false;  // the consumer stops; the next put dispatches again
+  if (out.empty()) {
+    consuming_active_ = false;  // the consumer stops; the next put dispatches again
+  } else {
+    last_consume_time_ = Clock::now();
+  }
   return out;
 }
 
@@ -109,10 +132,42 @@ void ProcessQueue::mark_pulled() {
   last_pull_time_ = Clock::now();
 }
 
+protocol::ProcessQueueInfo ProcessQueue::info() const {
+  using std::chrono::duration_cast;
+  using std::chrono::milliseconds;
+  const auto steady_now = Clock::now();
+  const auto wall_now_ms =
+      duration_cast<milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  const auto wall_ms = [&](Clock::time_point t) {
+    return t == Clock::time_point{} ? 0 : wall_now_ms - duration_cast<milliseconds>(steady_now - t).count();
+  };
+  constexpr std::size_t kMiB = 1024 * 1024;
+  protocol::ProcessQueueInfo info;
+  std::lock_guard lock(mutex_);
+  if (!messages_.empty()) {
+    info.cached_msg_min_offset = messages_.begin()->first;
+    info.cached_msg_max_offset = messages_.rbegin()->first;
+    info.cached_msg_count = static_cast<std::int32_t>(messages_.size());
+  }
+  info.cached_msg_size_in_mib = static_cast<std::int32_t>(bytes_ / kMiB);
+  if (!consuming_.empty()) {
+    info.transaction_msg_min_offset = consuming_.begin()->first;
+    info.transaction_msg_max_offset = consuming_.rbegin()->first;
+    info.transaction_msg_count = static_cast<std::int32_t>(consuming_.size());
+  }
+  info.locked = locked_.load();
+  info.last_lock_timestamp = wall_ms(last_lock_time_);
+  info.dropped = dropped_.load();
+  info.last_pull_timestamp = wall_ms(last_pull_time_);
+  info.last_consume_timestamp = wall_ms(last_consume_time_);
+  return info;
+}
+
 void ProcessQueue::clear() {
   std::lock_guard lock(mutex_);
   messages_.clear();
   consuming_.clear();
+  consume_started_.clear();
   bytes_ = 0;
   consuming_active_ = false;
 }

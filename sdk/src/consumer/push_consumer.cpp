@@ -11,6 +11,7 @@
 #include "pull_request.hpp"
 #include "queue_broker.hpp"
 #include "rebalancer.hpp"
+#include "running_info.hpp"
 #include "task_scheduler.hpp"
 
 namespace mqkit::client {
@@ -64,6 +65,7 @@ class PushConsumer::Impl final : public ConsumerMember,
   std::vector<std::string> subscribed_topics() const override;
   void rebalance() override;
   void persist_offsets() override;
+  protocol::ConsumerRunningInfo running_info() const override;
 
   // RebalanceListener
   void on_queue_added(const MessageQueue& queue, const std::shared_ptr<ProcessQueue>& process_queue,
@@ -101,12 +103,13 @@ class PushConsumer::Impl final : public ConsumerMember,
   std::vector<MessageExt> prepare(std::vector<MessageExt> messages, const MessageQueue& queue,
                                   const SubscriptionData& subscription) const;
 
-  LifecycleGate gate_;
+  mutable LifecycleGate gate_;  // running_info() (const) passes it too
   std::shared_ptr<OffsetStore> offsets_;
   std::unique_ptr<Rebalancer> rebalancer_;
   std::unique_ptr<TaskScheduler> scheduler_;
   std::unique_ptr<ConsumeService> consume_service_;
   kernel::PeriodicTasks lock_task_;
+  std::atomic<std::int64_t> start_timestamp_ms_{0};
 };
 
 // ---- Setup ---------------------------------------------------------------------------------
@@ -162,6 +165,7 @@ Status PushConsumer::Impl::start() {
   instance_ = std::move(instance);
   serve_offset_resets(*instance_, config_.group, weak_from_this());
   state_ = State::kRunning;
+  start_timestamp_ms_ = wall_clock_ms();
   gate_.open();
   if (orderly() && clustering()) {
     lock_task_.add("lock-queues", config_.lock_interval, config_.lock_interval, [this] {
@@ -228,6 +232,28 @@ void PushConsumer::Impl::rebalance() {
 void PushConsumer::Impl::persist_offsets() {
   GatePass pass(gate_);
   if (pass) offsets_->persist_all(rebalancer_->owned_queues());
+}
+
+protocol::ConsumerRunningInfo PushConsumer::Impl::running_info() const {
+  GatePass pass(gate_);
+  if (!pass) return {};  // not running: no queues, no offsets to show
+  protocol::ConsumerRunningInfo info =
+      consumer_running_info(config_, start_timestamp_ms_.load(), subscriptions_, rebalancer_->process_queues(), *offsets_);
+  auto& p = info.properties;
+  const std::string threads = std::to_string(config_.consume_thread_count);
+  p["consumeMessageBatchMaxSize"] = std::to_string(config_.consume_message_batch_max_size);
+  p["consumeConcurrentlyMaxSpan"] = std::to_string(config_.consume_concurrently_max_span);
+  p["maxReconsumeTimes"] = std::to_string(config_.effective_max_reconsume_times(orderly()));
+  p["consumeThreadMin"] = threads;
+  p["consumeThreadMax"] = threads;
+  // Minutes, as RocketMQ; a timeout set in code below a minute shows as its milliseconds.
+  const auto timeout_ms = config_.consume_timeout.count();
+  p["consumeTimeout"] = timeout_ms % 60000 == 0 ? std::to_string(timeout_ms / 60000) : std::to_string(timeout_ms) + "ms";
+  p["pullInterval"] = std::to_string(config_.pull_interval.count());
+  p["suspendCurrentQueueTimeMillis"] = std::to_string(config_.suspend_current_queue_time.count());
+  p[std::string(protocol::ConsumerRunningInfo::kPropConsumeOrderly)] = orderly() ? "true" : "false";
+  p[std::string(protocol::ConsumerRunningInfo::kPropThreadPoolCoreSize)] = threads;
+  return info;
 }
 
 // ---- RebalanceListener ---------------------------------------------------------------------

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <set>
 #include <thread>
 
 #include "mqkit/plugin/v1/message_record.hpp"
@@ -47,6 +48,34 @@ RemotingCommand with_fields(std::int32_t code, std::initializer_list<std::pair<c
 std::int64_t field(const RemotingCommand& request, const char* key) {
   return std::stoll(std::string(request.ext_fields.get(key).value_or("-1")));
 }
+
+// Holds listener calls until opened (each wait bounded), for tests of slow listeners. Declare it
+// before the consumer and open it (OpenOnExit) before the consumer shuts down, so that no
+// listener still waits on it when it goes.
+class ListenerGate {
+ public:
+  void wait() {
+    std::unique_lock lock(mutex_);
+    cv_.wait_for(lock, std::chrono::seconds(20), [&] { return open_; });
+  }
+  void open() {
+    {
+      std::lock_guard lock(mutex_);
+      open_ = true;
+    }
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool open_ = false;
+};
+
+struct OpenOnExit {
+  ListenerGate& gate;
+  ~OpenOnExit() { gate.open(); }
+};
 
 // One queue of stored messages "m<offset>" with tag TagA, served by PULL_MESSAGE.
 class FakeQueue {
@@ -276,6 +305,113 @@ TEST_F(PushConsumerTest, AMessageWhoseSendBackFailsIsConsumedAgainLocally) {
     EXPECT_EQ(reconsume_times, (std::vector<int>{0, 1}));
   }
   EXPECT_TRUE(eventually([&] { return committed(*consumer) == 1; }));
+}
+
+// A listener stuck on m0 past consume_timeout: m0 is sent back (delay level 3) and leaves the
+// process queue, so the offset moves past it while the listener is still blocked.
+TEST_F(PushConsumerTest, AMessageConsumedPastTheConsumeTimeoutIsSentBackAndItsOffsetCommitted) {
+  serve(2);
+  ConsumerConfig c = config();
+  c.consume_timeout = milliseconds(200);
+  ListenerGate gate;
+  auto consumer = make(c);
+  OpenOnExit open_on_exit{gate};
+  ASSERT_TRUE(consumer
+                  ->register_listener([&](std::span<const MessageExt> messages, ConsumeConcurrentlyContext&) {
+                    if (messages[0].body() == "m0") gate.wait();
+                    return ConsumeConcurrentlyStatus::kConsumeSuccess;
+                  })
+                  .is_ok());
+  ASSERT_TRUE(consumer->start().is_ok());
+  ASSERT_TRUE(eventually([&] { return send_backs().size() == 1 && committed(*consumer) == 2; }))
+      << send_backs().size() << " send-backs, offset " << committed(*consumer);
+  const auto back = send_backs()[0];
+  EXPECT_EQ(field(back, "offset"), 1000);  // m0's commit log offset
+  EXPECT_EQ(field(back, "delayLevel"), 3);
+  EXPECT_EQ(back.ext_fields.get("originTopic"), "T");
+  gate.open();
+  // The late success changes nothing: no second send-back, the offset stays.
+  std::this_thread::sleep_for(milliseconds(500));
+  EXPECT_EQ(send_backs().size(), 1u);
+  EXPECT_EQ(committed(*consumer), 2);
+}
+
+// Orderly consumption has no consume timeout (RocketMQ excludes it): a slow orderly listener
+// keeps its message.
+TEST_F(PushConsumerTest, OrderlyListenersAreNotTimedOut) {
+  serve(1);
+  ConsumerConfig c = config();
+  c.consume_timeout = milliseconds(100);
+  auto consumer = make(c);
+  std::atomic<int> calls{0};
+  ASSERT_TRUE(consumer
+                  ->register_listener([&](std::span<const MessageExt>, ConsumeOrderlyContext&) {
+                    ++calls;
+                    std::this_thread::sleep_for(milliseconds(500));
+                    return ConsumeOrderlyStatus::kSuccess;
+                  })
+                  .is_ok());
+  ASSERT_TRUE(consumer->start().is_ok());
+  ASSERT_TRUE(eventually([&] { return committed(*consumer) == 1; })) << committed(*consumer);
+  EXPECT_TRUE(send_backs().empty());
+  EXPECT_EQ(calls.load(), 1);
+}
+
+// GET_CONSUMER_RUNNING_INFO as a broker forwards it from mqadmin consumerStatus: RocketMQ's
+// ConsumerRunningInfo of the running consumer, with a message held by its listener in mqTable.
+TEST_F(PushConsumerTest, AnswersConsumerRunningInfoWithItsSettingsSubscriptionsAndQueues) {
+  serve(3);
+  ListenerGate gate;
+  auto consumer = make(config());
+  OpenOnExit open_on_exit{gate};
+  ASSERT_TRUE(consumer
+                  ->register_listener([&](std::span<const MessageExt> messages, ConsumeConcurrentlyContext&) {
+                    if (messages[0].body() == "m2") gate.wait();
+                    return ConsumeConcurrentlyStatus::kConsumeSuccess;
+                  })
+                  .is_ok());
+  const auto now_ms = [] {
+    return std::chrono::duration_cast<milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  };
+  const std::int64_t before_start = now_ms();
+  ASSERT_TRUE(consumer->start().is_ok());
+  ASSERT_TRUE(eventually([&] { return committed(*consumer) == 2; })) << committed(*consumer);
+
+  auto request = RemotingCommand::request(rq::kGetConsumerRunningInfo);
+  request.ext_fields.set("consumerGroup", "g");
+  request.ext_fields.set("clientId", kClientId);
+  request.ext_fields.set("jstackEnable", false);
+  cluster_.transport()->deliver_request("10.0.0.1:10911", request);
+  const RemotingCommand answer = cluster_.transport()->client_responses().back();
+  ASSERT_EQ(answer.code, rc::kSuccess) << answer.remark.value_or("");
+  auto info = protocol::decode_consumer_running_info(protocol::body_text(answer));
+  ASSERT_TRUE(info.is_ok()) << info.status().to_string();
+  const auto& p = info->properties;
+  EXPECT_EQ(p.at("consumerGroup"), "g");
+  EXPECT_EQ(p.at("messageModel"), "CLUSTERING");
+  EXPECT_EQ(p.at("consumeFromWhere"), "CONSUME_FROM_FIRST_OFFSET");
+  EXPECT_EQ(p.at("consumeTimeout"), "15");
+  EXPECT_EQ(p.at("consumeThreadMin"), "2");
+  EXPECT_EQ(p.at("PROP_CONSUME_TYPE"), "CONSUME_PASSIVELY");
+  EXPECT_EQ(p.at("PROP_CONSUMEORDERLY"), "false");
+  EXPECT_EQ(p.at("PROP_THREADPOOL_CORE_SIZE"), "2");
+  EXPECT_EQ(p.at("PROP_CLIENT_VERSION"), "V4_9_4");
+  const std::int64_t started = std::stoll(p.at("PROP_CONSUMER_START_TIMESTAMP"));
+  EXPECT_GE(started, before_start);
+  EXPECT_LE(started, now_ms());
+  std::set<std::string> topics;
+  for (const auto& subscription : info->subscription_set) topics.insert(subscription.topic);
+  EXPECT_EQ(topics, (std::set<std::string>{"%RETRY%g", "T"}));
+  ASSERT_TRUE(info->mq_table.contains(kQueue));
+  const protocol::ProcessQueueInfo& queue = info->mq_table.at(kQueue);
+  EXPECT_EQ(queue.commit_offset, 2);  // m2 is still in its listener
+  EXPECT_EQ(queue.cached_msg_count, 1);
+  EXPECT_EQ(queue.cached_msg_min_offset, 2);
+  EXPECT_EQ(queue.cached_msg_max_offset, 2);
+  EXPECT_FALSE(queue.dropped);
+  EXPECT_GE(queue.last_pull_timestamp, before_start);
+  EXPECT_GE(queue.last_consume_timestamp, before_start);
+  EXPECT_TRUE(info->status_table.empty());
 }
 
 TEST_F(PushConsumerTest, OrderlySuspensionRetriesTheSameMessageThenDeadLettersIt) {

@@ -184,6 +184,7 @@ TEST_F(RebalancerTest, AGroupTheBrokerDoesNotKnowYetHeartbeatsAndAsksAgain) {
     std::vector<std::string> subscribed_topics() const override { return {"T"}; }
     void rebalance() override {}
     void persist_offsets() override {}
+    protocol::ConsumerRunningInfo running_info() const override { return {}; }
   };
   ASSERT_TRUE(instance_->register_consumer(std::make_shared<Member>()).is_ok());
   EXPECT_TRUE(rebalancer->rebalance());

@@ -18,6 +18,9 @@ namespace {
 namespace rc = protocol::response_code;
 namespace rq = protocol::request_code;
 
+// How long a client has to answer a request the broker forwards to it (RocketMQ's callClient).
+constexpr std::chrono::milliseconds kCallClientTimeout{10000};
+
 void respond_value(const Responder& responder, std::string name, std::int64_t value) {
   RemotingCommand response;
   response.ext_fields.set(std::move(name), value);
@@ -56,6 +59,7 @@ const std::vector<std::pair<std::int32_t, AdminBrokerProcessor::Handler>>& Admin
       {rq::kDeleteSubscriptionGroup, &AdminBrokerProcessor::delete_subscription_group},
       {rq::kGetAllSubscriptionGroupConfig, &AdminBrokerProcessor::all_subscription_groups},
       {rq::kGetConsumerConnectionList, &AdminBrokerProcessor::consumer_connections},
+      {rq::kGetConsumerRunningInfo, &AdminBrokerProcessor::consumer_running_info},
   };
   return kHandlers;
 }
@@ -266,6 +270,34 @@ void AdminBrokerProcessor::consumer_connections(const RemotingCommand& request, 
     return responder.fail(rc::kConsumerNotOnline, "the consumer group[" + group + "] not online");
   }
   respond_body(responder, encode_consumer_connection(*members));
+}
+
+void AdminBrokerProcessor::consumer_running_info(const RemotingCommand& request, const Responder& responder) {
+  HeaderReader fields(request.ext_fields);
+  const std::string group = fields.required("consumerGroup");
+  const std::string client_id = fields.required("clientId");
+  if (!fields.ok()) return responder.fail(rc::kSystemError, fields.error());
+  std::shared_ptr<Channel> client;
+  if (const auto members = context_.consumers->find(group)) {
+    for (const auto& [channel_id, connection] : members->connections) {
+      if (connection.client_id == client_id) client = connection.channel;
+    }
+  }
+  const std::string who = "<" + group + "> <" + client_id + ">";
+  if (!client) return responder.fail(rc::kSystemError, "The Consumer " + who + " not online");
+  auto forwarded = RemotingCommand::request(request.code);
+  forwarded.ext_fields = request.ext_fields;
+  forwarded.body = request.body;
+  client->invoke(std::move(forwarded), kCallClientTimeout,
+                 [responder, who](plugin::v1::Result<RemotingCommand> answer) {
+                   if (answer) return responder.respond(std::move(answer).value());
+                   if (answer.status().code() == plugin::v1::StatusCode::kTimeout) {
+                     return responder.fail(rc::kConsumeMsgTimeout,
+                                           "consumer " + who + " Timeout: " + answer.status().message());
+                   }
+                   responder.fail(rc::kSystemError,
+                                  "invoke consumer " + who + " Exception: " + answer.status().message());
+                 });
 }
 
 }  // namespace mqkit::broker

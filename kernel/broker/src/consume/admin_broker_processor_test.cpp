@@ -295,5 +295,33 @@ TEST_F(AdminBrokerProcessorTest, ConsumerConnectionList) {
   EXPECT_NE(body.find(R"("subString":"*")"), std::string_view::npos) << body;
 }
 
+TEST_F(AdminBrokerProcessorTest, ConsumerRunningInfoIsForwardedToTheNamedClient) {
+  const auto ask = [&](const std::string& client_id) {
+    return call(testing::make_request(rq::kGetConsumerRunningInfo,
+                                      {{"consumerGroup", "cg"}, {"clientId", client_id}, {"jstackEnable", "false"}}));
+  };
+  const RemotingCommand offline = ask("c1");
+  EXPECT_EQ(offline.code, rc::kSystemError);
+  EXPECT_EQ(offline.remark, "The Consumer <cg> <c1> not online");
+
+  auto c1 = std::make_shared<FakeChannel>(5, "10.0.0.5:4000");
+  auto c2 = std::make_shared<FakeChannel>(6, "10.0.0.6:4000");
+  join(c1, "c1", plugin::v1::LanguageCode::kCpp);
+  join(c2, "c2", plugin::v1::LanguageCode::kJava);
+  // The fake channel never answers: the failure comes back named.
+  const RemotingCommand failed = ask("c2");
+  EXPECT_EQ(failed.code, rc::kSystemError);
+  EXPECT_EQ(failed.remark, "invoke consumer <cg> <c2> Exception: fake channel does not answer");
+  EXPECT_TRUE(c1->sent().empty());
+  ASSERT_EQ(c2->sent().size(), 1u);
+  const RemotingCommand forwarded = c2->last();
+  EXPECT_EQ(forwarded.code, rq::kGetConsumerRunningInfo);
+  EXPECT_FALSE(forwarded.is_oneway());
+  EXPECT_EQ(forwarded.ext_fields.get("consumerGroup"), "cg");
+  EXPECT_EQ(forwarded.ext_fields.get("clientId"), "c2");
+  EXPECT_EQ(forwarded.ext_fields.get("jstackEnable"), "false");
+  EXPECT_EQ(call(testing::make_request(rq::kGetConsumerRunningInfo, {{"consumerGroup", "cg"}})).code, rc::kSystemError);
+}
+
 }  // namespace
 }  // namespace mqkit::broker

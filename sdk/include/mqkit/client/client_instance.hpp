@@ -54,6 +54,10 @@ class ConsumerMember {
   virtual std::vector<std::string> subscribed_topics() const = 0;
   virtual void rebalance() = 0;
   virtual void persist_offsets() = 0;
+  // Its answer to GET_CONSUMER_RUNNING_INFO, without the instance's properties (name servers,
+  // consume type, client version), which the instance adds. Called on a transport worker thread:
+  // must not block.
+  virtual protocol::ConsumerRunningInfo running_info() const = 0;
 };
 
 // The route a producer uses for a topic that has none yet (auto-creation through TBW102).
@@ -133,8 +137,9 @@ class ClientInstance {
   Status send_heartbeat_to_all_brokers();
   // Runs every consumer's rebalance soon on the rebalance thread.
   void rebalance_now();
-  // Replaces the processor of a broker→client request code. NOTIFY_CONSUMER_IDS_CHANGED is
-  // served by default (rebalance_now).
+  // Replaces the processor of a broker→client request code. NOTIFY_CONSUMER_IDS_CHANGED
+  // (rebalance_now) and GET_CONSUMER_RUNNING_INFO (the named group's running_info) are served by
+  // default.
   void register_request_processor(std::int32_t code, RequestProcessor processor);
   // Runs `task` on the client-async thread; false when the instance is shutting down.
   bool execute(std::function<void()> task);
@@ -147,6 +152,8 @@ class ClientInstance {
   void persist_consumer_offsets();
   void rebalance_consumers();
   void unregister_client(std::string_view producer_group, std::string_view consumer_group);
+  void answer_running_info(const std::shared_ptr<plugin::v1::Channel>& channel,
+                           const plugin::v1::RemotingCommand& request) const;
   std::vector<std::shared_ptr<ConsumerMember>> consumers() const;
 
   const ClientConfig config_;

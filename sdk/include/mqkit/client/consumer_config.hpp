@@ -51,6 +51,11 @@ struct ConsumerConfig {
   // Delivery attempts before a message goes to %DLQ%<group>. -1: RocketMQ's default, 16 for
   // concurrent listeners and unlimited for orderly ones.
   int max_reconsume_times = -1;
+  // Concurrent: a message whose listener call started longer ago than this is sent back for
+  // redelivery through %RETRY%<group> (delay level 3) and leaves the process queue, so that a
+  // stuck listener does not hold the queue's offset back (consumeTimeout). Checked every
+  // consume_timeout. TOML takes whole minutes (1..1440); code may set any positive duration.
+  std::chrono::milliseconds consume_timeout{std::chrono::minutes(15)};
   // Threads running listeners (consumeThreadMin = Max in RocketMQ), 1..1000.
   int consume_thread_count = 20;
   // Long polling: how long a broker may hold a pull (brokerSuspendMaxTimeMillis) and how long

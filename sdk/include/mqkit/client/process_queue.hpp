@@ -14,9 +14,11 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "mqkit/client/message_ext.hpp"
+#include "mqkit/protocol/bodies.hpp"
 
 namespace mqkit::client {
 
@@ -33,6 +35,14 @@ class ProcessQueue {
   // cached offset, or one past the largest offset ever cached when nothing is left; -1 when the
   // queue never held a message.
   std::int64_t remove(const std::vector<MessageExt>& messages);
+
+  // ---- Concurrent consumption: consume timeout ------------------------------------------------
+  // Records that a listener started on these cached messages now (RocketMQ's
+  // CONSUME_START_TIME); they are then candidates for expired_head().
+  void mark_consume_started(const std::vector<MessageExt>& messages);
+  // The cached message with the smallest offset when its listener started more than `timeout`
+  // ago (RocketMQ checks only the head: the head is what holds the queue's offset back).
+  std::optional<MessageExt> expired_head(std::chrono::milliseconds timeout) const;
 
   std::size_t message_count() const;
   std::size_t message_bytes() const;
@@ -61,6 +71,9 @@ class ProcessQueue {
   void mark_pulled();
   // Drops every cached message (queue taken away).
   void clear();
+  // RocketMQ's ProcessQueueInfo of this queue (all but commit_offset, which the offset store
+  // knows); times as ms since the epoch. try_unlock_times is not counted (always 0).
+  protocol::ProcessQueueInfo info() const;
 
  private:
   std::int64_t commit_offset_locked() const;
@@ -68,11 +81,13 @@ class ProcessQueue {
   mutable std::mutex mutex_;
   std::map<std::int64_t, MessageExt> messages_;
   std::map<std::int64_t, MessageExt> consuming_;  // orderly: taken, not yet committed
+  std::map<std::int64_t, Clock::time_point> consume_started_;  // concurrent: offsets whose listener runs
   std::size_t bytes_ = 0;                         // bodies of messages_ and consuming_
   std::int64_t max_offset_ = -1;                  // largest offset ever put
   bool consuming_active_ = false;                 // orderly: a consumer runs or is dispatched
   Clock::time_point last_lock_time_{};
   Clock::time_point last_pull_time_ = Clock::now();
+  Clock::time_point last_consume_time_ = Clock::now();
   std::atomic<bool> dropped_{false};
   std::atomic<bool> locked_{false};
   std::timed_mutex consume_mutex_;

@@ -151,6 +151,55 @@ struct TopicStatsTable {
   std::map<MessageQueue, TopicOffset> offset_table{};
 };
 
+// What a consumer reports of one owned queue (ProcessQueueInfo). Timestamps are ms since the
+// epoch; sizes in MiB as RocketMQ.
+struct ProcessQueueInfo {
+  std::int64_t commit_offset = 0;
+  std::int64_t cached_msg_min_offset = 0;
+  std::int64_t cached_msg_max_offset = 0;
+  std::int32_t cached_msg_count = 0;
+  std::int32_t cached_msg_size_in_mib = 0;
+  std::int64_t transaction_msg_min_offset = 0;  // orderly: the batch being consumed
+  std::int64_t transaction_msg_max_offset = 0;
+  std::int32_t transaction_msg_count = 0;
+  bool locked = false;
+  std::int64_t try_unlock_times = 0;
+  std::int64_t last_lock_timestamp = 0;
+  bool dropped = false;  // "droped" on the wire
+  std::int64_t last_pull_timestamp = 0;
+  std::int64_t last_consume_timestamp = 0;
+  bool operator==(const ProcessQueueInfo&) const = default;
+};
+
+// Per-topic consumption rates (ConsumeStatus); RT in ms, TPS per second.
+struct ConsumeStatus {
+  double pull_rt = 0;
+  double pull_tps = 0;
+  double consume_rt = 0;
+  double consume_ok_tps = 0;
+  double consume_failed_tps = 0;
+  std::int64_t consume_failed_msgs = 0;  // in the last hour
+  bool operator==(const ConsumeStatus&) const = default;
+};
+
+// A consumer's answer to GET_CONSUMER_RUNNING_INFO (ConsumerRunningInfo): its settings as string
+// properties (PROP_* keys below plus its config fields), subscriptions, owned queues and rates.
+struct ConsumerRunningInfo {
+  static constexpr std::string_view kPropNamesrvAddr = "PROP_NAMESERVER_ADDR";
+  static constexpr std::string_view kPropThreadPoolCoreSize = "PROP_THREADPOOL_CORE_SIZE";
+  static constexpr std::string_view kPropConsumeOrderly = "PROP_CONSUMEORDERLY";
+  static constexpr std::string_view kPropConsumeType = "PROP_CONSUME_TYPE";
+  static constexpr std::string_view kPropClientVersion = "PROP_CLIENT_VERSION";
+  static constexpr std::string_view kPropConsumerStartTimestamp = "PROP_CONSUMER_START_TIMESTAMP";
+
+  std::map<std::string, std::string> properties{};
+  std::vector<SubscriptionData> subscription_set{};
+  std::map<MessageQueue, ProcessQueueInfo> mq_table{};
+  std::map<std::string, ConsumeStatus> status_table{};  // by topic
+  std::map<std::string, std::string> user_consumer_info{};
+  std::string jstack{};
+};
+
 std::string encode(const DataVersion& v);
 std::string encode(const TopicConfigTable& t);
 std::string encode(const TopicRouteData& r, JsonStyle style = JsonStyle::kStandard);
@@ -164,6 +213,8 @@ std::string encode(const LockBatchRequest& r);
 std::string encode(const LockBatchResponse& r);
 std::string encode(const ConsumeStats& s);
 std::string encode(const TopicStatsTable& s);
+// mqTable in fastjson's object-keyed form, as Java admin tools read it.
+std::string encode(const ConsumerRunningInfo& info);
 
 Result<DataVersion> decode_data_version(std::string_view json);
 Result<TopicConfigTable> decode_topic_config_table(std::string_view json);
@@ -178,6 +229,7 @@ Result<LockBatchRequest> decode_lock_batch_request(std::string_view json);
 Result<LockBatchResponse> decode_lock_batch_response(std::string_view json);
 Result<ConsumeStats> decode_consume_stats(std::string_view json);
 Result<TopicStatsTable> decode_topic_stats(std::string_view json);
+Result<ConsumerRunningInfo> decode_consumer_running_info(std::string_view json);
 
 // Rewrites fastjson's unquoted object keys ({0:"a"} → {"0":"a"}) so a standard parser reads it.
 std::string quote_bare_keys(std::string_view json);

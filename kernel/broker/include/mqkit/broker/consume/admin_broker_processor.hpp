@@ -8,6 +8,8 @@
 //   offsets reset   INVOKE_BROKER_TO_RESET_OFFSET 222 (see reset_offset.hpp)
 //   groups          UPDATE_AND_CREATE_SUBSCRIPTIONGROUP 200, DELETE_SUBSCRIPTIONGROUP 207,
 //                   GET_ALL_SUBSCRIPTIONGROUP_CONFIG 201, GET_CONSUMER_CONNECTION_LIST 203
+//   consumers       GET_CONSUMER_RUNNING_INFO 307: forwarded to the named client over its own
+//                   connection, its answer relayed as it is (RocketMQ's callConsumer)
 // Topic changes go through TopicConfigManager, which bumps the data version and so makes the
 // broker re-register with the name servers.
 //
@@ -50,6 +52,7 @@ class AdminBrokerProcessor final : public RequestProcessor {
   void delete_subscription_group(const RemotingCommand& request, const Responder& responder);
   void all_subscription_groups(const RemotingCommand& request, const Responder& responder);
   void consumer_connections(const RemotingCommand& request, const Responder& responder);
+  void consumer_running_info(const RemotingCommand& request, const Responder& responder);
 
   BrokerContext& context_;
 };
