@@ -36,6 +36,7 @@ ConsumeQueue::ConsumeQueue(Env& env, Logger log, std::string topic, std::int32_t
       files_(env, log, std::move(dir), file_size, kConsumeQueuePolicy) {}
 
 v1::Result<ConsumeQueue::Recovered> ConsumeQueue::recover() {
+  writing_.reset();
   MQKIT_RETURN_IF_ERROR(files_.load());
   Recovered out;
   const auto files = files_.snapshot();
@@ -121,6 +122,7 @@ v1::Status ConsumeQueue::truncate_dirty(std::int64_t commit_log_max) {
     --new_max;
   }
   if (new_max == max) return v1::Status::ok();
+  writing_.reset();
   log_.warn("consume queue " + topic_ + "/" + std::to_string(queue_id_) + ": dropping units [" +
             std::to_string(new_max) + ", " + std::to_string(max) + ") that point past the commit log end " +
             std::to_string(commit_log_max));
@@ -162,16 +164,19 @@ v1::Status ConsumeQueue::put(std::int64_t queue_offset, const ConsumeQueueUnit& 
                 "; the units in between stay empty");
     }
   }
-  auto file = files_.find(position);
-  while (!file) {
-    auto last = files_.last();
-    const std::int64_t start = last ? last->end_offset() : position / files_.file_size() * files_.file_size();
-    MQKIT_ASSIGN_OR_RETURN(file, files_.create_file(start));
-    if (file->end_offset() <= position) {
-      file->set_wrote_position(file->size());
-      file = nullptr;
+  if (!writing_ || writing_->destroyed() || position < writing_->start_offset() || position >= writing_->end_offset()) {
+    writing_ = files_.find(position);
+    while (!writing_) {
+      auto last = files_.last();
+      const std::int64_t start = last ? last->end_offset() : position / files_.file_size() * files_.file_size();
+      MQKIT_ASSIGN_OR_RETURN(writing_, files_.create_file(start));
+      if (writing_->end_offset() <= position) {
+        writing_->set_wrote_position(writing_->size());
+        writing_ = nullptr;
+      }
     }
   }
+  MappedFile* file = writing_.get();
   const std::int64_t within = position - file->start_offset();
   MQKIT_RETURN_IF_ERROR(file->reserve_through(within + kUnitSize));
   std::memcpy(file->data() + within, bytes, kUnitSize);

@@ -67,7 +67,8 @@ class ConsumeQueue {
   // Drops units whose record starts at or past `commit_log_max` (a truncated commit log tail).
   v1::Status truncate_dirty(std::int64_t commit_log_max);
 
-  // Writes the unit for queue offset `queue_offset`; idempotent for a unit already there.
+  // Writes the unit for queue offset `queue_offset`; idempotent for a unit already there. One
+  // thread at a time (the dispatch thread, or recovery before it starts).
   v1::Status put(std::int64_t queue_offset, const ConsumeQueueUnit& unit);
 
   std::int64_t min_offset() const noexcept { return min_offset_.load(std::memory_order_acquire); }
@@ -101,6 +102,11 @@ class ConsumeQueue {
   const std::string topic_;
   const std::int32_t queue_id_;
   MappedFileQueue files_;
+  // The file put() wrote last, kept for the next unit: with thousands of queues every put lands
+  // on a cold page, and a lookup's lock or reference count (atomic read-modify-writes) would
+  // wait for that store to complete. Only put()'s thread uses it; recover() and
+  // truncate_dirty() (before dispatch starts) forget it.
+  std::shared_ptr<MappedFile> writing_;
   std::atomic<std::int64_t> min_offset_{0};
   std::atomic<std::int64_t> max_offset_{0};
 };

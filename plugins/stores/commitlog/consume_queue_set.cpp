@@ -46,6 +46,7 @@ v1::Result<std::vector<ConsumeQueueSet::LoadedQueue>> ConsumeQueueSet::load() {
   }
   std::unique_lock lock(mutex_);
   queues_ = std::move(queues);
+  generation_.fetch_add(1, std::memory_order_acq_rel);
   return loaded;
 }
 
@@ -95,6 +96,7 @@ v1::Status ConsumeQueueSet::delete_topic(std::string_view topic) {
     if (it != queues_.end()) {
       removed = std::move(it->second);
       queues_.erase(it);
+      generation_.fetch_add(1, std::memory_order_acq_rel);
     }
   }
   for (auto& [id, queue] : removed) MQKIT_RETURN_IF_ERROR(queue->destroy());
@@ -112,9 +114,17 @@ v1::Status ConsumeQueueSet::flush(std::int64_t least_pages) {
 
 plugin::v1::Status ConsumeQueueDispatcher::dispatch(const plugin::v1::DispatchRecord& record) noexcept {
   if (!takes_queue_offset(record.sys_flag)) return plugin::v1::Status::ok();
-  auto queue = queues_.find_or_create(record.topic, record.queue_id);
-  if (!queue.is_ok()) return queue.status();
-  MQKIT_RETURN_IF_ERROR((*queue)->put(record.queue_offset, {record.commit_offset, record.size, record.tags_code}));
+  if (const std::uint64_t generation = queues_.generation(); generation != known_generation_) {
+    known_.clear();
+    known_generation_ = generation;
+  }
+  auto known = known_.find(QueueKeyView{record.topic, record.queue_id});
+  if (known == known_.end()) {
+    auto queue = queues_.find_or_create(record.topic, record.queue_id);
+    if (!queue.is_ok()) return queue.status();
+    known = known_.emplace(QueueKey{std::string(record.topic), record.queue_id}, std::move(*queue)).first;
+  }
+  MQKIT_RETURN_IF_ERROR(known->second->put(record.queue_offset, {record.commit_offset, record.size, record.tags_code}));
   last_store_timestamp_.store(record.store_timestamp, std::memory_order_release);
   return plugin::v1::Status::ok();
 }

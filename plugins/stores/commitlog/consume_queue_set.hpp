@@ -21,6 +21,7 @@
 #include "env.hpp"
 #include "logger.hpp"
 #include "mqkit/plugin/v1/store.hpp"
+#include "queue_key.hpp"
 
 namespace mqkit::plugins::stores::commitlog {
 
@@ -42,6 +43,9 @@ class ConsumeQueueSet {
 
   // Removes the topic's queues from the set and their files from disk.
   v1::Status delete_topic(std::string_view topic);
+  // Changes whenever a queue leaves the set (delete_topic, load): a holder of queues found
+  // earlier looks them up again.
+  std::uint64_t generation() const noexcept { return generation_.load(std::memory_order_acquire); }
   v1::Status flush(std::int64_t least_pages);
 
  private:
@@ -57,6 +61,7 @@ class ConsumeQueueSet {
   mutable std::shared_mutex mutex_;
   std::unordered_map<std::string, std::map<std::int32_t, std::shared_ptr<ConsumeQueue>>, TopicHash, std::equal_to<>>
       queues_;
+  std::atomic<std::uint64_t> generation_{0};
 };
 
 // Writes one unit per committed record into its queue. Prepared and rolled-back transaction
@@ -74,6 +79,11 @@ class ConsumeQueueDispatcher final : public plugin::v1::Dispatcher {
 
  private:
   ConsumeQueueSet& queues_;
+  // The queues this dispatcher wrote to, valid while the set's generation stays the same: found
+  // here with plain reads, no lock or reference count per record (see ConsumeQueue::writing_).
+  // Only the dispatch thread uses it.
+  QueueMap<std::shared_ptr<ConsumeQueue>> known_;
+  std::uint64_t known_generation_ = 0;
   std::atomic<std::int64_t> last_store_timestamp_{0};
 };
 

@@ -8,15 +8,16 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
+
+#include "queue_key.hpp"
 
 namespace mqkit::plugins::stores::commitlog {
 
 class QueueOffsetTable {
  public:
   std::int64_t next(std::string_view topic, std::int32_t queue_id) const {
-    const auto it = table_.find(KeyView{topic, queue_id});
+    const auto it = table_.find(QueueKeyView{topic, queue_id});
     return it == table_.end() ? 0 : it->second;
   }
   void set(std::string_view topic, std::int32_t queue_id, std::int64_t next_offset) {
@@ -36,42 +37,13 @@ class QueueOffsetTable {
   std::size_t size() const noexcept { return table_.size(); }
 
  private:
-  // Looked up by (string_view, id) on every append: no key string is built for a lookup.
-  struct Key {
-    std::string topic;
-    std::int32_t queue_id;
-  };
-  struct KeyView {
-    std::string_view topic;
-    std::int32_t queue_id;
-  };
-  static KeyView view(const Key& key) noexcept { return {key.topic, key.queue_id}; }
-  static KeyView view(KeyView key) noexcept { return key; }
-  struct Hash {
-    using is_transparent = void;
-    template <typename K>
-    std::size_t operator()(const K& key) const noexcept {
-      const KeyView v = view(key);
-      return std::hash<std::string_view>{}(v.topic) * 31 + static_cast<std::uint32_t>(v.queue_id);
-    }
-  };
-  struct Equal {
-    using is_transparent = void;
-    template <typename A, typename B>
-    bool operator()(const A& a, const B& b) const noexcept {
-      const KeyView x = view(a);
-      const KeyView y = view(b);
-      return x.queue_id == y.queue_id && x.topic == y.topic;
-    }
-  };
-
   std::int64_t& slot(std::string_view topic, std::int32_t queue_id) {
-    const auto it = table_.find(KeyView{topic, queue_id});
+    const auto it = table_.find(QueueKeyView{topic, queue_id});
     if (it != table_.end()) return it->second;
-    return table_.emplace(Key{std::string(topic), queue_id}, 0).first->second;
+    return table_.emplace(QueueKey{std::string(topic), queue_id}, 0).first->second;
   }
 
-  std::unordered_map<Key, std::int64_t, Hash, Equal> table_;
+  QueueMap<std::int64_t> table_;
 };
 
 }  // namespace mqkit::plugins::stores::commitlog
