@@ -546,6 +546,12 @@ BENCHMARK(BM_AppendSpread)
     ->Args({1000, 8, 200'000})
     ->Iterations(400'000)
     ->UseRealTime();
+BENCHMARK(BM_AppendSpread)
+    ->ArgNames({"topics", "queues", "rate"})
+    ->Args({1, 1, 500'000})
+    ->Args({1000, 8, 500'000})
+    ->Iterations(1'000'000)
+    ->UseRealTime();
 BENCHMARK(BM_ReadHot)->Arg(128)->Arg(1024)->MinTime(1.0);
 
 // Takes our own flags out of argv before Google Benchmark sees the rest.
