@@ -1,6 +1,10 @@
 # Every dependency comes from Debian 12 packages (tools/install-deps.sh installs them).
 find_package(Threads REQUIRED)
 find_package(ZLIB REQUIRED)
+# libdeflate's CRC-32 (carry-less multiply) is about 9x zlib's on 1 KiB bodies (bench/RESULTS.md):
+# every stored message's body CRC goes through it. Debian's 1.14 ships pkg-config data only.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(LIBDEFLATE REQUIRED IMPORTED_TARGET GLOBAL libdeflate)
 find_package(Boost 1.74 REQUIRED)            # DLL and Asio are header-only parts of Boost
 find_package(tomlplusplus 3.3 REQUIRED)      # compiled libtomlplusplus.so, never header-only
 find_package(spdlog 1.10 REQUIRED)           # compiled libspdlog.so

@@ -11,7 +11,8 @@ packages=(
   libspdlog-dev libfmt-dev
   rapidjson-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  zlib1g-dev libssl-dev   # CRC32 / zlib compression; MD5 for consistent-hash allocation
+  zlib1g-dev libssl-dev   # zlib compression; MD5 for consistent-hash allocation
+  libdeflate-dev          # the body CRC-32 of every stored message (carry-less multiply)
   libjemalloc-dev         # the allocator of mqkit's programs (MQKIT_MALLOC)
   nodejs npm              # the ali-ons interop tests
 )

@@ -1,3 +1,5 @@
 include(CMakeFindDependencyMacro)
 find_dependency(ZLIB)
+find_dependency(PkgConfig)
+pkg_check_modules(LIBDEFLATE REQUIRED IMPORTED_TARGET GLOBAL libdeflate)
 include("${CMAKE_CURRENT_LIST_DIR}/mqkit-plugin-apiTargets.cmake")
