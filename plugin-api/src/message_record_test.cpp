@@ -186,6 +186,23 @@ TEST(MessageRecordTest, BatchBodyRoundTrip) {
   EXPECT_FALSE(decode_batch(body).is_ok());
 }
 
+TEST(MessageRecordTest, BatchItemsIntoAStringAreTheSameBytes) {
+  std::vector<std::uint8_t> in_vector;
+  std::string in_string = "x";  // appended after what is there
+  append_batch_item(in_vector, 7, bytes_of("body"), "K\x01V\x02");
+  append_batch_item(in_string, 7, bytes_of("body"), "K\x01V\x02");
+  EXPECT_EQ(in_string.size(), 1 + batch_item_size(4, 4));
+  EXPECT_EQ(in_string.substr(1), std::string(in_vector.begin(), in_vector.end()));
+}
+
+TEST(MessageRecordTest, AppendPropertyEncodesLikeTheList) {
+  std::string encoded;
+  append_property(encoded, "KEYS", "a b");
+  append_property(encoded, "EMPTY", "");
+  EXPECT_EQ(encoded, encode_properties({{"KEYS", "a b"}, {"EMPTY", ""}}));
+  EXPECT_EQ(encoded.size(), encoded_property_size("KEYS", "a b") + encoded_property_size("EMPTY", ""));
+}
+
 TEST(MessageRecordTest, HostAddressFormatting) {
   EXPECT_EQ(to_string(v4(0, 0, 0, 0, 0)), "0.0.0.0:0");
   EXPECT_EQ(to_string(v4(255, 255, 255, 255, 65535)), "255.255.255.255:65535");
