@@ -21,12 +21,28 @@ struct PendingAppend {
 
 void append_messages(BrokerContext& context, std::vector<OutgoingMessage> messages, bool wait_for_flush,
                      AppendedCallback done) {
+  std::vector<std::string> properties;
+  properties.reserve(messages.size());
+  for (const OutgoingMessage& m : messages) properties.push_back(v1::encode_properties(m.properties));
+  append_encoded_messages(context, std::move(messages), std::move(properties), wait_for_flush, std::move(done));
+}
+
+void append_encoded_messages(BrokerContext& context, std::vector<OutgoingMessage> messages,
+                             std::vector<std::string> properties, bool wait_for_flush, AppendedCallback done) {
+  for (const auto& p : properties) {
+    // Checked here rather than left to the store so that every store answers alike.
+    if (p.size() > v1::kMaxPropertiesLength) {
+      done(v1::Status::invalid_argument("message properties are " + std::to_string(p.size()) +
+                                        " bytes, more than the limit of 32767"));
+      return;
+    }
+  }
   auto pending = std::make_shared<PendingAppend>();
   pending->messages = std::move(messages);
-  pending->properties.reserve(pending->messages.size());
+  pending->properties = std::move(properties);
   pending->views.reserve(pending->messages.size());
-  for (const OutgoingMessage& m : pending->messages) {
-    const std::string& properties = pending->properties.emplace_back(v1::encode_properties(m.properties));
+  for (std::size_t i = 0; i < pending->messages.size(); ++i) {
+    const OutgoingMessage& m = pending->messages[i];
     v1::MessageToAppend view;
     view.topic = m.topic;
     view.queue_id = m.queue_id;
@@ -37,16 +53,8 @@ void append_messages(BrokerContext& context, std::vector<OutgoingMessage> messag
     view.store_host = context.store_host;
     view.reconsume_times = m.reconsume_times;
     view.body = m.body.bytes;
-    view.properties = properties;
+    view.properties = pending->properties[i];
     pending->views.push_back(view);
-  }
-  for (const auto& p : pending->properties) {
-    // Checked here rather than left to the store so that every store answers alike.
-    if (p.size() > v1::kMaxPropertiesLength) {
-      done(v1::Status::invalid_argument("message properties are " + std::to_string(p.size()) +
-                                        " bytes, more than the limit of 32767"));
-      return;
-    }
   }
   v1::AppendOptions options;
   options.wait_for_flush = wait_for_flush;

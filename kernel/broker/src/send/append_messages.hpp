@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "mqkit/broker/broker_context.hpp"
@@ -24,6 +25,11 @@ using AppendedCallback = std::function<void(plugin::v1::Result<AppendedMessages>
 // bytes fail with InvalidArgument and store nothing.
 void append_messages(BrokerContext& context, std::vector<OutgoingMessage> messages, bool wait_for_flush,
                      AppendedCallback done);
+// The same for messages whose properties are encoded already: `properties[i]` is what
+// `messages[i]` stores (their `properties` lists are not read). A batch send builds them so,
+// without a list per message.
+void append_encoded_messages(BrokerContext& context, std::vector<OutgoingMessage> messages,
+                             std::vector<std::string> properties, bool wait_for_flush, AppendedCallback done);
 inline void append_message(BrokerContext& context, OutgoingMessage message, bool wait_for_flush,
                            AppendedCallback done) {
   std::vector<OutgoingMessage> messages;
