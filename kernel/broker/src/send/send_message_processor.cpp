@@ -100,10 +100,12 @@ AppendedCallback answer_with(const BrokerContext& context, const Responder& resp
 
 using PropertyViews = std::vector<std::pair<std::string_view, std::string_view>>;
 
-// A batch member's properties as stored, encoded straight from views of its own and the
-// header's: RocketMQ's batch encoder puts the header's properties after the member's own, and
-// one the member has already takes its place (set_property's rule). `scratch` is reused.
-std::string merged_properties(std::string_view own, const v1::Properties& header, PropertyViews& scratch) {
+// Appends a batch member's properties as stored to `out`, encoded straight from views of its
+// own and the header's: RocketMQ's batch encoder puts the header's properties after the
+// member's own, and one the member has already takes its place (set_property's rule).
+// `scratch` is reused between members; it ends holding the member's properties.
+void append_merged_properties(std::string& out, std::string_view own, const v1::Properties& header,
+                              PropertyViews& scratch) {
   scratch.clear();
   while (const auto property = v1::next_property(own)) scratch.push_back(*property);
   for (const auto& [name, value] : header) {
@@ -114,12 +116,7 @@ std::string merged_properties(std::string_view own, const v1::Properties& header
       scratch.emplace_back(name, value);
     }
   }
-  std::size_t size = 0;
-  for (const auto& [name, value] : scratch) size += v1::encoded_property_size(name, value);
-  std::string encoded;
-  encoded.reserve(size);
-  for (const auto& [name, value] : scratch) v1::append_property(encoded, name, value);
-  return encoded;
+  for (const auto& [name, value] : scratch) v1::append_property(out, name, value);
 }
 
 }  // namespace
@@ -190,25 +187,30 @@ void SendMessageProcessor::send_batch(RemotingCommand request, const Responder& 
   OutgoingMessage shared = message_from(header, target, *responder.channel(), config);
   // Each message gets its own properties below: copying the header's with the rest is waste.
   const v1::Properties shared_properties = std::exchange(shared.properties, {});
-  std::vector<OutgoingMessage> messages;
-  std::vector<std::string> properties;
-  messages.reserve(items->size());
-  properties.reserve(items->size());
+  BatchMembers batch;
+  batch.members.reserve(items->size());
+  batch.keep_alive = body.keep_alive;
+  std::size_t properties_size = 0;
+  for (const auto& [name, value] : shared_properties) properties_size += v1::encoded_property_size(name, value);
+  properties_size *= items->size();
+  for (const v1::BatchItem& item : *items) properties_size += item.properties.size();
+  batch.properties.reserve(properties_size);
   PropertyViews scratch;
   for (const v1::BatchItem& item : *items) {
     if (auto refusal = check_message_size(config, item.body.size(), item.properties.size())) {
       return refuse(responder, std::move(*refusal));
     }
-    const std::string& encoded = properties.emplace_back(merged_properties(item.properties, shared_properties, scratch));
-    if (delay_level_of(encoded) > 0) {
+    const std::size_t begin = batch.properties.size();
+    append_merged_properties(batch.properties, item.properties, shared_properties, scratch);
+    const bool has_delay = std::ranges::find(scratch, v1::property::kDelayLevel, &PropertyViews::value_type::first) !=
+                           scratch.end();
+    if (has_delay && delay_level_of(std::string_view(batch.properties).substr(begin)) > 0) {
       return responder.fail(rc::kMessageIllegal, "batch messages cannot be delayed (DELAY is set)");
     }
-    OutgoingMessage& m = messages.emplace_back(shared);
-    m.flag = item.flag;
-    m.body = {item.body, body.keep_alive};
+    batch.members.push_back({item.flag, item.body, batch.properties.size()});
   }
-  append_encoded_messages(context_, std::move(messages), std::move(properties), waits_for_flush(shared_properties),
-                          answer_with(context_, responder, target.queue_id));
+  append_batch(context_, std::move(shared), std::move(batch), waits_for_flush(shared_properties),
+               answer_with(context_, responder, target.queue_id));
 }
 
 }  // namespace mqkit::broker
