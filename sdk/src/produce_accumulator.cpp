@@ -54,7 +54,8 @@ bool ProduceAccumulator::should_hold(const Waiting& waiting) const {
 Status ProduceAccumulator::add(std::shared_ptr<const PreparedMessage> message, const SendTarget& target,
                                Clock::time_point started, Clock::time_point deadline, SendCallback done,
                                std::size_t window_bytes) {
-  MQKIT_ASSIGN_OR_RETURN(MessageQueue queue, sender_.pick_queue(*message, target));
+  MQKIT_ASSIGN_OR_RETURN(const MessageSender::PickedQueue picked, sender_.pick_queue(*message, target));
+  const MessageQueue& queue = *picked.queue;
   Item item{std::move(message), std::move(done), started, deadline, target.queue || target.selector, 0, window_bytes};
   item.bytes = batch_item_size(*item.message);
   Batch batch;
@@ -67,7 +68,9 @@ Status ProduceAccumulator::add(std::shared_ptr<const PreparedMessage> message, c
                                         " bytes wait for their batch (total_batch_max_bytes " +
                                         std::to_string(total_max_bytes_) + "); no room before the send timeout");
     }
-    Waiting& waiting = queues_[queue];
+    auto known = queues_.find(queue);
+    if (known == queues_.end()) known = queues_.emplace(queue, Waiting{}).first;
+    Waiting& waiting = known->second;
     total_bytes_ += item.bytes;
     waiting.bytes += item.bytes;
     waiting.items.push_back(std::move(item));
