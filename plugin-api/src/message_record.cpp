@@ -1,13 +1,13 @@
 #include "mqkit/plugin/v1/message_record.hpp"
 
 #include <arpa/inet.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <bit>
 #include <charconv>
 #include <cstring>
 
+#include "crc32.hpp"
 #include "mqkit/plugin/v1/java_hash.hpp"
 
 namespace mqkit::plugin::v1 {
@@ -140,8 +140,7 @@ std::optional<std::string_view> find_property(std::string_view encoded, std::str
 std::int64_t tags_code_of(std::string_view tags) { return tags.empty() ? 0 : java_string_hash(tags); }
 
 std::int32_t body_crc(std::span<const std::uint8_t> body) {
-  const uLong crc = crc32(0L, body.data(), static_cast<uInt>(body.size()));
-  return static_cast<std::int32_t>(crc & 0x7FFFFFFF);
+  return static_cast<std::int32_t>(crc32_ieee(0, body) & 0x7FFFFFFF);
 }
 
 std::int32_t record_size(const MessageToAppend& m) {
