@@ -96,17 +96,19 @@ constexpr std::int32_t kFixedSizeV4 = kMinRecordSize;
 
 }  // namespace
 
+void append_property(std::string& out, std::string_view name, std::string_view value) {
+  out += name;
+  out += kNameValueSeparator;
+  out += value;
+  out += kPropertySeparator;
+}
+
 std::string encode_properties(const Properties& properties) {
   std::size_t size = 0;
-  for (const auto& [name, value] : properties) size += name.size() + value.size() + 2;
+  for (const auto& [name, value] : properties) size += encoded_property_size(name, value);
   std::string out;
   out.reserve(size);
-  for (const auto& [name, value] : properties) {
-    out += name;
-    out += kNameValueSeparator;
-    out += value;
-    out += kPropertySeparator;
-  }
+  for (const auto& [name, value] : properties) append_property(out, name, value);
   return out;
 }
 
@@ -313,13 +315,13 @@ Result<std::vector<BatchItem>> decode_batch(std::span<const std::uint8_t> body) 
   return items;
 }
 
-void append_batch_item(std::vector<std::uint8_t>& out, std::int32_t flag, std::span<const std::uint8_t> body,
-                       std::string_view properties) {
-  const std::size_t total = 4 + 4 + 4 + 4 + 4 + body.size() + 2 + properties.size();
-  const std::size_t start = out.size();
-  out.resize(start + total);
-  Writer w(std::span<std::uint8_t>(out).subspan(start));
-  w.i32(static_cast<std::int32_t>(total));
+namespace {
+
+// Writes a batch item into `out`, which has exactly batch_item_size() bytes.
+void write_batch_item(std::span<std::uint8_t> out, std::int32_t flag, std::span<const std::uint8_t> body,
+                      std::string_view properties) {
+  Writer w(out);
+  w.i32(static_cast<std::int32_t>(out.size()));
   w.i32(0);
   w.i32(0);
   w.i32(flag);
@@ -327,6 +329,22 @@ void append_batch_item(std::vector<std::uint8_t>& out, std::int32_t flag, std::s
   w.bytes(body);
   w.i16(static_cast<std::int16_t>(properties.size()));
   w.text(properties);
+}
+
+}  // namespace
+
+void append_batch_item(std::vector<std::uint8_t>& out, std::int32_t flag, std::span<const std::uint8_t> body,
+                       std::string_view properties) {
+  const std::size_t start = out.size();
+  out.resize(start + batch_item_size(body.size(), properties.size()));
+  write_batch_item(std::span<std::uint8_t>(out).subspan(start), flag, body, properties);
+}
+
+void append_batch_item(std::string& out, std::int32_t flag, std::span<const std::uint8_t> body,
+                       std::string_view properties) {
+  const std::size_t start = out.size();
+  out.resize(start + batch_item_size(body.size(), properties.size()));
+  write_batch_item({reinterpret_cast<std::uint8_t*>(out.data()) + start, out.size() - start}, flag, body, properties);
 }
 
 std::string to_string(const HostAddress& address) {

@@ -1,8 +1,11 @@
 #include "mqkit/plugin/v1/message_record.hpp"
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <cstring>
+#include <random>
+#include <vector>
 
 namespace mqkit::plugin::v1 {
 namespace {
@@ -186,6 +189,23 @@ TEST(MessageRecordTest, BatchBodyRoundTrip) {
   EXPECT_FALSE(decode_batch(body).is_ok());
 }
 
+TEST(MessageRecordTest, BatchItemsIntoAStringAreTheSameBytes) {
+  std::vector<std::uint8_t> in_vector;
+  std::string in_string = "x";  // appended after what is there
+  append_batch_item(in_vector, 7, bytes_of("body"), "K\x01V\x02");
+  append_batch_item(in_string, 7, bytes_of("body"), "K\x01V\x02");
+  EXPECT_EQ(in_string.size(), 1 + batch_item_size(4, 4));
+  EXPECT_EQ(in_string.substr(1), std::string(in_vector.begin(), in_vector.end()));
+}
+
+TEST(MessageRecordTest, AppendPropertyEncodesLikeTheList) {
+  std::string encoded;
+  append_property(encoded, "KEYS", "a b");
+  append_property(encoded, "EMPTY", "");
+  EXPECT_EQ(encoded, encode_properties({{"KEYS", "a b"}, {"EMPTY", ""}}));
+  EXPECT_EQ(encoded.size(), encoded_property_size("KEYS", "a b") + encoded_property_size("EMPTY", ""));
+}
+
 TEST(MessageRecordTest, HostAddressFormatting) {
   EXPECT_EQ(to_string(v4(0, 0, 0, 0, 0)), "0.0.0.0:0");
   EXPECT_EQ(to_string(v4(255, 255, 255, 255, 65535)), "255.255.255.255:65535");
@@ -204,6 +224,23 @@ TEST(MessageRecordTest, HostAddressParsing) {
             "address 'localhost:9876' is not a numeric IP address");
   EXPECT_FALSE(parse_host_address("1.2.3.4").is_ok());
   EXPECT_FALSE(parse_host_address("1.2.3.4:99999").is_ok());
+}
+
+TEST(MessageRecordTest, BodyCrcIsZlibsCrc32MaskedForEveryLengthAndAlignment) {
+  std::mt19937 random(7);
+  std::vector<std::uint8_t> bytes(1400);
+  for (auto& b : bytes) b = static_cast<std::uint8_t>(random());
+  int mismatches = 0;
+  for (std::size_t offset = 0; offset < 16; ++offset) {
+    for (std::size_t size = 0; size + offset <= bytes.size(); size += (size < 300 ? 1 : 37)) {
+      const auto expected = static_cast<std::int32_t>(crc32_z(0, bytes.data() + offset, size) & 0x7FFFFFFF);
+      const std::int32_t actual = body_crc({bytes.data() + offset, size});
+      if (actual != expected && ++mismatches <= 5) {
+        ADD_FAILURE() << "offset " << offset << " size " << size << ": " << actual << " != " << expected;
+      }
+    }
+  }
+  EXPECT_EQ(mismatches, 0);
 }
 
 }  // namespace

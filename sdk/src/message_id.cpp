@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <random>
@@ -17,12 +18,19 @@ constexpr char kHex[] = "0123456789ABCDEF";
 // Java tolerates a clock stepping back this far (NTP) by using 0.
 constexpr std::int64_t kClockStepTolerance = 1'000'000;
 
-void append_hex(std::string& out, std::uint64_t value, int bytes) {
+// Writes 2 × `bytes` hex characters at `out`; returns the end.
+char* write_hex(char* out, std::uint64_t value, int bytes) {
   for (int i = bytes - 1; i >= 0; --i) {
     const auto byte = static_cast<std::uint8_t>(value >> (8 * i));
-    out += kHex[byte >> 4];
-    out += kHex[byte & 0xF];
+    *out++ = kHex[byte >> 4];
+    *out++ = kHex[byte & 0xF];
   }
+  return out;
+}
+
+void append_hex(std::string& out, std::uint64_t value, int bytes) {
+  char text[16];
+  out.append(text, write_hex(text, value, bytes));
 }
 
 std::int64_t now_ms() {
@@ -77,16 +85,21 @@ void UniqueIdGenerator::start_month_of(std::int64_t now) {
 std::string UniqueIdGenerator::next() { return next_at(now_ms()); }
 
 std::string UniqueIdGenerator::next_at(std::int64_t now) {
+  std::string id(kUniqueIdLength, '\0');
+  write_at(now, std::span<char, kUniqueIdLength>(id.data(), kUniqueIdLength));
+  return id;
+}
+
+void UniqueIdGenerator::next_into(std::span<char, kUniqueIdLength> out) { write_at(now_ms(), out); }
+
+void UniqueIdGenerator::write_at(std::int64_t now, std::span<char, kUniqueIdLength> out) {
   if (now >= next_month_start_ms_.load(std::memory_order_acquire)) start_month_of(now);
   std::int64_t diff = now - month_start_ms_.load(std::memory_order_acquire);
   if (diff < 0 && diff > -kClockStepTolerance) diff = 0;
   const std::uint32_t count = counter_.fetch_add(1, std::memory_order_relaxed);
-  std::string id;
-  id.reserve(32);
-  id += prefix_;
-  append_hex(id, static_cast<std::uint32_t>(diff), 4);
-  append_hex(id, count & 0xFFFF, 2);
-  return id;
+  char* cursor = std::copy(prefix_.begin(), prefix_.end(), out.data());
+  cursor = write_hex(cursor, static_cast<std::uint32_t>(diff), 4);
+  write_hex(cursor, count & 0xFFFF, 2);
 }
 
 std::string new_unique_id() { return UniqueIdGenerator::process_default().next(); }

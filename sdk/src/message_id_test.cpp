@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <ctime>
 #include <set>
 #include <thread>
@@ -37,6 +38,21 @@ TEST(UniqueIdTest, LayoutIsIpPidLoaderHashTimeCounter) {
   EXPECT_EQ(first.substr(28), "0000");
   EXPECT_EQ(second.substr(28), "0001");
   for (const char c : first) EXPECT_TRUE((c >= '0' && c <= '9') || (c >= 'A' && c <= 'F')) << first;
+}
+
+TEST(UniqueIdTest, NextIntoWritesTheSameLayoutAsNext) {
+  UniqueIdGenerator generator({10, 0, 0, 5}, 0x1234, 0xCAFEBABE);
+  const std::string before = generator.next();
+  std::array<char, kUniqueIdLength> written{};
+  generator.next_into(written);
+  const std::string after = generator.next();
+  const std::string id(written.data(), written.size());
+  EXPECT_EQ(id.substr(0, 20), "0A0000051234CAFEBABE");
+  // The counter advances through next_into like through next.
+  EXPECT_EQ(id.substr(28), "0001");
+  EXPECT_EQ(after.substr(28), "0002");
+  EXPECT_LE(before.substr(20, 8), id.substr(20, 8));
+  EXPECT_LE(id.substr(20, 8), after.substr(20, 8));
 }
 
 TEST(UniqueIdTest, TimeRestartsAtEveryMonth) {

@@ -113,10 +113,10 @@ Result<std::shared_ptr<const TopicRouteInfo>> MessageSender::route_for(const Pre
   return route;
 }
 
-Result<MessageQueue> MessageSender::select(const PreparedMessage& message, const SendTarget& target,
-                                           const TopicRouteInfo& route, std::string_view last_failed_broker) {
-  if (target.queue) return *target.queue;
-  if (target.first_queue && last_failed_broker.empty()) return *target.first_queue;
+Result<const MessageQueue*> MessageSender::select(const PreparedMessage& message, const SendTarget& target,
+                                                  const TopicRouteInfo& route, std::string_view last_failed_broker) {
+  if (target.queue) return &*target.queue;
+  if (target.first_queue && last_failed_broker.empty()) return &*target.first_queue;
   const auto& queues = route.publish.queues;
   v1::SelectContext context;
   context.topic = message.topic;
@@ -131,13 +131,14 @@ Result<MessageQueue> MessageSender::select(const PreparedMessage& message, const
     return Status::internal("the selector chose queue " + std::to_string(index) + " of " +
                             std::to_string(queues.size()));
   }
-  return queues[index];
+  return &queues[index];
 }
 
 Result<MessageSender::Chosen> MessageSender::choose(const PreparedMessage& message, const SendTarget& target,
                                                     const TopicRouteInfo& route, std::string_view last_failed_broker) {
   Chosen chosen;
-  MQKIT_ASSIGN_OR_RETURN(chosen.queue, select(message, target, route, last_failed_broker));
+  MQKIT_ASSIGN_OR_RETURN(const MessageQueue* queue, select(message, target, route, last_failed_broker));
+  chosen.queue = *queue;
   chosen.address = instance_.find_broker_master(chosen.queue.broker_name);
   if (chosen.address.empty()) {
     // The route may name a broker whose address arrived since (RocketMQ re-reads the route).
@@ -253,11 +254,14 @@ void MessageSender::on_async_response(const std::shared_ptr<AsyncSend>& send, co
   }
 }
 
-Result<MessageQueue> MessageSender::pick_queue(const PreparedMessage& message, const SendTarget& target) {
-  if (target.queue) return *target.queue;
-  MQKIT_ASSIGN_OR_RETURN(auto route, route_for(message, target));
+Result<MessageSender::PickedQueue> MessageSender::pick_queue(const PreparedMessage& message,
+                                                             const SendTarget& target) {
+  if (target.queue) return PickedQueue{nullptr, &*target.queue};
+  PickedQueue picked;
+  MQKIT_ASSIGN_OR_RETURN(picked.route, route_for(message, target));
   // The broker's address is looked up when the batch goes out.
-  return select(message, target, *route, {});
+  MQKIT_ASSIGN_OR_RETURN(picked.queue, select(message, target, *picked.route, {}));
+  return picked;
 }
 
 // ---- One-way -------------------------------------------------------------------------------

@@ -57,8 +57,14 @@ class MessageSender {
   void send_async(std::shared_ptr<const PreparedMessage> message, SendTarget target, Clock::time_point started,
                   Clock::time_point deadline, SendCallback done);
   Status send_oneway(std::shared_ptr<const PreparedMessage> message, const SendTarget& target);
-  // The queue a send of `message` would go to first (no request is sent).
-  Result<MessageQueue> pick_queue(const PreparedMessage& message, const SendTarget& target);
+  // The queue a send of `message` would go to first (no request is sent): one of `route`'s
+  // publish queues, or the target's own queue (then `route` is null and `queue` points into
+  // `target`). Not copied: an auto batch picks one for every message.
+  struct PickedQueue {
+    std::shared_ptr<const TopicRouteInfo> route;
+    const MessageQueue* queue = nullptr;
+  };
+  Result<PickedQueue> pick_queue(const PreparedMessage& message, const SendTarget& target);
 
   // The route topics without one borrow (create_topic_key, default_topic_queue_nums).
   const DefaultTopicRoute& fallback() const noexcept { return fallback_; }
@@ -71,8 +77,8 @@ class MessageSender {
   struct AsyncSend;
 
   Result<std::shared_ptr<const TopicRouteInfo>> route_for(const PreparedMessage& message, const SendTarget& target);
-  // The queue only (choose() adds its broker's address).
-  Result<MessageQueue> select(const PreparedMessage& message, const SendTarget& target, const TopicRouteInfo& route,
+  // The queue only (choose() adds its broker's address): an element of `route` or `target`.
+  Result<const MessageQueue*> select(const PreparedMessage& message, const SendTarget& target, const TopicRouteInfo& route,
                               std::string_view last_failed_broker);
   Result<Chosen> choose(const PreparedMessage& message, const SendTarget& target, const TopicRouteInfo& route,
                         std::string_view last_failed_broker);

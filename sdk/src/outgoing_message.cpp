@@ -1,5 +1,6 @@
 #include "outgoing_message.hpp"
 
+#include <array>
 #include <charconv>
 
 #include "compression.hpp"
@@ -14,10 +15,7 @@ namespace property = v1::property;
 
 namespace {
 
-v1::Properties as_list(const Message::PropertyMap& properties) { return {properties.begin(), properties.end()}; }
-
-Result<std::string> encoded_properties(const Message& message) {
-  std::string encoded = v1::encode_properties(as_list(message.properties()));
+Result<std::string> checked_length(std::string encoded) {
   if (encoded.size() > v1::kMaxPropertiesLength) {
     return Status::invalid_argument("the message properties take " + std::to_string(encoded.size()) +
                                     " bytes encoded, over the limit of " + std::to_string(v1::kMaxPropertiesLength));
@@ -25,8 +23,32 @@ Result<std::string> encoded_properties(const Message& message) {
   return encoded;
 }
 
-void ensure_unique_id(Message& message) {
-  if (message.unique_id().empty()) message.set_property(std::string(property::kUniqueKey), new_unique_id());
+// The message's properties encoded in their (sorted) order, with a new UNIQ_KEY where it has
+// none (or an empty one), as if it had been set on the message: written straight into the
+// encoding rather than into the message's map first, since every sent message needs one.
+Result<std::string> encoded_properties_with_unique_id(const Message& message) {
+  const Message::PropertyMap& properties = message.properties();
+  const bool needs_id = message.unique_id().empty();
+  std::array<char, kUniqueIdLength> id{};
+  std::size_t size = 0;
+  if (needs_id) {
+    UniqueIdGenerator::process_default().next_into(id);
+    size += v1::encoded_property_size(property::kUniqueKey, std::string_view(id.data(), id.size()));
+  }
+  for (const auto& [name, value] : properties) size += v1::encoded_property_size(name, value);
+  std::string encoded;
+  encoded.reserve(size);
+  bool id_written = !needs_id;
+  for (const auto& [name, value] : properties) {
+    if (!id_written && name >= property::kUniqueKey) {
+      v1::append_property(encoded, property::kUniqueKey, std::string_view(id.data(), id.size()));
+      id_written = true;
+      if (name == property::kUniqueKey) continue;  // the empty one it replaces
+    }
+    v1::append_property(encoded, name, value);
+  }
+  if (!id_written) v1::append_property(encoded, property::kUniqueKey, std::string_view(id.data(), id.size()));
+  return checked_length(std::move(encoded));
 }
 
 std::optional<std::int32_t> int_property(const Message& message, std::string_view name) {
@@ -43,10 +65,10 @@ bool is_retry_topic(std::string_view topic) { return topic.starts_with(protocol:
 // The batch header carries WAIT only. Java gives the batch a UNIQ_KEY of its own too, but
 // brokers append the header's properties to every message, so that key replaced each message's
 // own (apache/rocketmq#9416): consumers saw one id for the whole batch.
-Result<std::string> batch_header_properties(const std::string& topic, bool wait_store_msg_ok) {
-  Message header(topic, std::string());
-  header.set_wait_store_msg_ok(wait_store_msg_ok);
-  return encoded_properties(header);
+std::string batch_header_properties(bool wait_store_msg_ok) {
+  std::string encoded;
+  v1::append_property(encoded, property::kWaitStoreOk, wait_store_msg_ok ? "true" : "false");
+  return encoded;
 }
 
 // What prepare_batch refuses, checked on a single message.
@@ -72,7 +94,6 @@ Status validate_message(const Message& message, const ProducerConfig& config) {
 
 Result<PreparedMessage> prepare_message(Message message, const ProducerConfig& config) {
   MQKIT_RETURN_IF_ERROR(validate_message(message, config));
-  ensure_unique_id(message);
   PreparedMessage out;
   out.topic = message.topic();
   out.tags = std::string(message.tags());
@@ -87,7 +108,7 @@ Result<PreparedMessage> prepare_message(Message message, const ProducerConfig& c
     out.reconsume_times = int_property(message, property::kReconsumeTime).value_or(0);
     out.max_reconsume_times = int_property(message, property::kMaxReconsumeTimes);
   }
-  MQKIT_ASSIGN_OR_RETURN(out.properties, encoded_properties(message));
+  MQKIT_ASSIGN_OR_RETURN(out.properties, encoded_properties_with_unique_id(message));
   std::string body = message.release_body();
   if (body.size() > config.compress_msg_body_over_howmuch) {
     auto compressed = zlib_compress(body, config.compress_level);
@@ -104,7 +125,7 @@ Result<PreparedMessage> prepare_message(Message message, const ProducerConfig& c
 Result<PreparedMessage> prepare_batch(std::vector<Message> messages, const ProducerConfig& config) {
   if (messages.empty()) return Status::invalid_argument("a batch needs at least one message");
   const Message& first = messages.front();
-  std::vector<std::uint8_t> body;
+  std::string body;
   for (auto& message : messages) {
     if (message.topic() != first.topic()) {
       return Status::invalid_argument("The topic of the messages in one batch should be the same");
@@ -115,8 +136,7 @@ Result<PreparedMessage> prepare_batch(std::vector<Message> messages, const Produ
       return Status::invalid_argument("The waitStoreMsgOK of the messages in one batch should the same");
     }
     MQKIT_RETURN_IF_ERROR(validate_message(message, config));
-    ensure_unique_id(message);
-    MQKIT_ASSIGN_OR_RETURN(const std::string properties, encoded_properties(message));
+    MQKIT_ASSIGN_OR_RETURN(const std::string properties, encoded_properties_with_unique_id(message));
     const std::string& bytes = message.body();
     v1::append_batch_item(body, message.flag(), {reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()},
                           properties);
@@ -129,19 +149,19 @@ Result<PreparedMessage> prepare_batch(std::vector<Message> messages, const Produ
   PreparedMessage out;
   out.topic = first.topic();
   out.batch = true;
-  MQKIT_ASSIGN_OR_RETURN(out.properties, batch_header_properties(first.topic(), first.wait_store_msg_ok()));
-  out.body = std::make_shared<const std::string>(body.begin(), body.end());
+  out.properties = batch_header_properties(first.wait_store_msg_ok());
+  out.body = std::make_shared<const std::string>(std::move(body));
   return out;
 }
 
 std::size_t batch_item_size(const PreparedMessage& message) {
-  return 4 + 4 + 4 + 4 + 4 + message.body->size() + 2 + message.properties.size();
+  return v1::batch_item_size(message.body->size(), message.properties.size());
 }
 
 PreparedMessage join_batch(std::span<const std::shared_ptr<const PreparedMessage>> parts) {
   std::size_t size = 0;
   for (const auto& part : parts) size += batch_item_size(*part);
-  std::vector<std::uint8_t> body;
+  std::string body;
   body.reserve(size);
   for (const auto& part : parts) {
     const std::string& bytes = *part->body;
@@ -151,9 +171,8 @@ PreparedMessage join_batch(std::span<const std::shared_ptr<const PreparedMessage
   PreparedMessage out;
   out.topic = parts.front()->topic;
   out.batch = true;
-  // Batchable messages wait for the store, and a header of a valid topic always encodes.
-  out.properties = batch_header_properties(out.topic, true).value();
-  out.body = std::make_shared<const std::string>(body.begin(), body.end());
+  out.properties = batch_header_properties(true);  // batchable messages wait for the store
+  out.body = std::make_shared<const std::string>(std::move(body));
   return out;
 }
 

@@ -55,6 +55,39 @@ TEST(PrepareMessageTest, AssignsUniqueKeyAndKeepsAGivenOne) {
   EXPECT_EQ(property_of(prepare_message(given, config)->properties, "UNIQ_KEY"), "MINE");
 }
 
+TEST(PrepareMessageTest, PropertiesAreEncodedInNameOrderWithTheNewUniqueKeyInItsPlace) {
+  ProducerConfig config;
+  Message message("T", "TagA", "k1", "hello");
+  ASSERT_TRUE(message.put_user_property("a_after_all_upper_case", "1").is_ok());
+  ASSERT_TRUE(message.put_user_property("ABC", "2").is_ok());
+  auto prepared = prepare_message(message, config);
+  ASSERT_TRUE(prepared.is_ok());
+  const std::string id = property_of(prepared->properties, "UNIQ_KEY");
+  ASSERT_EQ(id.size(), 32u);
+  // What encoding the message's map after setting UNIQ_KEY on it gives (names sorted).
+  message.set_property("UNIQ_KEY", id);
+  EXPECT_EQ(prepared->properties,
+            v1::encode_properties({message.properties().begin(), message.properties().end()}));
+  EXPECT_EQ(v1::decode_properties(prepared->properties)[3].first, "UNIQ_KEY");  // after TAGS
+  // Only names before UNIQ_KEY, and none at all: the key goes last.
+  for (Message only : {Message("T", "hello"), Message("T", "TagA", "hello")}) {
+    auto p = prepare_message(only, config);
+    ASSERT_TRUE(p.is_ok());
+    EXPECT_EQ(v1::decode_properties(p->properties).back().first, "UNIQ_KEY");
+  }
+  // An empty UNIQ_KEY is replaced in place, not repeated.
+  Message empty_id("T", "hello");
+  empty_id.set_property("UNIQ_KEY", "");
+  empty_id.set_property("ZZZ", "z");
+  auto replaced = prepare_message(empty_id, config);
+  ASSERT_TRUE(replaced.is_ok());
+  const auto list = v1::decode_properties(replaced->properties);
+  ASSERT_EQ(list.size(), 2u);
+  EXPECT_EQ(list[0].first, "UNIQ_KEY");
+  EXPECT_EQ(list[0].second.size(), 32u);
+  EXPECT_EQ(list[1], (std::pair<std::string, std::string>("ZZZ", "z")));
+}
+
 TEST(PrepareMessageTest, CompressesBodiesOverTheThreshold) {
   ProducerConfig config;
   std::string body;

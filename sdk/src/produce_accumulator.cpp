@@ -27,9 +27,11 @@ std::vector<std::string_view> split_ids(std::string_view joined) {
 
 }  // namespace
 
-ProduceAccumulator::ProduceAccumulator(MessageSender& sender, ClientInstance& instance, const ProducerConfig& config)
+ProduceAccumulator::ProduceAccumulator(MessageSender& sender, ClientInstance& instance, SendWindow& window,
+                                       const ProducerConfig& config)
     : sender_(sender),
       instance_(instance),
+      window_(window),
       max_delay_(config.batch_max_delay),
       batch_max_bytes_(config.batch_max_bytes),
       total_max_bytes_(config.total_batch_max_bytes) {
@@ -50,9 +52,11 @@ bool ProduceAccumulator::should_hold(const Waiting& waiting) const {
 }
 
 Status ProduceAccumulator::add(std::shared_ptr<const PreparedMessage> message, const SendTarget& target,
-                               Clock::time_point started, Clock::time_point deadline, SendCallback done) {
-  MQKIT_ASSIGN_OR_RETURN(MessageQueue queue, sender_.pick_queue(*message, target));
-  Item item{std::move(message), std::move(done), started, deadline, target.queue || target.selector, 0};
+                               Clock::time_point started, Clock::time_point deadline, SendCallback done,
+                               std::size_t window_bytes) {
+  MQKIT_ASSIGN_OR_RETURN(const MessageSender::PickedQueue picked, sender_.pick_queue(*message, target));
+  const MessageQueue& queue = *picked.queue;
+  Item item{std::move(message), std::move(done), started, deadline, target.queue || target.selector, 0, window_bytes};
   item.bytes = batch_item_size(*item.message);
   Batch batch;
   {
@@ -64,7 +68,9 @@ Status ProduceAccumulator::add(std::shared_ptr<const PreparedMessage> message, c
                                         " bytes wait for their batch (total_batch_max_bytes " +
                                         std::to_string(total_max_bytes_) + "); no room before the send timeout");
     }
-    Waiting& waiting = queues_[queue];
+    auto known = queues_.find(queue);
+    if (known == queues_.end()) known = queues_.emplace(queue, Waiting{}).first;
+    Waiting& waiting = known->second;
     total_bytes_ += item.bytes;
     waiting.bytes += item.bytes;
     waiting.items.push_back(std::move(item));
@@ -112,7 +118,7 @@ ProduceAccumulator::Batch ProduceAccumulator::take_batch(const MessageQueue& que
 }
 
 void ProduceAccumulator::send(Batch batch) {
-  fail(batch.expired, Status::timeout("the message waited for its auto batch past its send timeout"));
+  fail(batch.expired, Status::timeout("the message waited for its auto batch past its send timeout"), window_);
   if (batch.items.empty()) return;
   auto started = batch.items.front().started;
   auto deadline = batch.items.front().deadline;
@@ -138,11 +144,12 @@ void ProduceAccumulator::send(Batch batch) {
   auto items = std::make_shared<std::vector<Item>>(std::move(batch.items));
   ++t_sending;
   sender_.send_async(std::move(message), std::move(target), started, deadline,
-                     [this, queue = std::move(batch.queue), items](Result<SendResult> result) {
+                     [this, queue = std::move(batch.queue), items, &window = window_](Result<SendResult> result) {
                        answered(queue);
-                       // Nothing touches the accumulator from here: once these callbacks ran,
-                       // the producer may be shut down and this destroyed.
-                       deliver(*items, result);
+                       // Nothing touches the accumulator from here: once these callbacks ran
+                       // and their room is released, the producer may be shut down and this
+                       // destroyed.
+                       deliver(*items, result, window);
                      });
   --t_sending;
 }
@@ -173,8 +180,8 @@ void ProduceAccumulator::answered(const MessageQueue& queue) {
     waiting.in_flight = false;
     room_.notify_all();
   }
-  fail(shared->expired, Status::timeout("the message waited for its auto batch past its send timeout"));
-  fail(shared->items, Status::unavailable("the client is shutting down; the auto batch was not sent"));
+  fail(shared->expired, Status::timeout("the message waited for its auto batch past its send timeout"), window_);
+  fail(shared->items, Status::unavailable("the client is shutting down; the auto batch was not sent"), window_);
 }
 
 void ProduceAccumulator::flush() {
@@ -213,9 +220,13 @@ void ProduceAccumulator::run_timer() {
   }
 }
 
-void ProduceAccumulator::deliver(std::vector<Item>& items, const Result<SendResult>& result) {
-  if (!result) return fail(items, result.status());
-  if (items.size() == 1) return call_send_callback(items.front().done, result);
+void ProduceAccumulator::deliver(std::vector<Item>& items, const Result<SendResult>& result, SendWindow& window) {
+  if (!result) return fail(items, result.status(), window);
+  if (items.size() == 1) {
+    call_send_callback(items.front().done, result);
+    window.release(items.front().window_bytes);
+    return;
+  }
   // One SEND_BATCH_MESSAGE: ids comma-joined in batch order, consecutive queue offsets.
   const auto ids = split_ids(result->msg_id);
   const auto offset_ids = split_ids(result->offset_msg_id);
@@ -230,11 +241,15 @@ void ProduceAccumulator::deliver(std::vector<Item>& items, const Result<SendResu
     one.region_id = result->region_id;
     one.trace_on = result->trace_on;
     call_send_callback(items[i].done, std::move(one));
+    window.release(items[i].window_bytes);
   }
 }
 
-void ProduceAccumulator::fail(std::vector<Item>& items, const Status& status) {
-  for (const Item& item : items) call_send_callback(item.done, status);
+void ProduceAccumulator::fail(std::vector<Item>& items, const Status& status, SendWindow& window) {
+  for (const Item& item : items) {
+    call_send_callback(item.done, status);
+    window.release(item.window_bytes);
+  }
 }
 
 }  // namespace mqkit::client

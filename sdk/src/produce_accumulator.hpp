@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "message_sender.hpp"
+#include "send_window.hpp"
 
 namespace mqkit::client {
 
@@ -36,15 +37,17 @@ class ProduceAccumulator {
  public:
   using Clock = std::chrono::steady_clock;
 
-  ProduceAccumulator(MessageSender& sender, ClientInstance& instance, const ProducerConfig& config);
+  // `window` holds the room of every added message: it is released after the message's callback.
+  ProduceAccumulator(MessageSender& sender, ClientInstance& instance, SendWindow& window, const ProducerConfig& config);
   ~ProduceAccumulator();  // stops the timer thread
   ProduceAccumulator(const ProduceAccumulator&) = delete;
   ProduceAccumulator& operator=(const ProduceAccumulator&) = delete;
 
-  // Takes a batchable message (PreparedMessage::batchable). `done` is called exactly once unless
-  // an error is returned (no queue to send to; no room before `deadline`).
+  // Takes a batchable message (PreparedMessage::batchable) that holds `window_bytes` of the
+  // window. `done` is called exactly once, and the room released after it, unless an error is
+  // returned (no queue to send to; no room before `deadline`): the room is then the caller's.
   Status add(std::shared_ptr<const PreparedMessage> message, const SendTarget& target, Clock::time_point started,
-             Clock::time_point deadline, SendCallback done);
+             Clock::time_point deadline, SendCallback done, std::size_t window_bytes);
   // Sends every held batch now and holds none from now on (shutdown).
   void flush();
 
@@ -55,7 +58,8 @@ class ProduceAccumulator {
     Clock::time_point started;
     Clock::time_point deadline;
     bool fixed_queue = false;  // the application chose the queue: one attempt
-    std::size_t bytes = 0;
+    std::size_t bytes = 0;         // in the batch body
+    std::size_t window_bytes = 0;  // held in the producer's window
   };
   struct Waiting {
     std::deque<Item> items;
@@ -78,11 +82,14 @@ class ProduceAccumulator {
   void answered(const MessageQueue& queue);
   void run_timer();
 
-  static void deliver(std::vector<Item>& items, const Result<SendResult>& result);
-  static void fail(std::vector<Item>& items, const Status& status);
+  // Call each item's callback and release its room in `window` after it. Static: the
+  // accumulator may be gone once the last room is released (the producer's shutdown waits).
+  static void deliver(std::vector<Item>& items, const Result<SendResult>& result, SendWindow& window);
+  static void fail(std::vector<Item>& items, const Status& status, SendWindow& window);
 
   MessageSender& sender_;
   ClientInstance& instance_;
+  SendWindow& window_;
   const std::chrono::milliseconds max_delay_;
   const std::size_t batch_max_bytes_;
   const std::size_t total_max_bytes_;

@@ -122,7 +122,7 @@ Status Producer::Impl::start() {
   MQKIT_RETURN_IF_ERROR(instance->register_producer(config_.group));
   MQKIT_RETURN_IF_ERROR(instance->start());
   sender_ = std::make_unique<MessageSender>(*instance, config_, std::move(selector), std::move(fault_strategy));
-  if (config_.auto_batch) accumulator_ = std::make_unique<ProduceAccumulator>(*sender_, *instance, config_);
+  if (config_.auto_batch) accumulator_ = std::make_unique<ProduceAccumulator>(*sender_, *instance, window_, config_);
   instance_ = std::move(instance);
   state_ = State::kRunning;
   gate_.open();
@@ -175,16 +175,17 @@ Status Producer::Impl::send_async(Result<PreparedMessage> prepared, SendCallback
   const std::size_t bytes = window_bytes_of(*prepared, config_);
   MQKIT_RETURN_IF_ERROR(window_.acquire(bytes, deadline));
   auto message = std::make_shared<const PreparedMessage>(std::move(prepared).value());
+  if (accumulator_ && message->batchable && !message->batch) {
+    // The accumulator releases the room after the callback, as `finish` below does.
+    Status added = accumulator_->add(std::move(message), target, started, deadline, std::move(callback), bytes);
+    if (!added) window_.release(bytes);  // the callback will not be called
+    return added;
+  }
   SendCallback finish = [this, bytes, callback = std::move(callback)](Result<SendResult> result) {
     // Released after the callback: once shutdown's drain ends, no callback runs.
     WindowSlot slot(window_, bytes);
     callback(std::move(result));
   };
-  if (accumulator_ && message->batchable && !message->batch) {
-    Status added = accumulator_->add(std::move(message), target, started, deadline, std::move(finish));
-    if (!added) window_.release(bytes);  // `finish` will not be called
-    return added;
-  }
   sender_->send_async(std::move(message), std::move(target), started, deadline, std::move(finish));
   return Status::ok();
 }

@@ -61,7 +61,7 @@ class BenchStats {
   std::atomic<std::uint64_t> send_errors{0};
   std::atomic<std::uint64_t> last_receive_ns{0};
   std::atomic<std::uint64_t> last_ack_ns{0};  // of a measured message
-  LatencyRecorder publish;  // send call → acknowledgement
+  LatencyRecorder publish;  // send stamp (wall clock, just before the send call) → acknowledgement
   LatencyRecorder e2e;      // stamp → delivery to the consumer
 
  private:

@@ -30,9 +30,10 @@ struct LoadProducers::Worker {
 
 namespace {
 
-std::uint64_t micros_since(Clock::time_point start) {
-  return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count());
+// Publish latency from the send's wall-clock stamp: one clock read per acknowledgement serves
+// both the latency and note_ack (a clock stepping back counts as 0).
+std::uint64_t micros_between(std::uint64_t send_ns, std::uint64_t ack_ns) {
+  return ack_ns > send_ns ? (ack_ns - send_ns) / 1000 : 0;
 }
 
 }  // namespace
@@ -137,20 +138,20 @@ void LoadProducers::send_loop(Worker& worker) {
       restamp(body, PayloadStamp{worker.id, first + k, send_ns});
       messages.emplace_back(topic, body);
     }
-    const auto started = Clock::now();
     BenchStats& stats = stats_;
     const std::size_t size = spec_.size;
-    auto on_result = [&stats, &worker, first, count, measured, started, size](const Result<SendResult>& result) {
+    auto on_result = [&stats, &worker, first, count, measured, send_ns, size](const Result<SendResult>& result) {
       if (!result) {
         worker.fail(first, count);
         if (measured) stats.send_errors.fetch_add(count, std::memory_order_relaxed);
         return;
       }
       if (!measured) return;
-      const std::uint64_t micros = micros_since(started);
+      const std::uint64_t ack_ns = wall_clock_ns();
+      const std::uint64_t micros = micros_between(send_ns, ack_ns);
       for (std::size_t k = 0; k < count; ++k) stats.publish.record(micros);
       stats.sent.add(count, size);
-      stats.note_ack(wall_clock_ns());
+      stats.note_ack(ack_ns);
     };
 
     switch (spec_.mode) {

@@ -9,41 +9,37 @@ namespace v1 = plugin::v1;
 
 namespace {
 
-// What the store reads from: the messages, their encoded properties and the views over both.
-// Kept alive by the append callback, since a store may finish the append on another thread.
+// What the store reads from: the messages (or a batch's common fields and its members), their
+// encoded properties and the views over them. Kept alive by the append callback, since a store
+// may finish the append on another thread.
 struct PendingAppend {
   std::vector<OutgoingMessage> messages;
   std::vector<std::string> properties;
+  BatchMembers batch;
   std::vector<v1::MessageToAppend> views;
 };
 
-}  // namespace
+v1::MessageToAppend view_of(const OutgoingMessage& m, const v1::HostAddress& store_host) {
+  v1::MessageToAppend view;
+  view.topic = m.topic;
+  view.queue_id = m.queue_id;
+  view.flag = m.flag;
+  view.sys_flag = m.sys_flag;
+  view.born_timestamp = m.born_timestamp;
+  view.born_host = m.born_host;
+  view.store_host = store_host;
+  view.reconsume_times = m.reconsume_times;
+  view.body = m.body.bytes;
+  return view;
+}
 
-void append_messages(BrokerContext& context, std::vector<OutgoingMessage> messages, bool wait_for_flush,
-                     AppendedCallback done) {
-  auto pending = std::make_shared<PendingAppend>();
-  pending->messages = std::move(messages);
-  pending->properties.reserve(pending->messages.size());
-  pending->views.reserve(pending->messages.size());
-  for (const OutgoingMessage& m : pending->messages) {
-    const std::string& properties = pending->properties.emplace_back(v1::encode_properties(m.properties));
-    v1::MessageToAppend view;
-    view.topic = m.topic;
-    view.queue_id = m.queue_id;
-    view.flag = m.flag;
-    view.sys_flag = m.sys_flag;
-    view.born_timestamp = m.born_timestamp;
-    view.born_host = m.born_host;
-    view.store_host = context.store_host;
-    view.reconsume_times = m.reconsume_times;
-    view.body = m.body.bytes;
-    view.properties = properties;
-    pending->views.push_back(view);
-  }
-  for (const auto& p : pending->properties) {
+// Hands `pending->views` to the store; `done` gets each record's commit offset.
+void store_views(BrokerContext& context, std::shared_ptr<PendingAppend> pending, bool wait_for_flush,
+                 AppendedCallback done) {
+  for (const auto& view : pending->views) {
     // Checked here rather than left to the store so that every store answers alike.
-    if (p.size() > v1::kMaxPropertiesLength) {
-      done(v1::Status::invalid_argument("message properties are " + std::to_string(p.size()) +
+    if (view.properties.size() > v1::kMaxPropertiesLength) {
+      done(v1::Status::invalid_argument("message properties are " + std::to_string(view.properties.size()) +
                                         " bytes, more than the limit of 32767"));
       return;
     }
@@ -51,8 +47,10 @@ void append_messages(BrokerContext& context, std::vector<OutgoingMessage> messag
   v1::AppendOptions options;
   options.wait_for_flush = wait_for_flush;
   kernel::DispatchPipeline* dispatch = context.dispatch;
-  context.store->append(pending->views, options,
-                        [pending, dispatch, done = std::move(done)](v1::Result<v1::AppendResult> result) {
+  const auto& views = pending->views;
+  context.store->append(views, options,
+                        [pending = std::move(pending), dispatch, done = std::move(done)](
+                            v1::Result<v1::AppendResult> result) {
                           if (!result) {
                             done(result.status());
                             return;
@@ -67,6 +65,40 @@ void append_messages(BrokerContext& context, std::vector<OutgoingMessage> messag
                           }
                           done(std::move(appended));
                         });
+}
+
+}  // namespace
+
+void append_messages(BrokerContext& context, std::vector<OutgoingMessage> messages, bool wait_for_flush,
+                     AppendedCallback done) {
+  auto pending = std::make_shared<PendingAppend>();
+  pending->messages = std::move(messages);
+  pending->properties.reserve(pending->messages.size());
+  pending->views.reserve(pending->messages.size());
+  for (const OutgoingMessage& m : pending->messages) {
+    v1::MessageToAppend& view = pending->views.emplace_back(view_of(m, context.store_host));
+    view.properties = pending->properties.emplace_back(v1::encode_properties(m.properties));
+  }
+  store_views(context, std::move(pending), wait_for_flush, std::move(done));
+}
+
+void append_batch(BrokerContext& context, OutgoingMessage common, BatchMembers batch, bool wait_for_flush,
+                  AppendedCallback done) {
+  auto pending = std::make_shared<PendingAppend>();
+  pending->messages.push_back(std::move(common));
+  pending->batch = std::move(batch);
+  const v1::MessageToAppend shared = view_of(pending->messages.front(), context.store_host);
+  const std::string_view properties = pending->batch.properties;
+  pending->views.reserve(pending->batch.members.size());
+  std::size_t begin = 0;
+  for (const BatchMembers::Member& member : pending->batch.members) {
+    v1::MessageToAppend& view = pending->views.emplace_back(shared);
+    view.flag = member.flag;
+    view.body = member.body;
+    view.properties = properties.substr(begin, member.properties_end - begin);
+    begin = member.properties_end;
+  }
+  store_views(context, std::move(pending), wait_for_flush, std::move(done));
 }
 
 }  // namespace mqkit::broker

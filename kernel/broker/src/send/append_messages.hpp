@@ -5,6 +5,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "mqkit/broker/broker_context.hpp"
@@ -24,6 +27,25 @@ using AppendedCallback = std::function<void(plugin::v1::Result<AppendedMessages>
 // bytes fail with InvalidArgument and store nothing.
 void append_messages(BrokerContext& context, std::vector<OutgoingMessage> messages, bool wait_for_flush,
                      AppendedCallback done);
+
+// The members of one SEND_BATCH_MESSAGE: each has its own flag, body and encoded properties;
+// topic, queue, sys flag, born host and time, reconsume times are the batch's.
+struct BatchMembers {
+  struct Member {
+    std::int32_t flag = 0;
+    std::span<const std::uint8_t> body{};
+    std::size_t properties_end = 0;  // its properties are properties[previous end, this end)
+  };
+  std::vector<Member> members;
+  std::string properties;  // every member's, back to back
+  std::shared_ptr<const void> keep_alive;  // owns the bodies
+};
+
+// Appends a batch's members (non-empty) as append_messages appends messages: `common` gives
+// what they share (its body and properties are not read).
+void append_batch(BrokerContext& context, OutgoingMessage common, BatchMembers batch, bool wait_for_flush,
+                  AppendedCallback done);
+
 inline void append_message(BrokerContext& context, OutgoingMessage message, bool wait_for_flush,
                            AppendedCallback done) {
   std::vector<OutgoingMessage> messages;

@@ -66,6 +66,21 @@ TEST(SendBatchTest, MessagesGetConsecutiveOffsetsAndTheirOwnIds) {
   }
 }
 
+TEST(SendBatchTest, HeaderPropertiesFollowEachMembersOwnAndReplaceTheSameNameInPlace) {
+  SendFixture f;
+  // The member's own WAIT sits before its extra property; the header's value takes its place.
+  auto request = batch_of({"one", "two"}, {{"WAIT", "false"}, {"K", ""}});
+  request.properties = {{"WAIT", "true"}, {"X", "1"}, {"X", "2"}};
+  ASSERT_EQ(f.send(request).code, rc::kSuccess);
+  for (std::size_t i = 0; i < 2; ++i) {
+    auto stored = f.read("T", 0, static_cast<std::int64_t>(i));
+    ASSERT_TRUE(stored);
+    const v1::Properties expected{{"UNIQ_KEY", "ID" + std::to_string(i)}, {"TAGS", "Tag" + std::to_string(i)},
+                                  {"WAIT", "true"}, {"K", ""}, {"X", "2"}, {"CLUSTER", "DefaultCluster"}};
+    EXPECT_EQ(stored->view.properties, v1::encode_properties(expected));
+  }
+}
+
 TEST(SendBatchTest, MalformedBodyIsIllegal) {
   SendFixture f;
   auto request = batch_of({"one", "two"});

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include "append_messages.hpp"
 #include "consumer_send_back.hpp"
@@ -90,13 +91,32 @@ OrRefusal<std::pair<SendMessageRequestHeader, SendTarget>> check_send(BrokerCont
   return std::pair{std::move(header).value(), std::get<SendTarget>(std::move(target))};
 }
 
-// Stores `messages` and answers with send_response().
-void store_and_answer(BrokerContext& context, std::vector<OutgoingMessage> messages, bool wait_for_flush,
-                      const Responder& responder, std::int32_t queue_id) {
-  append_messages(context, std::move(messages), wait_for_flush,
-                  [responder, store_host = context.store_host, queue_id](v1::Result<AppendedMessages> appended) {
-                    responder.respond(send_response(appended, store_host, queue_id));
-                  });
+// Answers an append with send_response().
+AppendedCallback answer_with(const BrokerContext& context, const Responder& responder, std::int32_t queue_id) {
+  return [responder, store_host = context.store_host, queue_id](v1::Result<AppendedMessages> appended) {
+    responder.respond(send_response(appended, store_host, queue_id));
+  };
+}
+
+using PropertyViews = std::vector<std::pair<std::string_view, std::string_view>>;
+
+// Appends a batch member's properties as stored to `out`, encoded straight from views of its
+// own and the header's: RocketMQ's batch encoder puts the header's properties after the
+// member's own, and one the member has already takes its place (set_property's rule).
+// `scratch` is reused between members; it ends holding the member's properties.
+void append_merged_properties(std::string& out, std::string_view own, const v1::Properties& header,
+                              PropertyViews& scratch) {
+  scratch.clear();
+  while (const auto property = v1::next_property(own)) scratch.push_back(*property);
+  for (const auto& [name, value] : header) {
+    const auto it = std::ranges::find(scratch, std::string_view(name), &PropertyViews::value_type::first);
+    if (it != scratch.end()) {
+      it->second = value;
+    } else {
+      scratch.emplace_back(name, value);
+    }
+  }
+  for (const auto& [name, value] : scratch) v1::append_property(out, name, value);
 }
 
 }  // namespace
@@ -149,9 +169,7 @@ void SendMessageProcessor::send_message(RemotingCommand request, const Responder
     }
   }
   ScheduleMessageService::park(config.delay_level_ms, message);
-  std::vector<OutgoingMessage> messages;
-  messages.push_back(std::move(message));
-  store_and_answer(context_, std::move(messages), wait_for_flush, responder, target.queue_id);
+  append_message(context_, std::move(message), wait_for_flush, answer_with(context_, responder, target.queue_id));
 }
 
 void SendMessageProcessor::send_batch(RemotingCommand request, const Responder& responder) {
@@ -169,24 +187,30 @@ void SendMessageProcessor::send_batch(RemotingCommand request, const Responder& 
   OutgoingMessage shared = message_from(header, target, *responder.channel(), config);
   // Each message gets its own properties below: copying the header's with the rest is waste.
   const v1::Properties shared_properties = std::exchange(shared.properties, {});
-  std::vector<OutgoingMessage> messages;
-  messages.reserve(items->size());
+  BatchMembers batch;
+  batch.members.reserve(items->size());
+  batch.keep_alive = body.keep_alive;
+  std::size_t properties_size = 0;
+  for (const auto& [name, value] : shared_properties) properties_size += v1::encoded_property_size(name, value);
+  properties_size *= items->size();
+  for (const v1::BatchItem& item : *items) properties_size += item.properties.size();
+  batch.properties.reserve(properties_size);
+  PropertyViews scratch;
   for (const v1::BatchItem& item : *items) {
     if (auto refusal = check_message_size(config, item.body.size(), item.properties.size())) {
       return refuse(responder, std::move(*refusal));
     }
-    OutgoingMessage& m = messages.emplace_back(shared);
-    m.flag = item.flag;
-    m.body = {item.body, body.keep_alive};
-    m.properties = v1::decode_properties(item.properties);
-    m.properties.reserve(m.properties.size() + shared_properties.size());
-    // As RocketMQ's batch encoder: the header's properties follow each message's own.
-    for (const auto& [name, value] : shared_properties) set_property(m.properties, name, value);
-    if (delay_level_of(m.properties) > 0) {
+    const std::size_t begin = batch.properties.size();
+    append_merged_properties(batch.properties, item.properties, shared_properties, scratch);
+    const bool has_delay = std::ranges::find(scratch, v1::property::kDelayLevel, &PropertyViews::value_type::first) !=
+                           scratch.end();
+    if (has_delay && delay_level_of(std::string_view(batch.properties).substr(begin)) > 0) {
       return responder.fail(rc::kMessageIllegal, "batch messages cannot be delayed (DELAY is set)");
     }
+    batch.members.push_back({item.flag, item.body, batch.properties.size()});
   }
-  store_and_answer(context_, std::move(messages), waits_for_flush(shared_properties), responder, target.queue_id);
+  append_batch(context_, std::move(shared), std::move(batch), waits_for_flush(shared_properties),
+               answer_with(context_, responder, target.queue_id));
 }
 
 }  // namespace mqkit::broker

@@ -11,12 +11,16 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 
 #include "mqkit/client/types.hpp"
 
 namespace mqkit::client {
+
+// Characters of an id this generator makes (IPv4).
+inline constexpr std::size_t kUniqueIdLength = 32;
 
 // Thread-safe: many sending threads share one generator.
 class UniqueIdGenerator {
@@ -27,12 +31,15 @@ class UniqueIdGenerator {
   std::string next();
   // The next id as if the wall clock read `now_ms` (ms since the epoch).
   std::string next_at(std::int64_t now_ms);
+  // The next id for the current time, written into `out` (no allocation: one per sent message).
+  void next_into(std::span<char, kUniqueIdLength> out);
 
   // The process-wide generator: local IPv4, this pid, a random loader hash.
   static UniqueIdGenerator& process_default();
 
  private:
   void start_month_of(std::int64_t now_ms);
+  void write_at(std::int64_t now_ms, std::span<char, kUniqueIdLength> out);
 
   std::string prefix_;  // hex of ip | pid | loader hash
   std::atomic<std::uint32_t> counter_{0};

@@ -67,6 +67,12 @@ using Properties = std::vector<std::pair<std::string, std::string>>;
 
 // "name\x01value\x02" for each pair (empty values are kept, as RocketMQ keeps them).
 std::string encode_properties(const Properties& properties);
+// Appends one "name\x01value\x02", for callers that encode without building a Properties list.
+void append_property(std::string& out, std::string_view name, std::string_view value);
+// What append_property adds.
+constexpr std::size_t encoded_property_size(std::string_view name, std::string_view value) {
+  return name.size() + value.size() + 2;
+}
 // Lenient like RocketMQ: segments without a separator are skipped.
 Properties decode_properties(std::string_view encoded);
 // The next property of `encoded` (views into it), which is advanced past it; nullopt when none
@@ -141,6 +147,13 @@ struct BatchItem {
 Result<std::vector<BatchItem>> decode_batch(std::span<const std::uint8_t> body);
 void append_batch_item(std::vector<std::uint8_t>& out, std::int32_t flag, std::span<const std::uint8_t> body,
                        std::string_view properties);
+// The same into a string (the SDK sends bodies as strings, so a batch is built in place).
+void append_batch_item(std::string& out, std::int32_t flag, std::span<const std::uint8_t> body,
+                       std::string_view properties);
+// What append_batch_item adds.
+constexpr std::size_t batch_item_size(std::size_t body_size, std::size_t properties_size) {
+  return 4 + 4 + 4 + 4 + 4 + body_size + 2 + properties_size;
+}
 
 // "ip:port" for an address (IPv6 in brackets).
 std::string to_string(const HostAddress& address);
