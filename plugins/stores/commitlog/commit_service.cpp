@@ -3,8 +3,10 @@
 namespace mqkit::plugins::stores::commitlog {
 
 namespace {
-// Appends closer than this to the end of the last commit stream (see the header).
+// Appends closer than this to the end of the last commit, this many times in a row, stream (see
+// the header): a short burst (a paced producer catching up) stays inline, without a wake-up.
 constexpr std::int64_t kStreamingGapNs = 5'000;
+constexpr int kStreamingRun = 8;
 }  // namespace
 
 std::int64_t CommitService::now_ns() noexcept {
@@ -42,7 +44,10 @@ void CommitService::submit(std::int64_t end_offset, plugin::v1::AppendResult res
   // Sequentially consistent with stream()'s store of false and its look at pending_: either it
   // sees this append, or this sees that it stopped streaming.
   if (streaming_.load()) return;
-  if (now_ns() - last_commit_end_ns_.load(std::memory_order_relaxed) < kStreamingGapNs) {
+  if (now_ns() - last_commit_end_ns_.load(std::memory_order_relaxed) >= kStreamingGapNs) {
+    back_to_back_.store(0, std::memory_order_relaxed);
+  } else if (back_to_back_.fetch_add(1, std::memory_order_relaxed) + 1 >= kStreamingRun) {
+    back_to_back_.store(0, std::memory_order_relaxed);
     streaming_.store(true);
     thread_.wakeup();
     return;

@@ -12,7 +12,7 @@
 // without the pool. Under load one commit covers many appends; the writer still never touches
 // the mapped file.
 //
-// Streaming: when appends come back to back (the next one less than kStreamingGap after the last
+// Streaming: when appends come back to back (eight in a row each less than 5 µs after the last
 // commit ended), committing inline would cost the writer one pwrite per append. The appender
 // then hands the commits to the service's thread, which commits everything waiting, again and
 // again, while appends keep arriving (on the other core, in large pwrites), and goes back to
@@ -98,6 +98,7 @@ class CommitService {
   std::atomic<bool> leading_{false};  // an appender is committing for the waiting appends
   std::atomic<bool> streaming_{false};  // the service's thread commits for the waiting appends
   std::atomic<std::int64_t> last_commit_end_ns_{0};  // steady clock
+  std::atomic<int> back_to_back_{0};  // appends in a row that came right after a commit
   mutable std::mutex mutex_;
   std::deque<Pending> pending_;  // guarded by mutex_; end offsets rise along it
   ServiceThread thread_;
