@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <thread>
 
@@ -317,6 +318,55 @@ TEST_F(StorePoolTest, BackToBackAppendsAreEachAcknowledgedOnlyOnceCommitted) {
   std::vector<std::string> even;
   for (int i = 0; i < kAppends; i += 2) even.push_back("m" + std::to_string(i));
   EXPECT_EQ(store.bodies("T", 0), even);
+}
+
+TEST_F(StorePoolTest, AFailedCommitWhileStreamingFailsWhatWaitsAndKeepsWhatWasAcknowledged) {
+  // Back-to-back appends (streaming), and the disk starts failing halfway through: every append
+  // is answered exactly once, none after the failure is acknowledged, and every acknowledged one
+  // is in the file after the process dies.
+  no_background_commits();
+  std::vector<std::string> acknowledged;
+  {
+    auto env = std::make_shared<FaultEnv>();
+    TestStore store(options_, env);
+    ASSERT_TRUE(store.open().is_ok());
+    constexpr int kAppends = 400;
+    std::vector<Message> messages;
+    for (int i = 0; i < kAppends; ++i) messages.push_back(message("T", 0, "m" + std::to_string(i)));
+    std::vector<std::atomic<int>> outcome(kAppends);  // 0 pending, 1 acknowledged, 2 failed; +10 twice
+    std::atomic<int> answered{0};
+    for (int i = 0; i < kAppends; ++i) {
+      if (i == kAppends / 2) env->fail_writes("commitlog/");
+      const auto view = messages[static_cast<std::size_t>(i)].view();
+      store.store().append(std::span(&view, 1), {}, [&, i](v1::Result<v1::AppendResult> result) {
+        const int previous = outcome[static_cast<std::size_t>(i)].exchange(result.is_ok() ? 1 : 2);
+        if (previous != 0) outcome[static_cast<std::size_t>(i)] = 10 + previous;
+        ++answered;
+      });
+    }
+    ASSERT_TRUE(eventually([&] { return answered.load() >= kAppends; })) << answered.load() << " answered";
+    int failed = 0;
+    for (int i = 0; i < kAppends; ++i) {
+      const int state = outcome[static_cast<std::size_t>(i)].load();
+      ASSERT_TRUE(state == 1 || state == 2) << "append " << i << " answered " << (state >= 10 ? "twice" : "never");
+      if (state == 1) {
+        EXPECT_LT(i, kAppends / 2) << "acknowledged after the disk failed";
+        acknowledged.push_back("m" + std::to_string(i));
+      } else {
+        ++failed;
+      }
+    }
+    EXPECT_GE(failed, kAppends / 2);
+    EXPECT_FALSE(store.store().stats().writable);
+    store.crash();
+  }
+  TestStore store(options_);
+  ASSERT_TRUE(store.open().is_ok());
+  ASSERT_TRUE(store.wait_dispatched());
+  const auto stored = store.bodies("T", 0);
+  ASSERT_GE(stored.size(), acknowledged.size());
+  EXPECT_TRUE(std::equal(acknowledged.begin(), acknowledged.end(), stored.begin()))
+      << "an acknowledged append is missing after the crash";
 }
 
 TEST_F(StorePoolTest, AFailedCommitStopsWrites) {
