@@ -137,7 +137,9 @@ void CommitService::run() {
 void CommitService::stream() {
   while (!thread_.stopping()) {
     if (has_pending()) {
-      if (commit_and_answer(0) || !has_pending()) continue;
+      // A failed commit answered what waited with its error; appends queued since (the store
+      // refuses new ones once it knows) are answered by the next attempt, not left to a round.
+      if (commit_and_answer(0) || failed_.load() || !has_pending()) continue;
       // Waiting appends with nothing to commit (a store being closed): retried on the next round.
       streaming_.store(false);
       return;
