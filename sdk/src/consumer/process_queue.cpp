@@ -9,7 +9,7 @@ bool ProcessQueue::put(const std::vector<MessageExt>& messages) {
                                                  consuming_.contains(message.queue_offset))) {
       continue;
     }
-    messages_.emplace(message.queue_offset, message);
+    messages_.emplace(message.queue_offset, Cached{message});
     bytes_ += message.body().size();
     if (message.queue_offset > max_offset_) max_offset_ = message.queue_offset;
   }
@@ -28,9 +28,8 @@ std::int64_t ProcessQueue::remove(const std::vector<MessageExt>& messages) {
   for (const auto& message : messages) {
     const auto it = messages_.find(message.queue_offset);
     if (it == messages_.end()) continue;
-    bytes_ -= it->second.body().size();
+    bytes_ -= it->second.message.body().size();
     messages_.erase(it);
-    consume_started_.erase(message.queue_offset);
   }
   return commit_offset_locked();
 }
@@ -40,17 +39,18 @@ void ProcessQueue::mark_consume_started(const std::vector<MessageExt>& messages)
   std::lock_guard lock(mutex_);
   last_consume_time_ = now;
   for (const auto& message : messages) {
-    if (messages_.contains(message.queue_offset)) consume_started_[message.queue_offset] = now;
+    if (const auto it = messages_.find(message.queue_offset); it != messages_.end()) it->second.consume_started = now;
   }
 }
 
 std::optional<MessageExt> ProcessQueue::expired_head(std::chrono::milliseconds timeout) const {
   std::lock_guard lock(mutex_);
   if (messages_.empty()) return std::nullopt;
-  const auto& [offset, message] = *messages_.begin();
-  const auto started = consume_started_.find(offset);
-  if (started == consume_started_.end() || Clock::now() - started->second <= timeout) return std::nullopt;
-  return message;
+  const Cached& head = messages_.begin()->second;
+  if (head.consume_started == Clock::time_point{} || Clock::now() - head.consume_started <= timeout) {
+    return std::nullopt;
+  }
+  return head.message;
 }
 
 std::size_t ProcessQueue::message_count() const {
@@ -74,7 +74,7 @@ std::vector<MessageExt> ProcessQueue::take_messages(std::size_t count) {
   std::vector<MessageExt> out;
   while (out.size() < count && !messages_.empty()) {
     auto node = messages_.extract(messages_.begin());
-    out.push_back(node.mapped());
+    out.push_back(node.mapped().message);
     consuming_.insert(std::move(node));
   }
   if (out.empty()) {
@@ -87,7 +87,7 @@ std::vector<MessageExt> ProcessQueue::take_messages(std::size_t count) {
 
 std::int64_t ProcessQueue::commit() {
   std::lock_guard lock(mutex_);
-  for (const auto& [offset, message] : consuming_) bytes_ -= message.body().size();
+  for (const auto& [offset, cached] : consuming_) bytes_ -= cached.message.body().size();
   std::int64_t offset = -1;
   if (!consuming_.empty()) offset = consuming_.rbegin()->first + 1;
   consuming_.clear();
@@ -101,7 +101,7 @@ void ProcessQueue::make_messages_to_consume_again(const std::vector<MessageExt>&
   for (const auto& message : messages) {
     auto node = consuming_.extract(message.queue_offset);
     if (node.empty()) continue;
-    node.mapped() = message;  // keeps its raised reconsume count
+    node.mapped().message = message;  // keeps its raised reconsume count
     messages_.insert(std::move(node));
   }
 }
@@ -167,7 +167,6 @@ void ProcessQueue::clear() {
   std::lock_guard lock(mutex_);
   messages_.clear();
   consuming_.clear();
-  consume_started_.clear();
   bytes_ = 0;
   consuming_active_ = false;
 }

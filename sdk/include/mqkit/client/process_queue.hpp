@@ -78,10 +78,16 @@ class ProcessQueue {
  private:
   std::int64_t commit_offset_locked() const;
 
+  // A cached message and, in concurrent consumption, when a listener started on it (kept in the
+  // entry: no second map to insert into and erase from per consumed message).
+  struct Cached {
+    MessageExt message;
+    Clock::time_point consume_started{};
+  };
+
   mutable std::mutex mutex_;
-  std::map<std::int64_t, MessageExt> messages_;
-  std::map<std::int64_t, MessageExt> consuming_;  // orderly: taken, not yet committed
-  std::map<std::int64_t, Clock::time_point> consume_started_;  // concurrent: offsets whose listener runs
+  std::map<std::int64_t, Cached> messages_;
+  std::map<std::int64_t, Cached> consuming_;  // orderly: taken, not yet committed
   std::size_t bytes_ = 0;                         // bodies of messages_ and consuming_
   std::int64_t max_offset_ = -1;                  // largest offset ever put
   bool consuming_active_ = false;                 // orderly: a consumer runs or is dispatched
