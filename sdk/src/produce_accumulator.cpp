@@ -68,9 +68,7 @@ Status ProduceAccumulator::add(std::shared_ptr<const PreparedMessage> message, c
                                         " bytes wait for their batch (total_batch_max_bytes " +
                                         std::to_string(total_max_bytes_) + "); no room before the send timeout");
     }
-    auto known = queues_.find(queue);
-    if (known == queues_.end()) known = queues_.emplace(queue, Waiting{}).first;
-    Waiting& waiting = known->second;
+    Waiting& waiting = queues_[queue];
     total_bytes_ += item.bytes;
     waiting.bytes += item.bytes;
     waiting.items.push_back(std::move(item));
