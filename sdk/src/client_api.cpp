@@ -6,6 +6,7 @@
 #include "mqkit/plugin/v1/message_record.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/header_fields.hpp"
+#include "mqkit/kernel/wall_clock.hpp"
 
 namespace mqkit::client {
 
@@ -30,9 +31,6 @@ void put(v1::ExtFields& fields, const char* key, std::int64_t value) {
 }
 void put_bool(v1::ExtFields& fields, const char* key, bool value) { put(fields, key, value ? "true" : "false"); }
 
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 RemotingCommand queue_request(std::int32_t code, const MessageQueue& queue) {
   auto request = RemotingCommand::request(code);
@@ -69,7 +67,7 @@ RemotingCommand send_command(SendMessageRequest r) {
   put(f, "d", static_cast<std::int64_t>(r.default_topic_queue_nums));
   put(f, "e", static_cast<std::int64_t>(r.queue_id));
   put(f, "f", static_cast<std::int64_t>(r.sys_flag));
-  put(f, "g", r.born_timestamp != 0 ? r.born_timestamp : now_ms());
+  put(f, "g", r.born_timestamp != 0 ? r.born_timestamp : kernel::wall_clock_ms());
   put(f, "h", static_cast<std::int64_t>(r.flag));
   f.set("i", std::move(r.properties));
   put(f, "j", static_cast<std::int64_t>(r.reconsume_times));

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "local_address.hpp"
+#include "mqkit/kernel/wall_clock.hpp"
 
 namespace mqkit::client {
 
@@ -33,10 +34,6 @@ void append_hex(std::string& out, std::uint64_t value, int bytes) {
   out.append(text, write_hex(text, value, bytes));
 }
 
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // Start of the local-time month containing `ms`, shifted by `month_delta` months.
 std::int64_t month_start(std::int64_t ms, int month_delta) {
@@ -82,7 +79,7 @@ void UniqueIdGenerator::start_month_of(std::int64_t now) {
   next_month_start_ms_.store(month_start(now, 1), std::memory_order_release);
 }
 
-std::string UniqueIdGenerator::next() { return next_at(now_ms()); }
+std::string UniqueIdGenerator::next() { return next_at(kernel::wall_clock_ms()); }
 
 std::string UniqueIdGenerator::next_at(std::int64_t now) {
   std::string id(kUniqueIdLength, '\0');
@@ -90,7 +87,7 @@ std::string UniqueIdGenerator::next_at(std::int64_t now) {
   return id;
 }
 
-void UniqueIdGenerator::next_into(std::span<char, kUniqueIdLength> out) { write_at(now_ms(), out); }
+void UniqueIdGenerator::next_into(std::span<char, kUniqueIdLength> out) { write_at(kernel::wall_clock_ms(), out); }
 
 void UniqueIdGenerator::write_at(std::int64_t now, std::span<char, kUniqueIdLength> out) {
   if (now >= next_month_start_ms_.load(std::memory_order_acquire)) start_month_of(now);
@@ -133,6 +130,6 @@ Result<UniqueIdInfo> parse_unique_id(std::string_view id, std::int64_t now) {
   return info;
 }
 
-Result<UniqueIdInfo> parse_unique_id(std::string_view id) { return parse_unique_id(id, now_ms()); }
+Result<UniqueIdInfo> parse_unique_id(std::string_view id) { return parse_unique_id(id, kernel::wall_clock_ms()); }
 
 }  // namespace mqkit::client

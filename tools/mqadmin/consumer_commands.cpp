@@ -11,6 +11,7 @@
 #include "mqkit/protocol/bodies.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/header_fields.hpp"
+#include "mqkit/kernel/wall_clock.hpp"
 
 namespace mqkit::admin {
 namespace {
@@ -21,11 +22,6 @@ using RunningInfos = std::map<std::string, ConsumerRunningInfo>;  // by client i
 // RocketMQ's analyzeProcessQueue thresholds: a concurrent queue with cached messages and no
 // consumption for a minute looks blocked.
 constexpr std::int64_t kBlockedAfterMs = 60 * 1000;
-
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 std::string property(const ConsumerRunningInfo& info, std::string_view key) {
   const auto it = info.properties.find(std::string(key));
@@ -64,7 +60,7 @@ std::vector<std::string> queue_warnings(const std::string& client_id, const Cons
   std::vector<std::string> out;
   if (property(info, ConsumerRunningInfo::kPropConsumeType) != "CONSUME_PASSIVELY") return out;
   const bool orderly = property(info, ConsumerRunningInfo::kPropConsumeOrderly) == "true";
-  const std::int64_t now = now_ms();
+  const std::int64_t now = kernel::wall_clock_ms();
   for (const auto& [queue, pq] : info.mq_table) {
     if (orderly && !pq.locked) {
       out.push_back(client_id + " " + queue.to_string() + " can't lock for a while, " +

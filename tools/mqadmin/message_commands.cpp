@@ -6,6 +6,7 @@
 #include "admin.hpp"
 #include "json_output.hpp"
 #include "mqkit/client/producer.hpp"
+#include "mqkit/kernel/wall_clock.hpp"
 
 namespace mqkit::admin {
 namespace {
@@ -170,9 +171,7 @@ int query_msg_by_key(AdminContext& ctx, const std::string& topic, const std::str
   request.topic = topic;
   request.key = key;
   request.max_num = 64;
-  request.end_timestamp_ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-          .count();
+  request.end_timestamp_ms = kernel::wall_clock_ms();
   std::vector<client::MessageExt> messages;
   for (const auto& [name, address] : *masters) {
     auto found = ctx.api().query_message(address, request);

@@ -5,6 +5,7 @@
 
 #include "admin.hpp"
 #include "json_output.hpp"
+#include "mqkit/kernel/wall_clock.hpp"
 
 namespace mqkit::admin {
 
@@ -59,8 +60,7 @@ int reset_offset_by_time(AdminContext& ctx, const std::string& group, const std:
                          const std::string& timestamp) {
   std::int64_t when = 0;
   if (timestamp == "now") {
-    when = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-               .count();
+    when = kernel::wall_clock_ms();
   } else {
     const auto* end = timestamp.data() + timestamp.size();
     auto [ptr, ec] = std::from_chars(timestamp.data(), end, when);

@@ -8,17 +8,11 @@
 
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/protocol/codes.hpp"
+#include "mqkit/kernel/wall_clock.hpp"
 
 namespace mqkit::broker {
 
 using plugin::v1::Status;
-
-namespace {
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-}  // namespace
 
 std::string local_ipv4_address() {
   ifaddrs* list = nullptr;
@@ -66,7 +60,7 @@ Status BrokerController::start_services() {
   MQKIT_RETURN_IF_ERROR(offsets_->load());
   MQKIT_RETURN_IF_ERROR(groups_->load());
   locks_ = std::make_unique<RebalanceLockManager>(config_.lock_max_live_time_ms);
-  long_polling_ = std::make_unique<LongPollingService>(&now_ms);
+  long_polling_ = std::make_unique<LongPollingService>(&kernel::wall_clock_ms);
   dispatch_ = std::make_unique<kernel::DispatchPipeline>(store_);
   dispatch_->add_dispatcher(long_polling_.get());
 
@@ -80,7 +74,7 @@ Status BrokerController::start_services() {
   context_.producers = &producers_;
   context_.locks = locks_.get();
   context_.long_polling = long_polling_.get();
-  context_.clock = &now_ms;
+  context_.clock = &kernel::wall_clock_ms;
 
   handler_ = std::make_shared<BrokerRequestHandler>();
   handler_->on_channel_closed([this](std::uint64_t id) {
@@ -116,8 +110,8 @@ Status BrokerController::start_services() {
     if (auto s = offsets_->persist(); !s) kernel::logger("broker")->error("persisting offsets: {}", s.to_string());
   });
   tasks_.add("expire-clients", std::chrono::seconds(10), std::chrono::seconds(10), [this] {
-    consumers_.expire(now_ms(), config_.channel_expired_timeout_ms);
-    producers_.expire(now_ms(), config_.channel_expired_timeout_ms);
+    consumers_.expire(kernel::wall_clock_ms(), config_.channel_expired_timeout_ms);
+    producers_.expire(kernel::wall_clock_ms(), config_.channel_expired_timeout_ms);
   });
   tasks_.start();
   log->info("broker {} ({}) serving on {} in cluster {}", config_.broker_name, config_.broker_id, config_.address(),

@@ -5,6 +5,7 @@
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/validation.hpp"
+#include "mqkit/kernel/wall_clock.hpp"
 
 namespace mqkit::broker {
 
@@ -14,11 +15,6 @@ namespace perm = protocol::perm;
 
 namespace {
 constexpr const char* kFileName = "topics.json";
-
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 }  // namespace
 
 TopicConfigManager::TopicConfigManager(const BrokerConfig& config, MetadataFiles& files)
@@ -141,7 +137,7 @@ TopicConfigTable TopicConfigManager::snapshot() const {
 void TopicConfigManager::on_change(std::function<void()> listener) { listener_ = std::move(listener); }
 
 void TopicConfigManager::bump_version_locked() {
-  table_.data_version.timestamp = now_ms();
+  table_.data_version.timestamp = kernel::wall_clock_ms();
   ++table_.data_version.counter;
 }
 

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "mqkit/kernel/logging.hpp"
+#include "mqkit/kernel/wall_clock.hpp"
 
 namespace mqkit::namesrv {
 
@@ -28,10 +29,6 @@ constexpr plugin::v1::ConfigField kFields[] = {
 };
 constexpr plugin::v1::ConfigSchema kSchema{kFields, std::size(kFields)};
 
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 std::string expand_home(const std::string& path) {
   if (path.rfind("~/", 0) != 0) return path;
@@ -51,7 +48,7 @@ NameServer::NameServer(const plugin::v1::ConfigValues& config, std::shared_ptr<p
       transport_(std::move(transport)),
       kv_(expand_home(config.get_string("kv_config_path"))) {
   processor_ = std::make_shared<NameServerProcessor>(
-      routes_, kv_, NameServerOptions{.order_message_enable = config.get_bool("order_message_enable")}, &now_ms);
+      routes_, kv_, NameServerOptions{.order_message_enable = config.get_bool("order_message_enable")}, &kernel::wall_clock_ms);
 }
 
 NameServer::~NameServer() { stop(); }
@@ -83,7 +80,7 @@ void NameServer::stop() noexcept {
 void NameServer::scan_loop() {
   std::unique_lock lock(mutex_);
   while (!stop_signal_.wait_for(lock, std::chrono::milliseconds(scan_interval_ms_), [this] { return stopping_; })) {
-    for (const auto& addr : routes_.expire_brokers(now_ms(), broker_expiry_ms_)) {
+    for (const auto& addr : routes_.expire_brokers(kernel::wall_clock_ms(), broker_expiry_ms_)) {
       kernel::logger("namesrv")->warn("broker {} expired: no registration for {} ms", addr, broker_expiry_ms_);
     }
   }

@@ -6,6 +6,7 @@
 
 #include "mqkit/client/process_queue.hpp"
 #include "mqkit/kernel/bootstrap.hpp"
+#include "mqkit/kernel/wall_clock.hpp"
 #include "mqkit/protocol/validation.hpp"
 
 namespace mqkit::client {
@@ -111,9 +112,7 @@ std::string_view to_string(ConsumeFromWhere where) noexcept {
 
 Result<std::int64_t> parse_consume_timestamp(std::string_view text) {
   if (text.empty()) {
-    const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
-        std::chrono::system_clock::now().time_since_epoch());
-    return now.count() - kHalfHourMs;
+    return kernel::wall_clock_ms() - kHalfHourMs;
   }
   if (text.size() != 14 || !all_digits(text)) {
     return Status::invalid_argument("consume_timestamp '" + std::string(text) + "' is not yyyyMMddHHmmss");

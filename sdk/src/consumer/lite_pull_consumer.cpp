@@ -4,6 +4,7 @@
 #include "consumer_startup.hpp"
 #include "lite_pull_assignment.hpp"
 #include "mqkit/kernel/logging.hpp"
+#include "mqkit/kernel/wall_clock.hpp"
 #include "mqkit/protocol/subscription_expression.hpp"
 #include "mqkit/protocol/validation.hpp"
 #include "offset_reset.hpp"
@@ -223,7 +224,7 @@ Status LitePullConsumer::Impl::start() {
   instance_ = std::move(parts.instance);
   serve_offset_resets(*instance_, config_.group, weak_from_this());
   state_ = State::kRunning;
-  start_timestamp_ms_ = wall_clock_ms();
+  start_timestamp_ms_ = kernel::wall_clock_ms();
   next_auto_commit_ = std::chrono::steady_clock::now() + config_.auto_commit_interval;
   gate_.open();
   MQKIT_RETURN_IF_ERROR(instance_->start());

@@ -1,5 +1,7 @@
 #include "mqkit/client/process_queue.hpp"
 
+#include "mqkit/kernel/wall_clock.hpp"
+
 namespace mqkit::client {
 
 bool ProcessQueue::put(const std::vector<MessageExt>& messages) {
@@ -136,8 +138,7 @@ protocol::ProcessQueueInfo ProcessQueue::info() const {
   using std::chrono::duration_cast;
   using std::chrono::milliseconds;
   const auto steady_now = Clock::now();
-  const auto wall_now_ms =
-      duration_cast<milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  const std::int64_t wall_now_ms = kernel::wall_clock_ms();
   const auto wall_ms = [&](Clock::time_point t) {
     return t == Clock::time_point{} ? 0 : wall_now_ms - duration_cast<milliseconds>(steady_now - t).count();
   };

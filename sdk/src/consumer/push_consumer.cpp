@@ -5,6 +5,7 @@
 #include "../lifecycle_gate.hpp"
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/kernel/periodic_tasks.hpp"
+#include "mqkit/kernel/wall_clock.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
 #include "mqkit/protocol/validation.hpp"
 #include "offset_reset.hpp"
@@ -165,7 +166,7 @@ Status PushConsumer::Impl::start() {
   instance_ = std::move(instance);
   serve_offset_resets(*instance_, config_.group, weak_from_this());
   state_ = State::kRunning;
-  start_timestamp_ms_ = wall_clock_ms();
+  start_timestamp_ms_ = kernel::wall_clock_ms();
   gate_.open();
   if (orderly() && clustering()) {
     lock_task_.add("lock-queues", config_.lock_interval, config_.lock_interval, [this] {

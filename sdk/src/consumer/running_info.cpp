@@ -12,11 +12,6 @@ std::string ms_text(std::chrono::milliseconds value) { return std::to_string(val
 
 }  // namespace
 
-std::int64_t wall_clock_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 protocol::ConsumerRunningInfo consumer_running_info(const ConsumerConfig& config, std::int64_t start_timestamp_ms,
                                                     const std::map<std::string, SubscriptionData>& subscriptions,
                                                     const std::map<MessageQueue, std::shared_ptr<ProcessQueue>>& queues,

@@ -31,7 +31,4 @@ protocol::ConsumerRunningInfo consumer_running_info(const ConsumerConfig& config
                                                     const std::map<MessageQueue, std::shared_ptr<ProcessQueue>>& queues,
                                                     OffsetStore& offsets);
 
-// Now, in ms since the epoch (what PROP_CONSUMER_START_TIMESTAMP records).
-std::int64_t wall_clock_ms();
-
 }  // namespace mqkit::client

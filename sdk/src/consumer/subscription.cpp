@@ -4,21 +4,13 @@
 
 #include "mqkit/protocol/subscription_expression.hpp"
 #include "mqkit/protocol/validation.hpp"
+#include "mqkit/kernel/wall_clock.hpp"
 
 namespace mqkit::client {
 
-namespace {
-
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
-
 Result<SubscriptionData> make_subscription(std::string_view topic, std::string_view expression) {
   if (Status s = protocol::validate_topic(topic); !s) return s.with_context("subscribed topic");
-  SubscriptionData subscription = protocol::parse_subscription(topic, expression, now_ms());
+  SubscriptionData subscription = protocol::parse_subscription(topic, expression, kernel::wall_clock_ms());
   if (subscription.sub_string != protocol::kSubscribeAll && subscription.tags_set.empty()) {
     return Status::invalid_argument("subscription expression '" + std::string(expression) + "' of " +
                                     std::string(topic) + " names no tag; use \"*\" or \"TagA || TagB\"");
@@ -32,7 +24,7 @@ bool tag_matches(const SubscriptionData& subscription, std::string_view tag) {
 }
 
 SubscriptionData retry_subscription(std::string_view group) {
-  return protocol::parse_subscription(protocol::retry_topic(group), protocol::kSubscribeAll, now_ms());
+  return protocol::parse_subscription(protocol::retry_topic(group), protocol::kSubscribeAll, kernel::wall_clock_ms());
 }
 
 }  // namespace mqkit::client

@@ -14,6 +14,7 @@
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
 #include "mqkit/protocol/validation.hpp"
+#include "mqkit/kernel/wall_clock.hpp"
 
 namespace mqkit::broker {
 
@@ -196,8 +197,7 @@ void ScheduleMessageService::set_offset(std::int32_t level, std::int64_t offset)
 
 std::int64_t ScheduleMessageService::now() const {
   if (context_.clock) return context_.clock();
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return kernel::wall_clock_ms();
 }
 
 bool ScheduleMessageService::stopping() const {

@@ -6,12 +6,12 @@
 
 #include "mqkit/kernel/config_document.hpp"
 #include "plugin_fixture.hpp"
+#include "mqkit/kernel/wall_clock.hpp"
 
 namespace mqkit::broker::testing {
 
 BrokerHarness::BrokerHarness(const std::string& broker_toml)
-    : now_(std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-               .count()) {
+    : now_(kernel::wall_clock_ms()) {
   auto doc = kernel::ConfigDocument::parse("[broker]\nbroker_ip1 = \"127.0.0.1\"\n" + broker_toml, "harness");
   if (!doc) {
     ADD_FAILURE() << doc.status().to_string();
