@@ -129,7 +129,9 @@ Result<SendResult> send_result_of(const RemotingCommand& response, SentTo sent) 
 // --- PULL_MESSAGE --------------------------------------------------------------------------
 
 RemotingCommand pull_command(const PullMessageRequest& r) {
-  auto command = RemotingCommand::request(rq::kPullMessage);
+  // As RocketMQ's client does, so a broker can serve lite pulls from their own queue.
+  auto command = RemotingCommand::request((r.sys_flag & pull_sys_flag::kLitePull) != 0 ? rq::kLitePullMessage
+                                                                                       : rq::kPullMessage);
   auto& f = command.ext_fields;
   put(f, "consumerGroup", r.consumer_group);
   put(f, "topic", r.topic);

@@ -197,6 +197,12 @@ TEST_F(ClientApiTest, PullRequestAndDecodedResult) {
   EXPECT_EQ(field(sent, "subscription"), "*");
   EXPECT_EQ(field(sent, "subVersion"), "77");
   EXPECT_EQ(field(sent, "expressionType"), "TAG");
+
+  // A lite pull goes out as LITE_PULL_MESSAGE, as RocketMQ's client sends it.
+  request.sys_flag |= pull_sys_flag::kLitePull;
+  ASSERT_TRUE(api_->pull_message("b", request).is_ok());
+  EXPECT_EQ(transport_->calls().at(1).request.code, rq::kLitePullMessage);
+  EXPECT_EQ(field(transport_->calls().at(1).request, "sysFlag"), "23");
 }
 
 TEST_F(ClientApiTest, OffsetsHeartbeatAndOneway) {

@@ -569,7 +569,8 @@ void LitePullConsumer::Impl::pull(const MessageQueue& queue, std::uint64_t epoch
     return pull_later(queue, epoch, config_.pull_time_delay_when_exception);
   }
   // Offsets are committed by commit(), never piggybacked on pulls: poll positions are not commits.
-  const PullMessageRequest request = make_pull_request(config_, queue, position->pull_offset, *subscription);
+  PullMessageRequest request = make_pull_request(config_, queue, position->pull_offset, *subscription);
+  request.sys_flag |= pull_sys_flag::kLitePull;
   instance_->api().pull_message_async(
       broker->address, request, config_.consumer_timeout_when_suspend,
       [self = shared_from_this(), queue, epoch, pulled_at = request.queue_offset](Result<PullResult> result) {

@@ -67,7 +67,7 @@ class FakeQueues {
   }
 
   void install(FakeCluster& cluster, std::function<std::string()> client_id) {
-    cluster.set_broker_handler(rq::kPullMessage, [this](const std::string&, const RemotingCommand& r) {
+    cluster.set_broker_handler(rq::kLitePullMessage, [this](const std::string&, const RemotingCommand& r) {
       return pull(r);
     });
     cluster.set_broker_handler(rq::kGetMinOffset, [](const std::string&, const RemotingCommand&) {

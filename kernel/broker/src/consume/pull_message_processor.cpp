@@ -200,7 +200,9 @@ void run_parked(BrokerContext& context, const std::shared_ptr<const PullHeader>&
 
 }  // namespace
 
-std::vector<std::int32_t> PullMessageProcessor::codes() const { return {protocol::request_code::kPullMessage}; }
+std::vector<std::int32_t> PullMessageProcessor::codes() const {
+  return {protocol::request_code::kPullMessage, protocol::request_code::kLitePullMessage};
+}
 
 void PullMessageProcessor::process(RemotingCommand request, Responder responder) {
   HeaderReader fields(request.ext_fields);

@@ -74,6 +74,22 @@ TEST_F(PullMessageProcessorTest, FoundAnswersTheStoredRecordsAndQueueOffsets) {
   EXPECT_EQ(testing::ext_int(some, "nextBeginOffset"), 2);
 }
 
+// Stock RocketMQ lite pull consumers send LITE_PULL_MESSAGE (361) with the lite pull sysFlag bit;
+// it is answered exactly like PULL_MESSAGE.
+TEST_F(PullMessageProcessorTest, LitePullMessageIsAnsweredLikePullMessage) {
+  for (int i = 0; i < 3; ++i) put(1, "m" + std::to_string(i));
+  harness_.wait_dispatched();
+
+  RemotingCommand lite = pull_request(1, 1, kSubscriptionOnly | protocol::pull_sys_flag::kLitePull);
+  lite.code = protocol::request_code::kLitePullMessage;
+  const RemotingCommand answer = call(std::move(lite));
+  EXPECT_EQ(answer.code, rc::kSuccess);
+  const auto records = testing::records_of(answer);
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].queue_offset, 1);
+  EXPECT_EQ(testing::body_of(records[1]), "m2");
+}
+
 TEST_F(PullMessageProcessorTest, TransferIsCappedByTheBrokerLimit) {
   harness_.config().max_transfer_count = 2;
   for (int i = 0; i < 5; ++i) put(0, "m");

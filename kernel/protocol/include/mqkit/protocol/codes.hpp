@@ -56,6 +56,8 @@ inline constexpr std::int32_t kConsumeMessageDirectly = 309;
 inline constexpr std::int32_t kSendMessageV2 = 310;
 inline constexpr std::int32_t kSendBatchMessage = 320;
 inline constexpr std::int32_t kQueryDataVersion = 322;
+// PULL_MESSAGE from a lite pull consumer (sysFlag has pull_sys_flag::kLitePull); same header and answer.
+inline constexpr std::int32_t kLitePullMessage = 361;
 }  // namespace request_code
 
 namespace response_code {
