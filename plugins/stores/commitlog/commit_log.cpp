@@ -28,9 +28,9 @@ void copy_records(std::uint8_t* destination, std::span<const std::uint8_t> recor
 // Disk blocks are reserved in fixed chunks ahead of the writer: 64 MiB for the default 1 GiB
 // file (a sixteenth of smaller files, at least a page). A fallocate of a chunk takes tens of
 // microseconds, once per 64 Ki records of 1 KiB.
-MappedFile::Policy commit_log_policy(std::int64_t file_size) {
-  const std::int64_t chunk = std::clamp<std::int64_t>(file_size / 16, kFlushPageSize, 64LL << 20);
-  return {chunk, chunk};
+MappedFile::Policy commit_log_policy(const CommitLogOptions& options) {
+  const std::int64_t chunk = std::clamp<std::int64_t>(options.file_size / 16, kFlushPageSize, 64LL << 20);
+  return {.min_step = chunk, .max_step = chunk, .zero_ahead = options.zero_ahead};
 }
 
 // Evictions go in steps of at least this much (one posix_fadvise and madvise per file and step).
@@ -63,8 +63,8 @@ CommitLog::CommitLog(Env& env, Logger log, CommitLogOptions options)
     : env_(env),
       log_(log),
       options_(std::move(options)),
-      files_(env, log, options_.dir, options_.file_size, commit_log_policy(options_.file_size)),
-      allocator_(env, log, options_.dir, options_.file_size, commit_log_policy(options_.file_size)) {}
+      files_(env, log, options_.dir, options_.file_size, commit_log_policy(options_)),
+      allocator_(env, log, options_.dir, options_.file_size, commit_log_policy(options_)) {}
 
 CommitLog::~CommitLog() { allocator_.stop(); }
 

@@ -50,6 +50,8 @@ struct CommitLogOptions {
   // Flushed bytes further than this behind the flushed offset are evicted from the page cache
   // (0: never; see StoreOptions::commit_log_page_cache_window).
   std::int64_t page_cache_window = 0;
+  // Zeros written ahead of the writer (MappedFile::Policy::zero_ahead; 0: none).
+  std::int64_t zero_ahead = 0;
 };
 
 struct AppendOutcome {

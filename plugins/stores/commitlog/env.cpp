@@ -131,6 +131,10 @@ class PosixFile final : public File {
     (void)::posix_fadvise(fd_, offset, length, POSIX_FADV_DONTNEED);
   }
 
+  void start_writeback(std::int64_t offset, std::int64_t length) noexcept override {
+    (void)::sync_file_range(fd_, offset, length, SYNC_FILE_RANGE_WRITE);
+  }
+
   v1::Result<std::unique_ptr<Mapping>> map(std::int64_t length) noexcept override {
     void* data = ::mmap(nullptr, static_cast<std::size_t>(length), PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
     if (data == MAP_FAILED) return io_error("mmap", path_, errno);

@@ -55,6 +55,9 @@ class File {
   // Evicts the clean page-cache pages of [offset, offset + length) (posix_fadvise DONTNEED);
   // dirty or still-mapped pages stay. Best effort; the default ignores it.
   virtual void drop_cached(std::int64_t /*offset*/, std::int64_t /*length*/) noexcept {}
+  // Starts writing back the dirty pages of [offset, offset + length) without waiting
+  // (sync_file_range WRITE). A hint: durability still comes only from sync() or a mapping's sync.
+  virtual void start_writeback(std::int64_t /*offset*/, std::int64_t /*length*/) noexcept {}
   virtual v1::Result<std::unique_ptr<Mapping>> map(std::int64_t length) noexcept = 0;
   // Takes an exclusive advisory lock (flock) without waiting; Unavailable when another open file
   // description holds it. Released when the File is destroyed.

@@ -143,6 +143,9 @@ class FaultFile final : public File {
   void drop_cached(std::int64_t offset, std::int64_t length) noexcept override {
     if (!cache_) base_->drop_cached(offset, length);
   }
+  void start_writeback(std::int64_t offset, std::int64_t length) noexcept override {
+    if (!cache_) base_->start_writeback(offset, length);
+  }
   v1::Result<std::unique_ptr<Mapping>> map(std::int64_t length) noexcept override {
     if (state_->power_loss != FaultEnv::PowerLoss::kNone) {
       if (!cache_) {

@@ -34,7 +34,10 @@ v1::Result<std::shared_ptr<MappedFile>> MappedFile::create(Env& env, const std::
   auto made = [&]() -> v1::Result<std::shared_ptr<MappedFile>> {
     MQKIT_RETURN_IF_ERROR(file->truncate(size));
     MQKIT_ASSIGN_OR_RETURN(auto mapped, map_file(path, start_offset, size, policy, std::move(file)));
-    MQKIT_RETURN_IF_ERROR(mapped->reserve_through(std::min(policy.min_step, size)));
+    // Only blocks: zeros go ahead of the writer's position, which is still 0.
+    std::lock_guard lock(mapped->reserve_mutex_);
+    MQKIT_RETURN_IF_ERROR(mapped->reserve_blocks(std::min(policy.min_step, size)));
+    mapped->publish_prepared();
     return mapped;
   }();
   if (!made.is_ok()) {
@@ -60,17 +63,51 @@ v1::Result<std::shared_ptr<MappedFile>> MappedFile::open(Env& env, const std::st
 
 v1::Status MappedFile::reserve_more(std::int64_t end) noexcept {
   std::lock_guard lock(reserve_mutex_);
-  const std::int64_t reserved = reserved_.load(std::memory_order_relaxed);
-  if (end <= reserved) return v1::Status::ok();
   if (end > size_) {
     return v1::Status::internal("a write up to byte " + std::to_string(end) + " of " + path_ + " would pass its end (" +
                                 std::to_string(size_) + " bytes)");
   }
-  const std::int64_t step = std::clamp(reserved, policy_.min_step, policy_.max_step);
-  const std::int64_t wanted = std::max(end, reserved + step);
-  const std::int64_t target = std::min(size_, (wanted + kFlushPageSize - 1) / kFlushPageSize * kFlushPageSize);
-  MQKIT_RETURN_IF_ERROR(file_->allocate(reserved, target - reserved));
-  reserved_.store(target, std::memory_order_release);
+  MQKIT_RETURN_IF_ERROR(reserve_blocks(end));
+  if (policy_.zero_ahead > 0) MQKIT_RETURN_IF_ERROR(write_zeros_ahead_of(end));
+  publish_prepared();
+  return v1::Status::ok();
+}
+
+v1::Status MappedFile::reserve_blocks(std::int64_t end) noexcept {
+  const std::int64_t reserved = reserved_.load(std::memory_order_relaxed);
+  if (end > reserved) {
+    const std::int64_t step = std::clamp(reserved, policy_.min_step, policy_.max_step);
+    const std::int64_t wanted = std::max(end, reserved + step);
+    const std::int64_t target = std::min(size_, (wanted + kFlushPageSize - 1) / kFlushPageSize * kFlushPageSize);
+    MQKIT_RETURN_IF_ERROR(file_->allocate(reserved, target - reserved));
+    reserved_.store(target, std::memory_order_release);
+  }
+  return v1::Status::ok();
+}
+
+void MappedFile::publish_prepared() noexcept {
+  const std::int64_t reserved = reserved_.load(std::memory_order_relaxed);
+  const bool zeros_due = policy_.zero_ahead > 0 && zeroed_ < size_;
+  prepared_.store(zeros_due ? std::min(reserved, zeroed_ - policy_.zero_ahead / 2) : reserved,
+                  std::memory_order_release);
+}
+
+v1::Status MappedFile::write_zeros_ahead_of(std::int64_t end) noexcept {
+  if (zeroed_ >= size_ || end + policy_.zero_ahead / 2 <= zeroed_) return v1::Status::ok();
+  const std::int64_t from = std::max(zeroed_, end);
+  const std::int64_t to =
+      std::min(size_, (end + policy_.zero_ahead + kFlushPageSize - 1) / kFlushPageSize * kFlushPageSize);
+  MQKIT_RETURN_IF_ERROR(reserve_blocks(to));
+  static constexpr std::uint8_t kZeros[64 * 1024] = {};
+  for (std::int64_t at = from; at < to;) {
+    const auto length = static_cast<std::size_t>(std::min<std::int64_t>(to - at, sizeof kZeros));
+    if (v1::Status written = file_->write_at(at, {kZeros, length}); !written.is_ok()) {
+      return written.with_context("writing zeros ahead of the writer");
+    }
+    at += static_cast<std::int64_t>(length);
+  }
+  file_->start_writeback(from, to - from);
+  zeroed_ = to;
   return v1::Status::ok();
 }
 

@@ -75,6 +75,7 @@ v1::Result<StoreOptions> options_from_config(const v1::ConfigValues& config) {
   o.commit_commit_log_least_pages = config.get_int("commit_commit_log_least_pages");
   o.commit_commit_log_thorough_interval = duration(config, "commit_commit_log_thorough_interval");
   o.commit_log_page_cache_window = config.get_size("commit_log_page_cache_window");
+  o.commit_log_zero_fill_ahead = config.get_size("commit_log_zero_fill_ahead");
   return o;
 }
 

@@ -60,6 +60,14 @@ struct StoreOptions {
   // back to the host, a first touch of such memory costs several times the copy — and the
   // broker's page-cache footprint stays bounded; a consumer reading further back reads the disk.
   std::int64_t commit_log_page_cache_window = 0;
+  // SYNC_FLUSH: zeros kept written this far ahead of the commit log writer (MappedFile::Policy::
+  // zero_ahead), so group commits overwrite written blocks instead of converting fallocated
+  // extents and committing the file system's journal each time. ASYNC_FLUSH does not use it: no
+  // acknowledgement waits for its flushes.
+  std::int64_t commit_log_zero_fill_ahead = 1LL << 20;
+  std::int64_t commit_log_zero_ahead() const noexcept {
+    return flush_mode == FlushMode::kSync ? commit_log_zero_fill_ahead : 0;
+  }
 
   // RocketMQ's rule: the pool only with ASYNC_FLUSH.
   bool uses_transient_store_pool() const noexcept {
@@ -176,6 +184,11 @@ inline constexpr v1::ConfigField kConfigSchema[] = {
                     "cache (0 = never); appends then reuse those pages instead of fresh memory, and consumers "
                     "reading further back read from disk",
      .min = 0, .max = 1LL << 50},
+    {.key = "commit_log_zero_fill_ahead", .type = v1::ValueType::kSize, .default_value = "1MiB",
+     .description = "SYNC_FLUSH only: keep zeros written this far ahead of the commit log writer (0 = off), so "
+                    "each group commit overwrites written blocks instead of converting fallocated ones and "
+                    "committing the file system journal",
+     .min = 0, .max = 1LL << 30},
     {.key = "commit_commit_log_thorough_interval", .type = v1::ValueType::kDuration, .default_value = "200ms",
      .description = "transient store pool: commit every waiting byte at least this often (bounds how long "
                     "an appended message stays unreadable)",

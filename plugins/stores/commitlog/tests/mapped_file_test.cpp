@@ -136,6 +136,63 @@ TEST(MappedFileTest, AFailedReservationIsAnErrorAndReservesNothing) {
   EXPECT_EQ(file->reserved(), 8192);
 }
 
+bool page_resident(MappedFile& file, std::int64_t position) {
+  unsigned char in_core = 0;
+  const std::int64_t page = position / kFlushPageSize * kFlushPageSize;
+  EXPECT_EQ(::mincore(file.data() + page, kFlushPageSize, &in_core), 0);
+  return (in_core & 1) != 0;
+}
+
+TEST(MappedFileTest, ZerosWrittenAheadOfTheWriterNeverTouchWhatItWrote) {
+  TempDir dir;
+  auto env = posix_env();
+  constexpr std::int64_t kSize = 1 << 20;
+  constexpr std::int64_t kAhead = 64 * 1024;
+  auto file = MappedFile::create(*env, dir / "00000000000000000000", 0, kSize,
+                                 {.min_step = 4096, .max_step = 64 * 1024, .zero_ahead = kAhead})
+                  .value();
+  EXPECT_FALSE(page_resident(*file, 0)) << "creating writes no zeros: the writer's position is not known yet";
+  std::string expected;
+  const std::int64_t sizes[] = {100, 5000, 1, 70'000, 333, 4096, 131'072, 7};
+  for (std::size_t i = 0; expected.size() + 140'000 < static_cast<std::size_t>(kSize); ++i) {
+    const std::int64_t position = static_cast<std::int64_t>(expected.size());
+    const std::int64_t length = sizes[i % std::size(sizes)];
+    ASSERT_TRUE(file->reserve_through(position + length).is_ok());
+    EXPECT_TRUE(page_resident(*file, position + length + kAhead / 2 - 1)) << "zeros at least half the window ahead";
+    const std::string record(static_cast<std::size_t>(length), static_cast<char>('a' + i % 26));
+    std::memcpy(file->data() + position, record.data(), record.size());
+    file->set_wrote_position(position + length);
+    expected += record;
+    ASSERT_EQ(std::memcmp(file->data(), expected.data(), expected.size()), 0) << "after write " << i;
+  }
+  const auto end = static_cast<std::int64_t>(expected.size());
+  ASSERT_TRUE(file->reserve_through(kSize).is_ok()) << "zeros stop at the end of the file";
+  for (std::int64_t at = end; at < kSize; ++at) ASSERT_EQ(file->data()[at], 0) << "byte " << at;
+  ASSERT_TRUE(file->flush_to(end).is_ok());
+  std::string on_disk(expected.size(), '\0');
+  std::ifstream(dir / "00000000000000000000", std::ios::binary).read(on_disk.data(), end);
+  EXPECT_EQ(on_disk, expected);
+}
+
+TEST(MappedFileTest, AFailedZeroWriteIsAnErrorAndLeavesTheWrittenBytes) {
+  TempDir dir;
+  auto env = std::make_shared<FaultEnv>();
+  auto file =
+      MappedFile::create(*env, dir / "00000000000000000000", 0, 1 << 20,
+                         {.min_step = 1 << 20, .max_step = 1 << 20, .zero_ahead = 8192})
+          .value();  // every block reserved: the zeros are the only write
+  std::memcpy(file->data(), "abc", 3);
+  file->set_wrote_position(3);
+  env->fail_writes();
+  const auto failed = file->reserve_through(3);
+  EXPECT_EQ(failed.code(), v1::StatusCode::kIoError);
+  EXPECT_NE(failed.message().find("writing zeros ahead"), std::string::npos) << failed.to_string();
+  EXPECT_EQ(std::memcmp(file->data(), "abc", 3), 0);
+  env->heal();
+  ASSERT_TRUE(file->reserve_through(3).is_ok()) << "the next write tries again";
+  EXPECT_EQ(std::memcmp(file->data(), "abc", 3), 0);
+}
+
 TEST(MappedFileTest, AShortFileIsExtendedSparseAndReservedFromItsStartOnTheFirstWrite) {
   TempDir dir;
   auto env = posix_env();
