@@ -17,6 +17,7 @@
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/transaction.hpp"
 #include "plugin_fixture.hpp"
+#include "remoting_client.hpp"
 
 namespace mqkit::testing {
 namespace {
@@ -116,13 +117,9 @@ class RawTransactionProducer {
 
   RemotingCommand end_request(const Half& half, tx::Resolution resolution, bool from_check) {
     auto r = RemotingCommand::request(code::kEndTransaction);
-    r.ext_fields.set("producerGroup", kGroup);
-    r.ext_fields.set("tranStateTableOffset", half.queue_offset);
-    r.ext_fields.set("commitLogOffset", half.commit_offset);
-    r.ext_fields.set("commitOrRollback", static_cast<std::int64_t>(resolution));
-    r.ext_fields.set("fromTransactionCheck", from_check);
-    r.ext_fields.set("msgId", half.unique_key);
-    r.ext_fields.set("transactionId", half.unique_key);
+    tx::write(tx::EndTransactionHeader{kGroup, half.queue_offset, half.commit_offset, resolution, from_check,
+                                       half.unique_key, half.unique_key},
+              r.ext_fields);
     return r;
   }
   // END_TRANSACTION one-way, as RocketMQ's producers send it.
@@ -178,31 +175,10 @@ class TransactionIntegrationTest : public ::testing::Test {
   }
 
   // Bodies of kTopic queue 0 as a consumer pulls them.
-  std::vector<std::string> delivered() {
-    auto r = RemotingCommand::request(code::kPullMessage);
-    for (const auto& [k, v] : std::initializer_list<std::pair<const char*, const char*>>{
-             {"consumerGroup", "TxConsumers"}, {"topic", kTopic}, {"queueId", "0"}, {"queueOffset", "0"},
-             {"maxMsgNums", "32"}, {"sysFlag", "4"}, {"commitOffset", "0"}, {"suspendTimeoutMillis", "0"},
-             {"subscription", "*"}, {"subVersion", "0"}}) {
-      r.ext_fields.set(k, v);
-    }
-    auto response = producer_->call(std::move(r));
-    std::vector<std::string> bodies;
-    if (!response || response->code != rc::kSuccess) return bodies;
-    std::span<const std::uint8_t> bytes(response->body);
-    while (!bytes.empty()) {
-      auto record = v1::decode_record(bytes, v1::CrcCheck::kVerify);
-      if (!record) {
-        ADD_FAILURE() << record.status().to_string();
-        break;
-      }
-      bodies.emplace_back(record->body.begin(), record->body.end());
-      bytes = bytes.subspan(static_cast<std::size_t>(record->total_size));
-    }
-    return bodies;
-  }
+  std::vector<std::string> delivered() { return consumer_.pull_bodies(broker_, kTopic, 0, "TxConsumers"); }
 
   LocalCluster cluster_{"transactions"};
+  RemotingClient consumer_;
   std::string broker_;
   std::unique_ptr<RawTransactionProducer> producer_;
 };
@@ -231,6 +207,17 @@ TEST_F(TransactionIntegrationTest, CommittedMessageIsDeliveredRolledBackNever) {
         << again->remark.value_or("");
     EXPECT_EQ(delivered(), std::vector<std::string>{"paid"});
   }
+
+  // An END naming no half message is refused with the reason; the broker carries on.
+  for (const std::int64_t nowhere : {committed.commit_offset + 3, std::int64_t{-1}, std::int64_t{1} << 40}) {
+    auto bogus = producer_->call(producer_->end_request({committed.unique_key, committed.queue_offset, nowhere},
+                                                        tx::Resolution::kCommit, false));
+    ASSERT_TRUE(bogus.is_ok()) << bogus.status().to_string();
+    EXPECT_EQ(bogus->code, rc::kSystemError);
+    EXPECT_NE(bogus->remark.value_or("").find("Find prepared transaction message failed"), std::string::npos)
+        << bogus->remark.value_or("");
+  }
+  EXPECT_EQ(delivered(), std::vector<std::string>{"paid"});
 }
 
 TEST_F(TransactionIntegrationTest, UnknownTransactionIsCheckedAndCommittedThroughTheCheck) {
@@ -252,9 +239,10 @@ TEST_F(TransactionIntegrationTest, UnknownTransactionIsCheckedAndCommittedThroug
   EXPECT_TRUE(delivered().empty());
 
   // The producer answers from its check listener: commit the message it was asked about.
-  const RawTransactionProducer::Half checked{half.unique_key,
-                                             check->ext_fields.get_int("tranStateTableOffset").value_or(-1),
-                                             check->ext_fields.get_int("commitLogOffset").value_or(-1)};
+  auto asked = tx::read_check_transaction_state_header(check->ext_fields);
+  ASSERT_TRUE(asked.is_ok()) << asked.status().to_string();
+  const RawTransactionProducer::Half checked{half.unique_key, asked->tran_state_table_offset,
+                                             asked->commit_log_offset};
   producer_->end_oneway(checked, tx::Resolution::kCommit, true);
   ASSERT_TRUE(eventually([&] { return !delivered().empty(); }));
   EXPECT_EQ(delivered(), std::vector<std::string>{"maybe"});

@@ -63,22 +63,16 @@ std::shared_ptr<const std::string> owned_text(std::string text) {
 
 // CHECK_TRANSACTION_STATE's body: the half message as a stored record, but with its real topic
 // and queue (what RocketMQ's producer sees, as in a pull).
-v1::Result<std::vector<std::uint8_t>> check_body(const v1::RecordView& half, const RealDestination& destination) {
-  v1::MessageToAppend message;
-  message.topic = destination.topic;
+v1::Result<std::vector<std::uint8_t>> check_body(const StoredRecordAt& half, RealDestination destination) {
+  OutgoingMessage message = copy_of(half.record, half.slice.keep_alive);
+  message.topic = std::move(destination.topic);
   message.queue_id = destination.queue_id;
-  message.flag = half.flag;
-  message.sys_flag = half.sys_flag;
-  message.born_timestamp = half.born_timestamp;
-  message.born_host = half.born_host;
-  message.store_host = half.store_host;
-  message.reconsume_times = half.reconsume_times;
-  message.prepared_transaction_offset = half.prepared_transaction_offset;
-  message.body = half.body;
-  message.properties = half.properties;
-  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(v1::record_size(message)));
-  MQKIT_RETURN_IF_ERROR(
-      v1::encode_record(message, {half.queue_offset, half.commit_offset, half.store_timestamp}, bytes));
+  message.prepared_transaction_offset = half.record.prepared_transaction_offset;
+  v1::MessageToAppend record = view_of(message, half.record.store_host);
+  record.properties = half.record.properties;
+  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(v1::record_size(record)));
+  MQKIT_RETURN_IF_ERROR(v1::encode_record(
+      record, {half.record.queue_offset, half.record.commit_offset, half.record.store_timestamp}, bytes));
   return bytes;
 }
 
@@ -104,7 +98,7 @@ Status TransactionService::prepare(OutgoingMessage& message) {
   return Status::ok();
 }
 
-Status TransactionService::end(const EndTransactionRequest& request) {
+Status TransactionService::end(const tx::EndTransactionHeader& request) {
   using tx::Resolution;
   if (request.resolution == Resolution::kUnknown) return Status::ok();
   if (request.resolution != Resolution::kCommit && request.resolution != Resolution::kRollback) {
@@ -324,6 +318,10 @@ void TransactionService::run() {
 }
 
 CheckPassReport TransactionService::check_once() {
+  CheckPassReport report;
+  // Half messages stored during the pass (its own copies, a producer's new ones) wait for the next.
+  const std::int64_t pass_end = context_.store->max_offset(tx::kHalfTopic, kHalfQueueId);
+  if (pass_end == 0) return report;  // no transaction yet: nothing to record progress for
   const std::string group(tx::kCheckGroup);
   const std::string half_topic(tx::kHalfTopic);
   const std::int64_t pass_start = now();
@@ -331,9 +329,6 @@ CheckPassReport TransactionService::check_once() {
   const std::int64_t min_offset = context_.store->min_offset(tx::kHalfTopic, kHalfQueueId);
   const std::int64_t start_offset =
       std::max(min_offset, context_.offsets->query(group, half_topic, kHalfQueueId).value_or(min_offset));
-  // Half messages stored during the pass (its own copies, a producer's new ones) wait for the next.
-  const std::int64_t pass_end = context_.store->max_offset(tx::kHalfTopic, kHalfQueueId);
-  CheckPassReport report;
   std::int64_t offset = start_offset;
   std::int32_t budget = kMaxRecordsPerPass;
   bool stop_pass = false;
@@ -452,19 +447,16 @@ void TransactionService::send_check(std::int64_t copy_commit_offset) {
     log()->warn("transaction check: no live producer of group '{}' to ask about transaction {}", group, unique_key);
     return;
   }
-  auto body = check_body(record, *destination);
+  auto body = check_body(*half, *destination);
   if (!body) {
     log()->error("transaction check: encoding half message {}: {}", unique_key, body.status().to_string());
     return;
   }
   auto request = v1::RemotingCommand::request(protocol::request_code::kCheckTransactionState);
   request.flag = v1::RemotingCommand::kOnewayFlag;
-  request.ext_fields.set(std::string(tx::check_header::kTranStateTableOffset), record.queue_offset);
-  request.ext_fields.set(std::string(tx::check_header::kCommitLogOffset), record.commit_offset);
-  request.ext_fields.set(std::string(tx::check_header::kMsgId), unique_key);
-  request.ext_fields.set(std::string(tx::check_header::kTransactionId), unique_key);
-  request.ext_fields.set(std::string(tx::check_header::kOffsetMsgId),
-                         v1::make_offset_message_id(record.store_host, record.commit_offset));
+  tx::write(tx::CheckTransactionStateHeader{record.queue_offset, record.commit_offset, unique_key, unique_key,
+                                            v1::make_offset_message_id(record.store_host, record.commit_offset)},
+            request.ext_fields);
   request.body = std::move(body).value();
   if (auto sent = producer->send(std::move(request)); !sent) {
     log()->warn("transaction check: asking {} about transaction {}: {}", producer->remote_address(), unique_key,

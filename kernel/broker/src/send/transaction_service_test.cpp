@@ -56,13 +56,9 @@ class TransactionTest : public ::testing::Test {
 
   v1::RemotingCommand end_request(const Half& half, tx::Resolution resolution, const std::string& group = kGroup) {
     auto request = v1::RemotingCommand::request(protocol::request_code::kEndTransaction);
-    request.ext_fields.set("producerGroup", group);
-    request.ext_fields.set("tranStateTableOffset", half.queue_offset);
-    request.ext_fields.set("commitLogOffset", half.commit_offset);
-    request.ext_fields.set("commitOrRollback", static_cast<std::int64_t>(resolution));
-    request.ext_fields.set("fromTransactionCheck", false);
-    request.ext_fields.set("msgId", half.unique_key);
-    request.ext_fields.set("transactionId", half.unique_key);
+    tx::write(tx::EndTransactionHeader{group, half.queue_offset, half.commit_offset, resolution, false, half.unique_key,
+                                       half.unique_key},
+              request.ext_fields);
     return request;
   }
   v1::RemotingCommand end(const Half& half, tx::Resolution resolution, const std::string& group = kGroup) {
@@ -180,6 +176,11 @@ TEST_F(TransactionTest, EndOfSomethingElseIsRefusedWithTheReason) {
   EXPECT_EQ(bad_offset.code, rc::kSystemError);
   EXPECT_NE(remark(bad_offset).find("Find prepared transaction message failed"), std::string::npos)
       << remark(bad_offset);
+  for (const std::int64_t outside : {std::int64_t{-1}, std::int64_t{1} << 40}) {
+    nowhere.commit_offset = outside;
+    EXPECT_NE(remark(end(nowhere, tx::Resolution::kRollback)).find("Find prepared transaction message failed"),
+              std::string::npos);
+  }
 
   SendRequest plain;
   const auto sent = f_.send(plain);

@@ -43,17 +43,6 @@
 
 namespace mqkit::broker {
 
-// An END_TRANSACTION request's header.
-struct EndTransactionRequest {
-  std::string producer_group;
-  std::int64_t tran_state_table_offset = 0;  // the half message's queue offset
-  std::int64_t commit_log_offset = 0;        // the half message's commit log offset
-  protocol::transaction::Resolution resolution = protocol::transaction::Resolution::kUnknown;
-  bool from_transaction_check = false;
-  std::string msg_id;          // UNIQ_KEY
-  std::string transaction_id;
-};
-
 // What one check pass did.
 struct CheckPassReport {
   std::int32_t checks_sent = 0;      // half messages appended again and asked about
@@ -79,7 +68,7 @@ class TransactionService {
   // END_TRANSACTION. COMMIT and ROLLBACK of a half message not ended yet; UNKNOWN does nothing.
   // Errors name the problem: no half message at that offset, another producer group, another
   // queue offset, an END already made (AlreadyExists), a failed append.
-  plugin::v1::Status end(const EndTransactionRequest& request);
+  plugin::v1::Status end(const protocol::transaction::EndTransactionHeader& request);
 
   // Loads the CID_RMQ_SYS_TRANS offsets and the op records from the op offset on, and starts the
   // check thread (first pass one interval after start). Call once the store has recovered and
@@ -88,7 +77,8 @@ class TransactionService {
   // Joins the check thread. Idempotent.
   void stop();
 
-  // One check pass now; bounded in records and time. The check thread calls it every interval.
+  // One check pass now; bounded in records and time. The check thread calls it every interval;
+  // tests that did not start the thread call it themselves (never two passes at once).
   CheckPassReport check_once();
 
  private:
