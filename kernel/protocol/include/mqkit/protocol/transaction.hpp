@@ -36,6 +36,26 @@ inline constexpr std::string_view kCheckImmunitySeconds = "CHECK_IMMUNITY_TIME_I
 // END_TRANSACTION's commitOrRollback (the sysFlag transaction values).
 enum class Resolution : std::int32_t { kUnknown = 0, kCommit = 8, kRollback = 12 };
 
+// END_TRANSACTION request header fields (RocketMQ's names).
+namespace end_header {
+inline constexpr std::string_view kProducerGroup = "producerGroup";
+inline constexpr std::string_view kTranStateTableOffset = "tranStateTableOffset";
+inline constexpr std::string_view kCommitLogOffset = "commitLogOffset";
+inline constexpr std::string_view kCommitOrRollback = "commitOrRollback";
+inline constexpr std::string_view kFromTransactionCheck = "fromTransactionCheck";
+inline constexpr std::string_view kMsgId = "msgId";
+inline constexpr std::string_view kTransactionId = "transactionId";
+}  // namespace end_header
+
+// CHECK_TRANSACTION_STATE request header fields.
+namespace check_header {
+inline constexpr std::string_view kTranStateTableOffset = "tranStateTableOffset";
+inline constexpr std::string_view kCommitLogOffset = "commitLogOffset";
+inline constexpr std::string_view kMsgId = "msgId";
+inline constexpr std::string_view kTransactionId = "transactionId";
+inline constexpr std::string_view kOffsetMsgId = "offsetMsgId";
+}  // namespace check_header
+
 // END_TRANSACTION's header (producer → broker; sent one-way). `tranStateTableOffset` and
 // `commitLogOffset` locate the half message, `msgId` is its UNIQ_KEY.
 struct EndTransactionHeader {
