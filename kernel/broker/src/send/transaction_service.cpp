@@ -57,10 +57,6 @@ std::int64_t origin_of(const v1::Properties& properties, const v1::RecordView& r
   return integer_property(properties, tx::property::kPreparedQueueOffset).value_or(record.queue_offset);
 }
 
-std::shared_ptr<const std::string> owned_text(std::string text) {
-  return std::make_shared<const std::string>(std::move(text));
-}
-
 // CHECK_TRANSACTION_STATE's body: the half message as a stored record, but with its real topic
 // and queue (what RocketMQ's producer sees, as in a pull).
 v1::Result<std::vector<std::uint8_t>> check_body(const StoredRecordAt& half, RealDestination destination) {
@@ -74,6 +70,33 @@ v1::Result<std::vector<std::uint8_t>> check_body(const StoredRecordAt& half, Rea
   MQKIT_RETURN_IF_ERROR(v1::encode_record(
       record, {half.record.queue_offset, half.record.commit_offset, half.record.store_timestamp}, bytes));
   return bytes;
+}
+
+// The half message an END names, checked against the END (topic, producer group, queue offset).
+v1::Result<StoredRecordAt> find_half(BrokerContext& context, const tx::EndTransactionHeader& request) {
+  auto half = read_record_at(context, request.commit_log_offset);
+  if (!half) {
+    return Status::not_found("Find prepared transaction message failed: no message at commit log offset " +
+                             std::to_string(request.commit_log_offset) + " (" + half.status().message() + ")");
+  }
+  const v1::RecordView& record = half->record;
+  if (record.topic != tx::kHalfTopic) {
+    return Status::invalid_argument("the message at commit log offset " + std::to_string(request.commit_log_offset) +
+                                    " is not a half message (topic " + std::string(record.topic) + ")");
+  }
+  const auto group = v1::find_property(record.properties, v1::property::kProducerGroup).value_or("");
+  if (group != request.producer_group) {
+    return Status::invalid_argument("The producer group wrong: the half message at commit log offset " +
+                                    std::to_string(request.commit_log_offset) + " belongs to '" + std::string(group) +
+                                    "', not '" + request.producer_group + "'");
+  }
+  if (record.queue_offset != request.tran_state_table_offset) {
+    return Status::invalid_argument("The transaction state table offset wrong: the half message at commit log offset " +
+                                    std::to_string(request.commit_log_offset) + " has queue offset " +
+                                    std::to_string(record.queue_offset) + ", not " +
+                                    std::to_string(request.tran_state_table_offset));
+  }
+  return half;
 }
 
 }  // namespace
@@ -105,30 +128,9 @@ Status TransactionService::end(const tx::EndTransactionHeader& request) {
     return Status::invalid_argument("commitOrRollback " + std::to_string(static_cast<std::int32_t>(request.resolution)) +
                                     " is none of 0 (unknown), 8 (commit) and 12 (rollback)");
   }
-  auto half = read_record_at(context_, request.commit_log_offset);
-  if (!half) {
-    return Status::not_found("Find prepared transaction message failed: no message at commit log offset " +
-                             std::to_string(request.commit_log_offset) + " (" + half.status().message() + ")");
-  }
-  const v1::RecordView& record = half->record;
-  if (record.topic != tx::kHalfTopic) {
-    return Status::invalid_argument("the message at commit log offset " + std::to_string(request.commit_log_offset) +
-                                    " is not a half message (topic " + std::string(record.topic) + ")");
-  }
-  const v1::Properties properties = v1::decode_properties(record.properties);
-  const auto group = get_property(properties, v1::property::kProducerGroup).value_or("");
-  if (group != request.producer_group) {
-    return Status::invalid_argument("The producer group wrong: the half message at commit log offset " +
-                                    std::to_string(request.commit_log_offset) + " belongs to '" + std::string(group) +
-                                    "', not '" + request.producer_group + "'");
-  }
-  if (record.queue_offset != request.tran_state_table_offset) {
-    return Status::invalid_argument("The transaction state table offset wrong: the half message at commit log offset " +
-                                    std::to_string(request.commit_log_offset) + " has queue offset " +
-                                    std::to_string(record.queue_offset) + ", not " +
-                                    std::to_string(request.tran_state_table_offset));
-  }
-  const std::int64_t origin = origin_of(properties, record);
+  MQKIT_ASSIGN_OR_RETURN(const StoredRecordAt half, find_half(context_, request));
+  const v1::RecordView& record = half.record;
+  const std::int64_t origin = origin_of(v1::decode_properties(record.properties), record);
   {
     std::lock_guard lock(mutex_);
     if (is_ended_locked(origin) || ending_.contains(origin)) {
@@ -138,7 +140,7 @@ Status TransactionService::end(const tx::EndTransactionHeader& request) {
     ending_.insert(origin);
   }
   Status stored = Status::ok();
-  if (request.resolution == Resolution::kCommit) stored = store_commit(record, half->slice);
+  if (request.resolution == Resolution::kCommit) stored = store_commit(record, half.slice);
   std::optional<std::int64_t> op_offset;
   std::vector<std::int64_t> ended_offsets{record.queue_offset};
   if (origin != record.queue_offset) ended_offsets.push_back(origin);
@@ -198,7 +200,7 @@ v1::Result<std::int64_t> TransactionService::write_op_record(std::int32_t half_q
   op.born_timestamp = now();
   op.born_host = context_.store_host;
   op.properties = {{std::string(v1::property::kTags), std::string(tx::kOpTag)}};
-  auto body = owned_text(offsets);
+  auto body = std::make_shared<const std::string>(offsets);
   op.body = {std::span(reinterpret_cast<const std::uint8_t*>(body->data()), body->size()), body};
   MQKIT_ASSIGN_OR_RETURN(AppendedMessages appended, append_and_wait(context_, std::move(op), kAppendTimeout));
   return appended.result.queue_offset;
