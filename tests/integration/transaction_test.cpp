@@ -193,11 +193,12 @@ TEST_F(TransactionIntegrationTest, CommittedMessageIsDeliveredRolledBackNever) {
   ASSERT_TRUE(eventually([&] { return !delivered().empty(); }));
   EXPECT_EQ(delivered(), std::vector<std::string>{"paid"});
 
-  // A repeated END is refused and delivers nothing more, also after a restart.
-  for (const bool restarted : {false, true}) {
-    SCOPED_TRACE(restarted ? "after a restart" : "before a restart");
-    if (restarted) {
-      ASSERT_TRUE(cluster_.restart_broker(0).is_ok());
+  // A repeated END is refused and delivers nothing more, also after a restart or a crash.
+  enum class Then { kNothing, kRestart, kCrash };
+  for (const Then then : {Then::kNothing, Then::kRestart, Then::kCrash}) {
+    SCOPED_TRACE(then == Then::kNothing ? "running" : then == Then::kRestart ? "after SIGTERM" : "after SIGKILL");
+    if (then != Then::kNothing) {
+      ASSERT_TRUE(cluster_.restart_broker(0, then == Then::kCrash).is_ok());
       producer_ = std::make_unique<RawTransactionProducer>(broker_);
     }
     auto again = producer_->call(producer_->end_request(committed, tx::Resolution::kCommit, false));

@@ -31,6 +31,8 @@ constexpr auto kMaxPassTime = 10s;
 constexpr std::int32_t kRecordsPerRead = 32;
 // A store that has not answered an append by then is treated as failed.
 constexpr auto kAppendTimeout = 10s;
+// How long start() waits for the commit log to be dispatched before it loads the op records.
+constexpr auto kDispatchWait = 30s;
 // Ended transactions remembered after every copy of them was passed, so that a late repeated
 // END_TRANSACTION is still refused (bounds the memory; the oldest are forgotten first).
 constexpr std::size_t kRecentlyEndedKept = 65536;
@@ -212,15 +214,14 @@ std::int64_t TransactionService::half_end_locked() const {
   return std::max(copies_end_, context_.store->max_offset(tx::kHalfTopic, kHalfQueueId));
 }
 
-Status TransactionService::start(bool start_check_thread) {
-  if (thread_.joinable()) return Status::ok();
-  MQKIT_RETURN_IF_ERROR(load_op_records());
+void TransactionService::start(bool start_check_thread) {
+  if (thread_.joinable()) return;
+  load_op_records();
   {
     std::lock_guard lock(mutex_);
     stopping_ = false;
   }
   if (start_check_thread) thread_ = std::thread([this] { run(); });
-  return Status::ok();
 }
 
 void TransactionService::stop() {
@@ -232,7 +233,14 @@ void TransactionService::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-Status TransactionService::load_op_records() {
+void TransactionService::load_op_records() {
+  // After an unclean stop the consume queues are rebuilt in the background: the op queue must be
+  // complete before it is read, or an ended transaction would look open.
+  if (context_.dispatch != nullptr &&
+      !context_.dispatch->wait_dispatched(context_.store->stats().commit_log_max_offset, kDispatchWait)) {
+    log()->error("transactions: the commit log was not dispatched within {} s; op records stored since are not loaded",
+                 std::chrono::duration_cast<std::chrono::seconds>(kDispatchWait).count());
+  }
   const std::string group(tx::kCheckGroup);
   const std::int64_t min_offset = context_.store->min_offset(tx::kOpTopic, kHalfQueueId);
   const std::int64_t op_offset =
@@ -246,15 +254,14 @@ Status TransactionService::load_op_records() {
   for (const auto& [from, to, keep_until, pending] :
        {std::tuple{recent, op_offset, std::int64_t{0}, false}, std::tuple{op_offset, op_end, half_end, true}}) {
     if (const std::int64_t reached = read_op_records(from, to, keep_until, pending); reached < to) {
-      return Status::io_error("reading the transaction op queue stopped at offset " + std::to_string(reached) +
-                              " of " + std::to_string(to));
+      // Not fatal to the broker: what was not read cannot refuse a repeated END.
+      log()->error("transactions: reading the op queue stopped at offset {} of {}", reached, to);
     }
   }
   std::lock_guard lock(mutex_);
   op_end_ = op_end;
   log()->info("transactions: op records [{}, {}) loaded, {} of them not passed yet; {} transactions known ended",
               recent, op_end, op_records_.size(), ended_.size());
-  return Status::ok();
 }
 
 std::int64_t TransactionService::read_op_records(std::int64_t from, std::int64_t to, std::int64_t keep_until,

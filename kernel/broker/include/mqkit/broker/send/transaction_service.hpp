@@ -70,10 +70,11 @@ class TransactionService {
   // queue offset, an END already made (AlreadyExists), a failed append.
   plugin::v1::Status end(const protocol::transaction::EndTransactionHeader& request);
 
-  // Loads the CID_RMQ_SYS_TRANS offsets and the op records from the op offset on, and starts the
-  // check thread (first pass one interval after start). Call once the store has recovered and
-  // the dispatch pipeline runs. start_check_thread = false loads only (tests drive check_once()).
-  plugin::v1::Status start(bool start_check_thread = true);
+  // Loads the op records from CID_RMQ_SYS_TRANS's op offset on (once the commit log is
+  // dispatched, at most 30 s; a read failure is logged, not fatal) and starts the check thread
+  // (first pass one interval after start). Call once the store has recovered and the dispatch
+  // pipeline runs. start_check_thread = false loads only (tests drive check_once()).
+  void start(bool start_check_thread = true);
   // Joins the check thread. Idempotent.
   void stop();
 
@@ -88,7 +89,7 @@ class TransactionService {
   void run();
   Step examine(const plugin::v1::RecordView& record, const plugin::v1::StoredSlice& slice, std::int64_t pass_start,
                CheckPassReport& report);
-  plugin::v1::Status load_op_records();
+  void load_op_records();
   // Reads the op records [from, to) into ended_ (and op_records_ when `pending`: not passed by
   // the op offset yet); returns where reading stopped.
   std::int64_t read_op_records(std::int64_t from, std::int64_t to, std::int64_t keep_until, bool pending);
