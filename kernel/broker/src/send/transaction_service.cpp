@@ -328,6 +328,8 @@ void TransactionService::run() {
 
 CheckPassReport TransactionService::check_once() {
   CheckPassReport report;
+  // Only a master decides: a slave's half queue is a copy of its master's.
+  if (context_.config->broker_id != 0) return report;
   // Half messages stored during the pass (its own copies, a producer's new ones) wait for the next.
   const std::int64_t pass_end = context_.store->max_offset(tx::kHalfTopic, kHalfQueueId);
   if (pass_end == 0) return report;  // no transaction yet: nothing to record progress for

@@ -404,6 +404,23 @@ TEST_F(TransactionTest, RestartResumesFromThePersistedOffsetsAndRemembersEnds) {
   f_.context().transactions = &f_.transactions();
 }
 
+class SlaveTransactionTest : public TransactionTest {
+ protected:
+  SlaveTransactionTest() : TransactionTest("broker_id = 1\ntransaction_time_out = \"1s\"") {}
+};
+
+TEST_F(SlaveTransactionTest, SlaveNeitherEndsNorChecks) {
+  auto producer = connect_producer();
+  const Half half = send_half();
+  const auto refused = end(half, tx::Resolution::kCommit);
+  EXPECT_EQ(refused.code, rc::kSlaveNotAvailable);
+  const CheckPassReport report = pass_after(60'000);
+  EXPECT_EQ(report.checks_sent, 0);
+  EXPECT_TRUE(producer->sent().empty());
+  EXPECT_EQ(count(tx::kHalfTopic, 0), 1);  // nothing appended again
+  EXPECT_EQ(count("T", 2), 0);
+}
+
 class TransactionCheckThreadTest : public TransactionTest {
  protected:
   TransactionCheckThreadTest() : TransactionTest("transaction_time_out = 0\ntransaction_check_interval = \"20ms\"") {}
