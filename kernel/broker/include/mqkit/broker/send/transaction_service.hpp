@@ -5,8 +5,8 @@
 //              its real topic and queue in REAL_TOPIC / REAL_QID, invisible to consumers.
 //   end()      END_TRANSACTION: COMMIT appends the message to its real topic (delayed if it
 //              carries DELAY) and writes an op record; ROLLBACK writes only the op record.
-//   check_once()  the check thread, every transaction_check_interval: half messages older than
-//              transaction_time_out without an op record are appended again with one more
+//   check_once()  a master's check thread, every transaction_check_interval: half messages
+//              older than transaction_time_out without an op record are appended again with one more
 //              TRANSACTION_CHECK_TIMES and their producer group is asked CHECK_TRANSACTION_STATE;
 //              after transaction_check_max checks a message moves to TRANS_CHECK_MAX_TIME_TOPIC.
 //
@@ -30,7 +30,6 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
-#include <optional>
 #include <set>
 #include <string>
 #include <thread>
