@@ -47,12 +47,13 @@ inline constexpr std::string_view kMsgId = "msgId";
 inline constexpr std::string_view kTransactionId = "transactionId";
 }  // namespace end_header
 
-// CHECK_TRANSACTION_STATE request header fields.
+// CHECK_TRANSACTION_STATE request header fields (the ones it shares with END_TRANSACTION, plus
+// offsetMsgId).
 namespace check_header {
-inline constexpr std::string_view kTranStateTableOffset = "tranStateTableOffset";
-inline constexpr std::string_view kCommitLogOffset = "commitLogOffset";
-inline constexpr std::string_view kMsgId = "msgId";
-inline constexpr std::string_view kTransactionId = "transactionId";
+using end_header::kCommitLogOffset;
+using end_header::kMsgId;
+using end_header::kTranStateTableOffset;
+using end_header::kTransactionId;
 inline constexpr std::string_view kOffsetMsgId = "offsetMsgId";
 }  // namespace check_header
 
