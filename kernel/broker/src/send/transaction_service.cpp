@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <limits>
 #include <memory>
 #include <string_view>
 #include <tuple>
@@ -116,6 +117,10 @@ Status TransactionService::prepare(OutgoingMessage& message) {
   }
   set_property(message.properties, v1::property::kRealTopic, message.topic);
   set_property(message.properties, v1::property::kRealQueueId, std::to_string(message.queue_id));
+  // The check bookkeeping is the broker's: a producer's own values would tie its transaction to
+  // another one or skip its checks.
+  erase_property(message.properties, tx::property::kPreparedQueueOffset);
+  erase_property(message.properties, tx::property::kCheckTimes);
   // NOT_TYPE: the store gives it a queue offset like any message; the half topic hides it.
   message.sys_flag &= ~v1::sys_flag::kTransactionMask;
   message.topic = std::string(tx::kHalfTopic);
@@ -408,12 +413,15 @@ TransactionService::Step TransactionService::examine(const v1::RecordView& recor
   }
   const std::int64_t age = pass_start - record.born_timestamp;
   const auto immunity_seconds = integer_property(properties, tx::property::kCheckImmunitySeconds);
-  const std::int64_t wait_ms = immunity_seconds && *immunity_seconds >= 0 ? *immunity_seconds * 1000
-                                                                         : config.transaction_timeout_ms;
-  OutgoingMessage copy = copy_of(record, slice.keep_alive);
-  set_property(copy.properties, tx::property::kPreparedQueueOffset, std::to_string(origin));
+  // -1 (or any negative) means the broker's timeout, as in RocketMQ; huge values saturate.
+  const std::int64_t wait_ms =
+      immunity_seconds && *immunity_seconds >= 0
+          ? std::min(*immunity_seconds, std::numeric_limits<std::int64_t>::max() / 1000) * 1000
+          : config.transaction_timeout_ms;
   const bool due = age < 0 || age > wait_ms;
   if (!due && !immunity_seconds) return Step::kStop;  // younger messages follow: none is due yet
+  OutgoingMessage copy = copy_of(record, slice.keep_alive);
+  set_property(copy.properties, tx::property::kPreparedQueueOffset, std::to_string(origin));
   // A message immune from checks for longer than the timeout goes to the back of the queue
   // unchanged, so that it does not hold up the ones behind it (as RocketMQ does).
   if (due) set_property(copy.properties, tx::property::kCheckTimes, std::to_string(checks + 1));

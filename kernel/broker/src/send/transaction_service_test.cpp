@@ -366,6 +366,25 @@ TEST_F(TransactionTest, ImmuneHalfMessageWaitsItsOwnTimeWithoutHoldingOthers) {
   EXPECT_FALSE(requeued->property("TRANSACTION_CHECK_TIMES"));
 }
 
+TEST_F(TransactionTest, ProducersCannotSetTheCheckBookkeeping) {
+  auto producer = connect_producer();
+  send_half("AC11000100002A9F0000000000000001",
+            {{"CHECK_IMMUNITY_TIME_IN_SECONDS", "9223372036854775807"}, {"TRANSACTION_CHECK_TIMES", "99"}});
+  send_half("AC11000100002A9F0000000000000002", {{"TRAN_PREPARED_QUEUE_OFFSET", "0"}});
+  for (const std::int64_t offset : {0, 1}) {
+    auto stored = f_.read(std::string(tx::kHalfTopic), 0, offset);
+    ASSERT_TRUE(stored);
+    EXPECT_FALSE(stored->property("TRANSACTION_CHECK_TIMES"));
+    EXPECT_FALSE(stored->property("TRAN_PREPARED_QUEUE_OFFSET"));
+  }
+  const CheckPassReport report = pass_after(2'000);
+  EXPECT_EQ(report.checks_sent, 1);  // the second; the first is immune for ages and requeued
+  ASSERT_EQ(producer->sent().size(), 1u);
+  EXPECT_EQ(producer->last().ext_fields.get("msgId"), "AC11000100002A9F0000000000000002");
+  // The second's copy names its own queue offset as its origin.
+  EXPECT_EQ(f_.read(std::string(tx::kHalfTopic), 0, 3)->property("TRAN_PREPARED_QUEUE_OFFSET"), "1");
+}
+
 TEST_F(TransactionTest, CheckWithoutALiveProducerStillCountsAndMovesOn) {
   send_half();
   const CheckPassReport report = pass_after(2'000);

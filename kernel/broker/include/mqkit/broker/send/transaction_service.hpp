@@ -60,8 +60,8 @@ class TransactionService {
   TransactionService& operator=(const TransactionService&) = delete;
 
   // Turns `message` (TRAN_MSG=true) into its half message: half topic queue 0, REAL_TOPIC and
-  // REAL_QID, __transactionId__ = UNIQ_KEY, transaction type NOT_TYPE. Creates the half topic on
-  // first use; fails only when that is impossible.
+  // REAL_QID, __transactionId__ = UNIQ_KEY, transaction type NOT_TYPE, without check bookkeeping
+  // of the producer's own. Creates the half topic on first use; fails only when that is impossible.
   plugin::v1::Status prepare(OutgoingMessage& message);
 
   // END_TRANSACTION. COMMIT and ROLLBACK of a half message not ended yet; UNKNOWN does nothing.
