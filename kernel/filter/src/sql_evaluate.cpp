@@ -31,30 +31,10 @@ struct Value {
   double double_value = 0;
   std::string_view string{};
 
-  static Value of(bool b) {
-    Value v;
-    v.kind = ValueKind::kBoolean;
-    v.boolean = b;
-    return v;
-  }
-  static Value of(std::int64_t l) {
-    Value v;
-    v.kind = ValueKind::kLong;
-    v.long_value = l;
-    return v;
-  }
-  static Value of(double d) {
-    Value v;
-    v.kind = ValueKind::kDouble;
-    v.double_value = d;
-    return v;
-  }
-  static Value of(std::string_view s) {
-    Value v;
-    v.kind = ValueKind::kString;
-    v.string = s;
-    return v;
-  }
+  static Value of(bool b) { return {.kind = ValueKind::kBoolean, .boolean = b}; }
+  static Value of(std::int64_t l) { return {.kind = ValueKind::kLong, .long_value = l}; }
+  static Value of(double d) { return {.kind = ValueKind::kDouble, .double_value = d}; }
+  static Value of(std::string_view s) { return {.kind = ValueKind::kString, .string = s}; }
   bool is_null() const { return kind == ValueKind::kNull; }
   bool is_number() const { return kind == ValueKind::kLong || kind == ValueKind::kDouble; }
   bool is_true() const { return kind == ValueKind::kBoolean && boolean; }

@@ -290,36 +290,29 @@ std::string decode_string_literal(std::string_view quoted) {
 template <typename Rule>
 struct action : peg::nothing<Rule> {};
 
-template <>
-struct action<grammar::long_literal> {
+// 42, 42L (64-bit) and 1.5, .5, 1e3 (double); beyond their range is refused.
+template <ValueKind Kind>
+struct number_literal_action {
   template <typename Input>
   static void apply(const Input& in, Builder& b) {
-    std::string_view digits = in.string_view();
-    if (digits.back() == 'l' || digits.back() == 'L') digits.remove_suffix(1);
+    constexpr bool kIsLong = Kind == ValueKind::kLong;
+    std::string_view text = in.string_view();
+    if (kIsLong && (text.back() == 'l' || text.back() == 'L')) text.remove_suffix(1);
     Constant c;
-    c.kind = ValueKind::kLong;
-    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), c.long_value);
-    if (error != std::errc{} || end != digits.data() + digits.size()) {
-      fail("integer literal " + std::string(digits) + " is out of range (64-bit)", in);
+    c.kind = Kind;
+    const char* const last = text.data() + text.size();
+    const auto [end, error] = kIsLong ? std::from_chars(text.data(), last, c.long_value)
+                                      : std::from_chars(text.data(), last, c.double_value);
+    if (error != std::errc{} || end != last || !std::isfinite(c.double_value)) {
+      fail((kIsLong ? "integer literal " : "floating point literal ") + std::string(text) + " is out of range" +
+               (kIsLong ? " (64-bit)" : ""),
+           in);
     }
     b.push(constant_node(std::move(c)));
   }
 };
-
-template <>
-struct action<grammar::float_literal> {
-  template <typename Input>
-  static void apply(const Input& in, Builder& b) {
-    const std::string_view text = in.string_view();
-    Constant c;
-    c.kind = ValueKind::kDouble;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), c.double_value);
-    if (error != std::errc{} || end != text.data() + text.size() || !std::isfinite(c.double_value)) {
-      fail("floating point literal " + std::string(text) + " is out of range", in);
-    }
-    b.push(constant_node(std::move(c)));
-  }
-};
+template <> struct action<grammar::long_literal> : number_literal_action<ValueKind::kLong> {};
+template <> struct action<grammar::float_literal> : number_literal_action<ValueKind::kDouble> {};
 
 template <>
 struct action<grammar::string_literal> {
@@ -335,34 +328,20 @@ struct action<grammar::string_literal> {
 template <> struct action<grammar::text_operand> : action<grammar::string_literal> {};
 template <> struct action<grammar::in_item> : action<grammar::string_literal> {};
 
-template <>
-struct action<grammar::true_literal> {
+// TRUE, FALSE, NULL.
+template <ValueKind Kind, bool Boolean = false>
+struct keyword_literal_action {
   template <typename Input>
   static void apply(const Input&, Builder& b) {
     Constant c;
-    c.kind = ValueKind::kBoolean;
-    c.boolean = true;
+    c.kind = Kind;
+    c.boolean = Boolean;
     b.push(constant_node(std::move(c)));
   }
 };
-
-template <>
-struct action<grammar::false_literal> {
-  template <typename Input>
-  static void apply(const Input&, Builder& b) {
-    Constant c;
-    c.kind = ValueKind::kBoolean;
-    b.push(constant_node(std::move(c)));
-  }
-};
-
-template <>
-struct action<grammar::null_literal> {
-  template <typename Input>
-  static void apply(const Input&, Builder& b) {
-    b.push(constant_node(Constant{}));
-  }
-};
+template <> struct action<grammar::true_literal> : keyword_literal_action<ValueKind::kBoolean, true> {};
+template <> struct action<grammar::false_literal> : keyword_literal_action<ValueKind::kBoolean> {};
+template <> struct action<grammar::null_literal> : keyword_literal_action<ValueKind::kNull> {};
 
 template <>
 struct action<grammar::property> {
@@ -438,32 +417,26 @@ void check_between_bounds(const Builder& b, std::int32_t low, std::int32_t high,
   if (reversed) fail("the low bound of BETWEEN (" + describe(l) + ") exceeds the high bound (" + describe(h) + ")", in);
 }
 
-template <>
-struct action<grammar::between> {
+// v BETWEEN low AND high is low <= v AND v <= high; NOT BETWEEN is v < low OR v > high (RocketMQ
+// checks the bounds of BETWEEN only).
+template <bool Negated>
+struct between_action {
   template <typename Input>
   static void apply(const Input& in, Builder& b) {
     const std::int32_t high = b.pop();
     const std::int32_t low = b.pop();
     const std::int32_t value = b.pop();
-    check_between_bounds(b, low, high, in);
-    const std::int32_t at_least = ordered(b, NodeKind::kGreaterEqual, "BETWEEN", value, low, in);
-    const std::int32_t at_most = ordered(b, NodeKind::kLessEqual, "BETWEEN", value, high, in);
-    b.operands.push_back(b.add(binary_node(NodeKind::kAnd, at_least, at_most)));
+    if (!Negated) check_between_bounds(b, low, high, in);
+    constexpr std::string_view op = Negated ? "NOT BETWEEN" : "BETWEEN";
+    const std::int32_t against_low =
+        ordered(b, Negated ? NodeKind::kLess : NodeKind::kGreaterEqual, op, value, low, in);
+    const std::int32_t against_high =
+        ordered(b, Negated ? NodeKind::kGreater : NodeKind::kLessEqual, op, value, high, in);
+    b.operands.push_back(b.add(binary_node(Negated ? NodeKind::kOr : NodeKind::kAnd, against_low, against_high)));
   }
 };
-
-template <>
-struct action<grammar::not_between> {
-  template <typename Input>
-  static void apply(const Input& in, Builder& b) {
-    const std::int32_t high = b.pop();
-    const std::int32_t low = b.pop();
-    const std::int32_t value = b.pop();
-    const std::int32_t below = ordered(b, NodeKind::kLess, "NOT BETWEEN", value, low, in);
-    const std::int32_t above = ordered(b, NodeKind::kGreater, "NOT BETWEEN", value, high, in);
-    b.operands.push_back(b.add(binary_node(NodeKind::kOr, below, above)));
-  }
-};
+template <> struct action<grammar::between> : between_action<false> {};
+template <> struct action<grammar::not_between> : between_action<true> {};
 
 template <>
 struct action<grammar::in_open> {
