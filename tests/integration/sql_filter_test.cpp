@@ -1,8 +1,8 @@
-// SQL92 filtering end to end: a real mqbroker with enable_property_filter and a push consumer
-// subscribed with MessageSelector::by_sql receives exactly the messages whose properties match,
-// while a TAG "*" consumer of the same topic still receives everything. One queue, one consume
-// thread: the broker filters each pull in queue order, so when the last matching message has
-// arrived every earlier one has been filtered and delivered. Every wait is bounded.
+// SQL92 filtering end to end: a real mqbroker with enable_property_filter; push and lite pull
+// consumers subscribed with MessageSelector::by_sql receive exactly the messages whose properties
+// match, while a TAG "*" consumer of the same topic still receives everything. One queue, one
+// consume thread: the broker filters each pull in queue order, so when the last matching message
+// has arrived every earlier one has been filtered and delivered. Every wait is bounded.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -13,6 +13,7 @@
 
 #include "client_cluster.hpp"
 #include "local_cluster.hpp"
+#include "mqkit/client/lite_pull_consumer.hpp"
 #include "mqkit/client/producer.hpp"
 #include "mqkit/client/push_consumer.hpp"
 
@@ -71,7 +72,7 @@ class SqlFilterIntegrationTest : public ::testing::Test {
     cluster_.reset();
   }
 
-  void start_consumer(const std::string& group, const MessageSelector& selector, Bodies& received) {
+  ConsumerConfig consumer_config(const std::string& group) const {
     ConsumerConfig config;
     config.client = mqkit::testing::fast_client_config(*cluster_);
     config.group = group;
@@ -80,7 +81,32 @@ class SqlFilterIntegrationTest : public ::testing::Test {
     config.consumer_timeout_when_suspend = milliseconds(5000);
     config.consume_thread_count = 1;
     config.offset_store_dir = cluster_->directory() / "offsets";
-    auto consumer = std::make_unique<PushConsumer>(config);
+    return config;
+  }
+
+  // Sends kMessages messages; returns the bodies of those kSelectorSql selects.
+  // Message i: price i, color red for even i, no color for every fifth, tag A or B by i % 3.
+  std::set<std::string> send_messages() {
+    std::set<std::string> expected;
+    for (int i = 0; i < kMessages; ++i) {
+      const std::string body = "m" + std::to_string(i);
+      Message message(kTopic, i % 3 == 0 ? "A" : "B", body);
+      EXPECT_TRUE(message.put_user_property("price", std::to_string(i)).is_ok());
+      const bool colored = i % 5 != 0;
+      if (colored) {
+        EXPECT_TRUE(message.put_user_property("color", i % 2 == 0 ? "red" : "blue").is_ok());
+      }
+      auto sent = producer_->send(message);
+      EXPECT_TRUE(sent.is_ok()) << sent.status().to_string();
+      if ((i >= 10 && colored && i % 2 == 0) || (i < 10 && i % 3 == 0)) expected.insert(body);
+    }
+    return expected;
+  }
+  static constexpr const char* kSelectorSql = "(price >= 10 AND color = 'red') OR (price < 10 AND TAGS = 'A')";
+  static constexpr const char* kLastMatch = "m28";
+
+  void start_consumer(const std::string& group, const MessageSelector& selector, Bodies& received) {
+    auto consumer = std::make_unique<PushConsumer>(consumer_config(group));
     ASSERT_TRUE(consumer->subscribe(kTopic, selector).is_ok());
     ASSERT_TRUE(consumer
                     ->register_listener([&received](std::span<const MessageExt> messages, ConsumeConcurrentlyContext&) {
@@ -99,34 +125,36 @@ class SqlFilterIntegrationTest : public ::testing::Test {
 };
 
 TEST_F(SqlFilterIntegrationTest, APushConsumerReceivesExactlyTheMatchingMessages) {
-  // Message i: price i, color red for even i, no color for every fifth, tag A or B by i % 3.
-  std::set<std::string> expected;
-  for (int i = 0; i < kMessages; ++i) {
-    const std::string body = "m" + std::to_string(i);
-    Message message(kTopic, i % 3 == 0 ? "A" : "B", body);
-    ASSERT_TRUE(message.put_user_property("price", std::to_string(i)).is_ok());
-    const bool colored = i % 5 != 0;
-    if (colored) {
-      ASSERT_TRUE(message.put_user_property("color", i % 2 == 0 ? "red" : "blue").is_ok());
-    }
-    auto sent = producer_->send(message);
-    ASSERT_TRUE(sent.is_ok()) << sent.status().to_string();
-    if ((i >= 10 && colored && i % 2 == 0) || (i < 10 && i % 3 == 0)) expected.insert(body);
-  }
-  const std::string last_match = "m28";
-  ASSERT_TRUE(expected.count(last_match));
+  const std::set<std::string> expected = send_messages();
+  ASSERT_TRUE(expected.count(kLastMatch));
 
   Bodies filtered;
   Bodies everything;
-  start_consumer("sql_it_filtered",
-                 MessageSelector::by_sql("(price >= 10 AND color = 'red') OR (price < 10 AND TAGS = 'A')"), filtered);
+  start_consumer("sql_it_filtered", MessageSelector::by_sql(kSelectorSql), filtered);
   start_consumer("sql_it_everything", MessageSelector::by_tag("*"), everything);
 
-  ASSERT_TRUE(eventually([&] { return filtered.bodies().count(last_match) == 1; })) << "the last match never came";
+  ASSERT_TRUE(eventually([&] { return filtered.bodies().count(kLastMatch) == 1; })) << "the last match never came";
   EXPECT_EQ(filtered.bodies(), expected);
   EXPECT_EQ(filtered.deliveries(), static_cast<int>(expected.size()));
   ASSERT_TRUE(eventually([&] { return everything.bodies().size() == static_cast<std::size_t>(kMessages); }))
       << everything.bodies().size() << " of " << kMessages;
+}
+
+TEST_F(SqlFilterIntegrationTest, ALitePullConsumerPollsExactlyTheMatchingMessages) {
+  const std::set<std::string> expected = send_messages();
+  LitePullConsumer consumer(consumer_config("sql_it_lite"));
+  ASSERT_TRUE(consumer.subscribe(kTopic, MessageSelector::by_sql(kSelectorSql)).is_ok());
+  ASSERT_TRUE(consumer.start().is_ok());
+  Bodies polled;
+  // At most 300 polls of 100 ms: bounded by count and time.
+  for (int i = 0; i < 300 && polled.bodies().count(kLastMatch) == 0; ++i) {
+    auto got = consumer.poll(milliseconds(100));
+    ASSERT_TRUE(got.is_ok()) << got.status().to_string();
+    for (const auto& m : *got) polled.add(m.body());
+  }
+  EXPECT_EQ(polled.bodies(), expected);
+  EXPECT_EQ(polled.deliveries(), static_cast<int>(expected.size()));
+  consumer.shutdown();
 }
 
 }  // namespace
