@@ -115,7 +115,8 @@ struct is_null : kw_null {};
 struct null_test : peg::sor<is_not_null, is_null> {};
 struct equal : peg::if_must<peg::one<'='>, ws, comparison> {};
 struct not_equal : peg::if_must<peg::string<'<', '>'>, ws, comparison> {};
-struct equality : peg::seq<comparison, peg::star<ws, peg::sor<equal, not_equal, peg::if_must<kw_is, ws, null_test>>>> {};
+struct is_test : peg::if_must<kw_is, ws, null_test> {};
+struct equality : peg::seq<comparison, peg::star<ws, peg::sor<equal, not_equal, is_test>>> {};
 
 struct condition;
 struct negation : peg::if_must<kw_not, ws, condition> {};

@@ -199,7 +199,8 @@ std::optional<RemotingCommand> pull_once(BrokerContext& context,
     sql = std::move(*compiled);
   }
   // A SQL92 subscription carries no tags: the store returns every record and the filter chooses.
-  const std::vector<std::int32_t> tag_codes = sql ? std::vector<std::int32_t>{} : protocol::tag_filter_codes(subscription);
+  const std::vector<std::int32_t> tag_codes =
+      sql ? std::vector<std::int32_t>{} : protocol::tag_filter_codes(subscription);
   plugin::v1::ReadRequest read;
   read.topic = header.topic;
   read.queue_id = header.queue_id;
