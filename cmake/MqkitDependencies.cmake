@@ -10,6 +10,7 @@ find_package(tomlplusplus 3.3 REQUIRED)      # compiled libtomlplusplus.so, neve
 find_package(spdlog 1.10 REQUIRED)           # compiled libspdlog.so
 find_package(RapidJSON REQUIRED)
 find_package(CLI11 REQUIRED)
+find_package(pegtl 3.2 REQUIRED)            # header-only PEG parser: the SQL92 filter grammar (kernel/filter)
 if(MQKIT_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

@@ -1,7 +1,7 @@
 // Quick start, the consuming side with a push consumer: subscribe to a topic, print every message
 // the listener gets, stop on Ctrl-C (or after --count messages), offsets committed on the way out.
 //   example_push_consumer [-c etc/client.toml] [--set consumer.group=g] [--set client.namesrv_addr=h:p]
-//                         [--topic TopicTest] [--expression '*'] [--count N] [--orderly]
+//                         [--topic TopicTest] [--expression '*' | --sql "a > 5"] [--count N] [--orderly]
 // The name servers come from the file, --set, or $NAMESRV_ADDR; [consumer] keys configure the rest.
 #include <CLI/CLI.hpp>
 
@@ -38,11 +38,13 @@ int main(int argc, char** argv) {
   std::string config_file;
   std::string topic = "TopicTest";
   std::string expression = "*";
+  std::string sql;
   bool orderly = false;
   app.add_option("-c,--config", config_file, "client TOML file (etc/client.toml)");
   app.add_option("--set", command_line.overrides, "override a value: section.key=value (repeatable)");
   app.add_option("--topic", topic, "topic to subscribe to");
-  app.add_option("--expression", expression, "tag expression: * or 'TagA || TagB'");
+  auto* tag_option = app.add_option("--expression", expression, "tag expression: * or 'TagA || TagB'");
+  app.add_option("--sql", sql, "SQL92 expression over message properties (docs/filter.md)")->excludes(tag_option);
   app.add_option("--count", wanted, "stop after this many messages (0: on Ctrl-C only)");
   app.add_flag("--orderly", orderly, "orderly listener: one queue's messages in order");
   CLI11_PARSE(app, argc, argv);
@@ -62,7 +64,8 @@ int main(int argc, char** argv) {
   if (config->group.empty()) config->group = "example_push_consumer";
 
   PushConsumer consumer(*config);
-  Status ready = consumer.subscribe(topic, expression);
+  Status ready =
+      consumer.subscribe(topic, sql.empty() ? MessageSelector::by_tag(expression) : MessageSelector::by_sql(sql));
   if (ready) {
     ready = orderly ? consumer.register_listener([](std::span<const MessageExt> messages, ConsumeOrderlyContext&) {
       for (const auto& m : messages) print(m);

@@ -41,6 +41,8 @@ constexpr plugin::v1::ConfigField kFields[] = {
      .description = "Hold a pull that finds nothing until a message arrives or the client's timeout"},
     {.key = "short_polling_time", .type = ValueType::kDuration, .default_value = "1s",
      .description = "How long a pull is held when long polling is off"},
+    {.key = "enable_property_filter", .type = ValueType::kBool, .default_value = "false",
+     .description = "Serve SQL92 subscriptions (filter pulled messages by their properties)"},
     {.key = "max_message_size", .type = ValueType::kSize, .default_value = "4MiB",
      .description = "Largest message body accepted", .min = 1024, .max = 64.0 * 1024 * 1024},
     {.key = "message_delay_level", .type = ValueType::kString,
@@ -113,6 +115,7 @@ Result<BrokerConfig> broker_config_from(const plugin::v1::ConfigValues& v) {
   c.register_name_server_period_ms = v.get_duration_ms("register_name_server_period");
   c.long_polling_enable = v.get_bool("long_polling_enable");
   c.short_polling_time_ms = v.get_duration_ms("short_polling_time");
+  c.enable_property_filter = v.get_bool("enable_property_filter");
   c.max_message_size = v.get_size("max_message_size");
   MQKIT_ASSIGN_OR_RETURN(c.delay_level_ms, parse_delay_levels(v.get_string("message_delay_level")));
   c.flush_consumer_offset_interval_ms = v.get_duration_ms("flush_consumer_offset_interval");

@@ -123,6 +123,26 @@ TEST(ConsumerConfigTest, LocalOffsetsFileFollowsRocketMqsLayout) {
   EXPECT_EQ(config.local_offsets_file("10.0.0.1@x"), fs::path("/var/offsets/10.0.0.1@x/g/offsets.json"));
 }
 
+TEST(SubscriptionTest, SqlExpressionsAreCheckedAndLeftToTheBroker) {
+  auto sql = make_subscription("T", MessageSelector::by_sql("price > 10 AND TAGS IN ('A', 'B')"));
+  ASSERT_TRUE(sql.is_ok()) << sql.status().to_string();
+  EXPECT_EQ(sql->expression_type, "SQL92");
+  EXPECT_EQ(sql->sub_string, "price > 10 AND TAGS IN ('A', 'B')");
+  EXPECT_TRUE(sql->tags_set.empty());
+  EXPECT_TRUE(sql->code_set.empty());
+  EXPECT_GT(sql->sub_version, 0);
+  EXPECT_TRUE(tag_matches(*sql, "C"));  // the broker evaluated the expression
+
+  auto bad = make_subscription("T", MessageSelector::by_sql("price >> 10"));
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("subscription of T: SQL92 expression 'price >> 10': "), std::string::npos)
+      << bad.status().message();
+  EXPECT_NE(bad.status().message().find("at column 8"), std::string::npos) << bad.status().message();
+  EXPECT_EQ(make_subscription("bad topic", MessageSelector::by_sql("a = 1")).status().code(),
+            StatusCode::kInvalidArgument);
+}
+
 TEST(SubscriptionTest, TagExpressionsAndClientSideMatching) {
   auto tags = make_subscription("T", "TagA || TagB");
   ASSERT_TRUE(tags.is_ok()) << tags.status().to_string();
@@ -137,6 +157,9 @@ TEST(SubscriptionTest, TagExpressionsAndClientSideMatching) {
   EXPECT_TRUE(tag_matches(*all, ""));
   EXPECT_EQ(make_subscription("T", "||").status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(make_subscription("bad topic", "*").status().code(), StatusCode::kInvalidArgument);
+  auto by_tag = make_subscription("T", MessageSelector::by_tag("TagA || TagB"));
+  ASSERT_TRUE(by_tag.is_ok());
+  EXPECT_EQ(by_tag->tags_set, tags->tags_set);
   EXPECT_EQ(retry_subscription("g").topic, "%RETRY%g");
   EXPECT_EQ(retry_subscription("g").sub_string, "*");
 }

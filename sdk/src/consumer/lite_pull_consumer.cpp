@@ -51,7 +51,7 @@ class LitePullConsumer::Impl final : public ConsumerMember,
   Impl(ConsumerConfig config, std::shared_ptr<ClientInstance> given)
       : config_(std::move(config)), given_instance_(std::move(given)) {}
 
-  Status subscribe(const std::string& topic, const std::string& expression);
+  Status subscribe(const std::string& topic, const MessageSelector& selector);
   Status assign(const std::vector<MessageQueue>& queues);
   Status start();
   void shutdown();
@@ -135,8 +135,8 @@ class LitePullConsumer::Impl final : public ConsumerMember,
 
 // ---- Setup ---------------------------------------------------------------------------------
 
-Status LitePullConsumer::Impl::subscribe(const std::string& topic, const std::string& expression) {
-  MQKIT_ASSIGN_OR_RETURN(SubscriptionData subscription, make_subscription(topic, expression));
+Status LitePullConsumer::Impl::subscribe(const std::string& topic, const MessageSelector& selector) {
+  MQKIT_ASSIGN_OR_RETURN(SubscriptionData subscription, make_subscription(topic, selector));
   std::lock_guard lifecycle(lifecycle_mutex_);
   if (state_ == State::kShutDown) return Status::unavailable("consumer " + config_.group + " is shut down");
   {
@@ -627,7 +627,11 @@ LitePullConsumer::LitePullConsumer(ConsumerConfig config, std::shared_ptr<Client
 LitePullConsumer::~LitePullConsumer() { impl_->shutdown(); }
 
 Status LitePullConsumer::subscribe(const std::string& topic, const std::string& expression) {
-  return impl_->subscribe(topic, expression);
+  return impl_->subscribe(topic, MessageSelector::by_tag(expression));
+}
+
+Status LitePullConsumer::subscribe(const std::string& topic, const MessageSelector& selector) {
+  return impl_->subscribe(topic, selector);
 }
 
 Status LitePullConsumer::assign(const std::vector<MessageQueue>& queues) { return impl_->assign(queues); }

@@ -337,6 +337,21 @@ TEST_F(LitePullConsumerTest, SubscribeRebalancesAndFiltersByTag) {
   EXPECT_EQ(*fetched, (std::vector<MessageQueue>{kQ0, kQ1}));
 }
 
+// A SQL92 subscription is the broker's to filter: pulls carry the expression and its type, and the
+// client-side tag filter lets every message through.
+TEST_F(LitePullConsumerTest, SubscribeBySqlLeavesFilteringToTheBroker) {
+  for (int i = 0; i < 4; ++i) queues_.add(0, i % 2 == 0 ? "A" : "B", std::to_string(i));
+  auto consumer = make(config());
+  EXPECT_EQ(consumer->subscribe("T", MessageSelector::by_sql("a >")).code(), StatusCode::kInvalidArgument);
+  ASSERT_TRUE(consumer->subscribe("T", MessageSelector::by_sql("TAGS = 'A' OR price > 3")).is_ok());
+  ASSERT_TRUE(consumer->start().is_ok());
+  EXPECT_EQ(bodies_of(poll_n(*consumer, 4), 0), (std::vector<std::string>{"0", "1", "2", "3"}));
+  const auto pulls = cluster_.transport()->calls_with_code(rq::kLitePullMessage);
+  ASSERT_FALSE(pulls.empty());
+  EXPECT_EQ(pulls.front().request.ext_fields.get("expressionType"), "SQL92");
+  EXPECT_EQ(pulls.front().request.ext_fields.get("subscription"), "TAGS = 'A' OR price > 3");
+}
+
 TEST_F(LitePullConsumerTest, SubscribingAfterStartAddsTheTopicsQueues) {
   cluster_.add_topic("U", "broker-a", 1);
   queues_.add(0, "A", "0");

@@ -53,7 +53,7 @@ class PushConsumer::Impl final : public ConsumerMember,
   Impl(ConsumerConfig config, std::shared_ptr<ClientInstance> given)
       : config_(std::move(config)), given_instance_(std::move(given)) {}
 
-  Status subscribe(const std::string& topic, const std::string& expression);
+  Status subscribe(const std::string& topic, const MessageSelector& selector);
   // Into concurrent_listener_ or orderly_listener_: one listener, before start().
   template <typename Listener>
   Status set_listener(Listener listener, Listener& slot);
@@ -115,8 +115,8 @@ class PushConsumer::Impl final : public ConsumerMember,
 
 // ---- Setup ---------------------------------------------------------------------------------
 
-Status PushConsumer::Impl::subscribe(const std::string& topic, const std::string& expression) {
-  MQKIT_ASSIGN_OR_RETURN(SubscriptionData subscription, make_subscription(topic, expression));
+Status PushConsumer::Impl::subscribe(const std::string& topic, const MessageSelector& selector) {
+  MQKIT_ASSIGN_OR_RETURN(SubscriptionData subscription, make_subscription(topic, selector));
   std::lock_guard lock(lifecycle_mutex_);
   if (state_ != State::kCreated) return Status::unavailable("subscribe before start(): consumer " + config_.group);
   subscriptions_[topic] = std::move(subscription);
@@ -444,7 +444,11 @@ PushConsumer::PushConsumer(ConsumerConfig config, std::shared_ptr<ClientInstance
 PushConsumer::~PushConsumer() { impl_->shutdown(); }
 
 Status PushConsumer::subscribe(const std::string& topic, const std::string& expression) {
-  return impl_->subscribe(topic, expression);
+  return impl_->subscribe(topic, MessageSelector::by_tag(expression));
+}
+
+Status PushConsumer::subscribe(const std::string& topic, const MessageSelector& selector) {
+  return impl_->subscribe(topic, selector);
 }
 
 Status PushConsumer::register_listener(ConcurrentListener listener) {

@@ -248,6 +248,43 @@ TEST_F(PushConsumerTest, AFullQueueIsNotPulledUntilTheListenerCatchesUp) {
   EXPECT_TRUE(persisted);
 }
 
+// A SQL92 subscription goes to the broker in heartbeats and pulls; the retry topic stays TAG "*".
+TEST_F(PushConsumerTest, SqlSubscriptionIsSentWithItsExpressionType) {
+  serve(3);
+  auto consumer = make(config());
+  EXPECT_EQ(consumer->subscribe("T", MessageSelector::by_sql("price BETWEEN 1 AND")).code(),
+            StatusCode::kInvalidArgument);
+  ASSERT_TRUE(consumer->subscribe("T", MessageSelector::by_sql("price > 1")).is_ok());
+  std::atomic<int> consumed{0};
+  ASSERT_TRUE(consumer
+                  ->register_listener([&](std::span<const MessageExt> messages, ConsumeConcurrentlyContext&) {
+                    consumed += static_cast<int>(messages.size());
+                    return ConsumeConcurrentlyStatus::kConsumeSuccess;
+                  })
+                  .is_ok());
+  ASSERT_TRUE(consumer->start().is_ok());
+  ASSERT_TRUE(eventually([&] { return consumed.load() == 3; })) << consumed.load();  // no client-side tag filter
+
+  bool sql_pull = false;
+  bool tag_retry_pull = false;
+  for (const auto& call : cluster_.transport()->calls_with_code(rq::kPullMessage)) {
+    const auto& fields = call.request.ext_fields;
+    if (fields.get("topic") == "T") {
+      sql_pull |= fields.get("expressionType") == "SQL92" && fields.get("subscription") == "price > 1";
+    } else {
+      tag_retry_pull |= fields.get("expressionType") == "TAG" && fields.get("subscription") == "*";
+    }
+  }
+  EXPECT_TRUE(sql_pull);
+  EXPECT_TRUE(tag_retry_pull);
+  const auto heartbeats = cluster_.transport()->calls_with_code(rq::kHeartBeat);
+  ASSERT_FALSE(heartbeats.empty());
+  const std::string body(heartbeats.front().request.body.begin(), heartbeats.front().request.body.end());
+  EXPECT_NE(body.find("\"expressionType\":\"SQL92\""), std::string::npos) << body;
+  EXPECT_NE(body.find("\"subString\":\"price > 1\""), std::string::npos) << body;
+  consumer->shutdown();
+}
+
 TEST_F(PushConsumerTest, AFailedBatchIsSentBackAndItsOffsetCommitted) {
   serve(3);
   auto consumer = make(config());

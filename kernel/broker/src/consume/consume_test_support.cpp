@@ -14,6 +14,7 @@ v1::AppendResult append(BrokerContext& context, const TestMessage& message) {
   if (!message.tags.empty()) properties.emplace_back(std::string(v1::property::kTags), message.tags);
   if (!message.keys.empty()) properties.emplace_back(std::string(v1::property::kKeys), message.keys);
   if (!message.unique_key.empty()) properties.emplace_back(std::string(v1::property::kUniqueKey), message.unique_key);
+  properties.insert(properties.end(), message.user_properties.begin(), message.user_properties.end());
   const std::string encoded = v1::encode_properties(properties);
   v1::MessageToAppend m;
   m.topic = message.topic;

@@ -26,6 +26,7 @@ struct TestMessage {
   std::string tags;        // TAGS property when not empty
   std::string keys;        // KEYS property when not empty
   std::string unique_key;  // UNIQ_KEY property when not empty
+  plugin::v1::Properties user_properties{};  // after those
 };
 
 // Appends one message to the context's store (not yet dispatched; see wait_dispatched()).

@@ -6,8 +6,10 @@
 #include <string>
 
 #include "header_reader.hpp"
-#include "mqkit/protocol/subscription_expression.hpp"
+#include "mqkit/filter/sql_filter.hpp"
 #include "mqkit/kernel/logging.hpp"
+#include "mqkit/plugin/v1/message_record.hpp"
+#include "mqkit/protocol/subscription_expression.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "offset_commit.hpp"
 
@@ -85,15 +87,27 @@ RemotingCommand refusal(std::int32_t code, std::string remark) {
   return response;
 }
 
+bool is_sql92(const protocol::SubscriptionData& subscription) {
+  return subscription.expression_type == filter::kSql92ExpressionType;
+}
+
 // The subscription to filter by: the request's own when it carries one (the SUBSCRIPTION flag,
 // which Java and ali-ons always set), else what the group registered by heartbeat. A refusal
-// when there is none to use.
+// when there is none to use, or when it is SQL92 and the property filter is off.
 std::optional<RemotingCommand> resolve_subscription(const BrokerContext& context, const PullHeader& header,
                                                     const SubscriptionGroupConfig& group,
                                                     protocol::SubscriptionData& out) {
   if (header.has(pull_sys_flag::kSubscription)) {
-    out = protocol::parse_subscription(header.topic, header.subscription, header.sub_version);
-    out.expression_type = header.expression_type.empty() ? std::string(protocol::kTagExpressionType) : header.expression_type;
+    if (header.expression_type == filter::kSql92ExpressionType) {
+      out.topic = header.topic;
+      out.sub_string = header.subscription;  // an expression, not tags to split
+      out.sub_version = header.sub_version;
+      out.expression_type = header.expression_type;
+    } else {
+      out = protocol::parse_subscription(header.topic, header.subscription, header.sub_version);
+      out.expression_type =
+          header.expression_type.empty() ? std::string(protocol::kTagExpressionType) : header.expression_type;
+    }
   } else {
     const auto info = context.consumers->find(header.group);
     if (!info) return refusal(rc::kSubscriptionNotExist, "the consumer's group info not exist");
@@ -107,18 +121,47 @@ std::optional<RemotingCommand> resolve_subscription(const BrokerContext& context
     }
     out = found->second;
   }
-  if (!protocol::is_tag_expression(out.expression_type)) {
+  const bool served_sql92 = is_sql92(out) && context.config->enable_property_filter;
+  if (!protocol::is_tag_expression(out.expression_type) && !served_sql92) {
     return refusal(rc::kSystemError, "The broker does not support consumer to filter message by " + out.expression_type);
   }
   return std::nullopt;
 }
 
-void run_parked(BrokerContext& context, const std::shared_ptr<const PullHeader>& header,
-                const Responder& responder) noexcept;
+// Keeps the records whose properties `sql` selects; NO_MATCHED_MESSAGE when none is left. The
+// read's nextBeginOffset stays past every record examined, so the consumer moves on.
+void keep_selected(plugin::v1::ReadResult& result, const filter::SqlFilter& sql, const PullHeader& header) {
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < result.records.size(); ++i) {
+    auto record = plugin::v1::decode_record(result.records[i].bytes);
+    if (!record) {
+      kernel::logger("broker")->warn("pull of {}:{} offset {} by group {}: record skipped by the SQL92 filter: {}",
+                                     header.topic, header.queue_id, result.queue_offsets[i], header.group,
+                                     record.status().message());
+    }
+    if (!record || !sql.matches(record->properties)) {
+      result.total_bytes -= static_cast<std::int64_t>(result.records[i].bytes.size());
+      continue;
+    }
+    if (kept != i) {
+      result.records[kept] = std::move(result.records[i]);
+      result.queue_offsets[kept] = result.queue_offsets[i];
+    }
+    ++kept;
+  }
+  result.records.resize(kept);
+  result.queue_offsets.resize(kept);
+  if (kept == 0) result.status = ReadStatus::kNoMatchedMessage;
+}
+
+void run_parked(BrokerContext& context, const std::shared_ptr<filter::SqlFilterCache>& sql_filters,
+                const std::shared_ptr<const PullHeader>& header, const Responder& responder) noexcept;
 
 // Runs one pull. Returns the answer, or nullopt when the pull was parked for long polling (only
 // possible with allow_suspend; the parked pull answers itself later).
-std::optional<RemotingCommand> pull_once(BrokerContext& context, const std::shared_ptr<const PullHeader>& header_ptr,
+std::optional<RemotingCommand> pull_once(BrokerContext& context,
+                                         const std::shared_ptr<filter::SqlFilterCache>& sql_filters,
+                                         const std::shared_ptr<const PullHeader>& header_ptr,
                                          const Responder& responder, bool allow_suspend) {
   const PullHeader& header = *header_ptr;
   const BrokerConfig& config = *context.config;
@@ -144,7 +187,20 @@ std::optional<RemotingCommand> pull_once(BrokerContext& context, const std::shar
   protocol::SubscriptionData subscription;
   if (auto refused = resolve_subscription(context, header, *group, subscription)) return refused;
 
-  const std::vector<std::int32_t> tag_codes = protocol::tag_filter_codes(subscription);
+  std::optional<filter::SqlFilter> sql;
+  if (is_sql92(subscription)) {
+    auto compiled = sql_filters->get(header.group, header.topic, subscription.sub_string);
+    if (!compiled) {
+      kernel::logger("broker")->warn("group {} subscribes {} with a SQL92 expression that does not parse: {}",
+                                     header.group, header.topic, compiled.status().message());
+      return refusal(rc::kSubscriptionParseFailed,
+                     "parse the consumer's subscription failed: " + compiled.status().message());
+    }
+    sql = std::move(*compiled);
+  }
+  // A SQL92 subscription carries no tags: the store returns every record and the filter chooses.
+  const std::vector<std::int32_t> tag_codes =
+      sql ? std::vector<std::int32_t>{} : protocol::tag_filter_codes(subscription);
   plugin::v1::ReadRequest read;
   read.topic = header.topic;
   read.queue_id = header.queue_id;
@@ -155,6 +211,7 @@ std::optional<RemotingCommand> pull_once(BrokerContext& context, const std::shar
   read.tag_codes = tag_codes;
   auto result = context.store->read(read);
   if (!result) return refusal(rc::kSystemError, "store getMessage failed: " + result.status().message());
+  if (sql && result->status == ReadStatus::kFound) keep_selected(*result, *sql, header);
 
   RemotingCommand response;
   response.code = pull_code(result->status, header.queue_offset);
@@ -178,7 +235,9 @@ std::optional<RemotingCommand> pull_once(BrokerContext& context, const std::shar
     const std::int64_t wait_ms = config.long_polling_enable ? header.suspend_timeout_ms : config.short_polling_time_ms;
     LongPollingService& polling = *context.long_polling;
     polling.hold(header.topic, header.queue_id, header.queue_offset, context.clock() + wait_ms,
-                 [&context, header_ptr, responder] { run_parked(context, header_ptr, responder); });
+                 [&context, sql_filters, header_ptr, responder] {
+                   run_parked(context, sql_filters, header_ptr, responder);
+                 });
     // A message dispatched between the read and the hold woke nobody: wake the pull now.
     const std::int64_t max_offset = context.store->max_offset(header.topic, header.queue_id);
     if (max_offset > header.queue_offset) polling.notify(header.topic, header.queue_id, max_offset);
@@ -187,10 +246,10 @@ std::optional<RemotingCommand> pull_once(BrokerContext& context, const std::shar
   return response;
 }
 
-void run_parked(BrokerContext& context, const std::shared_ptr<const PullHeader>& header,
-                const Responder& responder) noexcept {
+void run_parked(BrokerContext& context, const std::shared_ptr<filter::SqlFilterCache>& sql_filters,
+                const std::shared_ptr<const PullHeader>& header, const Responder& responder) noexcept {
   try {
-    if (auto response = pull_once(context, header, responder, /*allow_suspend=*/false)) {
+    if (auto response = pull_once(context, sql_filters, header, responder, /*allow_suspend=*/false)) {
       responder.respond(std::move(*response));
     }
   } catch (const std::exception& e) {
@@ -221,7 +280,7 @@ void PullMessageProcessor::process(RemotingCommand request, Responder responder)
   header->max_msg_bytes = fields.optional_int("maxMsgBytes", 0);
   if (!fields.ok()) return responder.fail(protocol::response_code::kSystemError, fields.error());
   header->client_address = responder.channel()->remote_address();
-  if (auto response = pull_once(context_, header, responder, /*allow_suspend=*/true)) {
+  if (auto response = pull_once(context_, sql_filters_, header, responder, /*allow_suspend=*/true)) {
     responder.respond(std::move(*response));
   }
 }

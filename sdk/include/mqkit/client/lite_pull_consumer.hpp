@@ -46,6 +46,7 @@
 #include "mqkit/client/client_instance.hpp"
 #include "mqkit/client/consumer_config.hpp"
 #include "mqkit/client/message_ext.hpp"
+#include "mqkit/client/subscription.hpp"
 
 namespace mqkit::client {
 
@@ -63,6 +64,8 @@ class LitePullConsumer {
   // again for the same topic replaces the expression. InvalidArgument for a bad topic or
   // expression, or when the consumer uses assign().
   Status subscribe(const std::string& topic, const std::string& expression);
+  // The same with a MessageSelector: by_tag, or by_sql (the brokers must enable_property_filter).
+  Status subscribe(const std::string& topic, const MessageSelector& selector);
   // Consumes exactly `queues` (replacing an earlier assignment), before or after start().
   // Queues new to the consumer start at the group's committed offset, else per
   // consume_from_where; queues left out are committed (auto_commit) and dropped. InvalidArgument

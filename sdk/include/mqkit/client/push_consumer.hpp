@@ -39,6 +39,7 @@
 #include "mqkit/client/client_instance.hpp"
 #include "mqkit/client/consumer_config.hpp"
 #include "mqkit/client/message_ext.hpp"
+#include "mqkit/client/subscription.hpp"
 
 namespace mqkit::client {
 
@@ -77,6 +78,8 @@ class PushConsumer {
   // Before start(): subscribes `topic` with a TAG expression ("*", "TagA || TagB"); again for the
   // same topic replaces the expression. InvalidArgument for a bad topic or expression.
   Status subscribe(const std::string& topic, const std::string& expression);
+  // The same with a MessageSelector: by_tag, or by_sql (the brokers must enable_property_filter).
+  Status subscribe(const std::string& topic, const MessageSelector& selector);
   // Before start(), exactly one listener. AlreadyExists when one is registered.
   Status register_listener(ConcurrentListener listener);
   Status register_listener(OrderlyListener listener);

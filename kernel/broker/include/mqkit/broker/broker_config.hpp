@@ -28,6 +28,7 @@ struct BrokerConfig {
   std::int64_t register_name_server_period_ms = 30'000;
   bool long_polling_enable = true;
   std::int64_t short_polling_time_ms = 1000;
+  bool enable_property_filter = false;  // RocketMQ's enablePropertyFilter: SQL92 subscriptions
   std::int64_t max_message_size = 4 * 1024 * 1024;
   std::vector<std::int64_t> delay_level_ms;  // index 0 = level 1
   std::int64_t flush_consumer_offset_interval_ms = 5000;

@@ -6,18 +6,25 @@
 // parked in the LongPollingService until a message arrives for its queue or its time is up;
 // then it runs once more, without suspending, and is answered through the same Responder.
 //
+// SQL92 subscriptions (with enable_property_filter) are compiled once per group and topic and
+// evaluated on each record the store returns; the pull answers the matching records, or
+// PULL_RETRY_IMMEDIATELY past the ones examined when none matched (RocketMQ's
+// NO_MATCHED_MESSAGE), and SUBSCRIPTION_PARSE_FAILED for an expression that does not parse.
+//
 // Threads: process() runs on the transport's request threads; a parked pull is re-run on the
-// dispatch thread (a message arrived) or the long-polling timer thread (deadline). The processor
-// keeps no state of its own beyond the context, which must outlive LongPollingService::stop().
+// dispatch thread (a message arrived) or the long-polling timer thread (deadline). The context
+// must outlive LongPollingService::stop(); the filter cache is shared with parked pulls.
 #pragma once
 
 #include "mqkit/protocol/codes.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "mqkit/broker/broker_context.hpp"
 #include "mqkit/broker/request_processor.hpp"
+#include "mqkit/filter/sql_filter_cache.hpp"
 
 namespace mqkit::broker {
 
@@ -32,6 +39,7 @@ class PullMessageProcessor final : public RequestProcessor {
 
  private:
   BrokerContext& context_;
+  std::shared_ptr<filter::SqlFilterCache> sql_filters_ = std::make_shared<filter::SqlFilterCache>();
 };
 
 }  // namespace mqkit::broker
