@@ -358,6 +358,32 @@ Status ClientApi::send_message_oneway(std::string_view address, const SendMessag
   return invoke_oneway(address, send_command(request));
 }
 
+Status ClientApi::end_transaction_oneway(std::string_view address, const EndTransactionRequest& r,
+                                         std::string_view remark) {
+  auto request = RemotingCommand::request(rq::kEndTransaction);
+  auto& f = request.ext_fields;
+  put(f, "producerGroup", r.producer_group);
+  put(f, "tranStateTableOffset", r.tran_state_table_offset);
+  put(f, "commitLogOffset", r.commit_log_offset);
+  put(f, "commitOrRollback", static_cast<std::int64_t>(r.commit_or_rollback));
+  put_bool(f, "fromTransactionCheck", r.from_transaction_check);
+  put(f, "msgId", r.msg_id);
+  if (!r.transaction_id.empty()) put(f, "transactionId", r.transaction_id);
+  if (!remark.empty()) request.remark = std::string(remark);
+  return invoke_oneway(address, std::move(request));
+}
+
+Result<CheckTransactionStateRequest> read_check_transaction_state(const RemotingCommand& request) {
+  const auto& f = request.ext_fields;
+  CheckTransactionStateRequest out;
+  MQKIT_ASSIGN_OR_RETURN(out.tran_state_table_offset, protocol::require_int(f, "tranStateTableOffset"));
+  MQKIT_ASSIGN_OR_RETURN(out.commit_log_offset, protocol::require_int(f, "commitLogOffset"));
+  out.msg_id = std::string(f.get("msgId").value_or(""));
+  out.transaction_id = std::string(f.get("transactionId").value_or(""));
+  out.offset_msg_id = std::string(f.get("offsetMsgId").value_or(""));
+  return out;
+}
+
 // ---- Consuming -----------------------------------------------------------------------------
 
 Result<PullResult> ClientApi::pull_message(std::string_view address, const PullMessageRequest& request,
