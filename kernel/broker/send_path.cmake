@@ -1,4 +1,5 @@
-# Send path: SEND_MESSAGE / V2 / batch, consumer send-back (retry, DLQ), delayed messages.
+# Send path: SEND_MESSAGE / V2 / batch, consumer send-back (retry, DLQ), delayed messages,
+# transactions (half messages, END_TRANSACTION, checks).
 set(MQKIT_BROKER_SEND_SOURCES
   src/send/outgoing_message.cpp
   src/send/send_request_headers.cpp
@@ -7,11 +8,14 @@ set(MQKIT_BROKER_SEND_SOURCES
   src/send/send_response.cpp
   src/send/send_message_processor.cpp
   src/send/consumer_send_back.cpp
-  src/send/schedule_message_service.cpp)
+  src/send/schedule_message_service.cpp
+  src/send/transaction_service.cpp
+  src/send/end_transaction_processor.cpp)
 set(MQKIT_BROKER_SEND_TESTS
   src/send/send_test_support.cpp
   src/send/send_request_headers_test.cpp
   src/send/send_message_processor_test.cpp
   src/send/send_batch_test.cpp
   src/send/consumer_send_back_test.cpp
-  src/send/schedule_message_service_test.cpp)
+  src/send/schedule_message_service_test.cpp
+  src/send/transaction_service_test.cpp)

@@ -58,6 +58,15 @@ constexpr plugin::v1::ConfigField kFields[] = {
      .description = "Most bytes returned by one pull", .min = 1024},
     {.key = "default_query_max_num", .type = ValueType::kInt, .default_value = "32",
      .description = "Most messages a query by key returns", .min = 1, .max = 65536},
+    {.key = "reject_transaction_message", .type = ValueType::kBool, .default_value = "false",
+     .description = "Refuse transactional (half) messages with NO_PERMISSION"},
+    {.key = "transaction_time_out", .type = ValueType::kDuration, .default_value = "6s",
+     .description = "A half message this old without COMMIT or ROLLBACK gets a transaction check"},
+    {.key = "transaction_check_max", .type = ValueType::kInt, .default_value = "15",
+     .description = "Checks a half message gets before it moves to TRANS_CHECK_MAX_TIME_TOPIC", .min = 1,
+     .max = 1000},
+    {.key = "transaction_check_interval", .type = ValueType::kDuration, .default_value = "60s",
+     .description = "How often the half messages are walked for checks", .min = 10},
 };
 constexpr plugin::v1::ConfigSchema kSchema{kFields, std::size(kFields)};
 
@@ -112,6 +121,10 @@ Result<BrokerConfig> broker_config_from(const plugin::v1::ConfigValues& v) {
   c.max_transfer_count = static_cast<std::int32_t>(v.get_int("max_transfer_count_on_message_in_memory"));
   c.max_transfer_bytes = v.get_size("max_transfer_bytes_on_message_in_memory");
   c.default_query_max_num = static_cast<std::int32_t>(v.get_int("default_query_max_num"));
+  c.reject_transaction_message = v.get_bool("reject_transaction_message");
+  c.transaction_timeout_ms = v.get_duration_ms("transaction_time_out");
+  c.transaction_check_max = static_cast<std::int32_t>(v.get_int("transaction_check_max"));
+  c.transaction_check_interval_ms = v.get_duration_ms("transaction_check_interval");
   return c;
 }
 

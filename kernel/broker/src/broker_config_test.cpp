@@ -33,6 +33,30 @@ TEST(BrokerConfigTest, RocketMqSpellingsAndNameServerList) {
   EXPECT_EQ(c->address(), "10.0.0.9:10911");
 }
 
+TEST(BrokerConfigTest, TransactionKeysTakeRocketMqDefaultsAndSpellings) {
+  auto defaults = broker_config_from(
+      kernel::ConfigDocument::parse("", "t").value().section("broker", broker_schema()).value());
+  ASSERT_TRUE(defaults.is_ok());
+  EXPECT_FALSE(defaults->reject_transaction_message);
+  EXPECT_EQ(defaults->transaction_timeout_ms, 6000);
+  EXPECT_EQ(defaults->transaction_check_max, 15);
+  EXPECT_EQ(defaults->transaction_check_interval_ms, 60'000);
+
+  auto doc = kernel::ConfigDocument::parse("[broker]\nrejectTransactionMessage = true\ntransactionTimeOut = 3000\n"
+                                           "transactionCheckMax = 5\ntransactionCheckInterval = \"30s\"\n",
+                                           "t")
+                 .value();
+  auto c = broker_config_from(doc.section("broker", broker_schema()).value());
+  ASSERT_TRUE(c.is_ok());
+  EXPECT_TRUE(c->reject_transaction_message);
+  EXPECT_EQ(c->transaction_timeout_ms, 3000);
+  EXPECT_EQ(c->transaction_check_max, 5);
+  EXPECT_EQ(c->transaction_check_interval_ms, 30'000);
+
+  auto zero_checks = kernel::ConfigDocument::parse("[broker]\ntransaction_check_max = 0\n", "t").value();
+  EXPECT_FALSE(zero_checks.section("broker", broker_schema()).is_ok());
+}
+
 TEST(BrokerConfigTest, BadDelayLevelsAreRejected) {
   EXPECT_EQ(parse_delay_levels("1s soon").status().message(),
             "message_delay_level: expected a duration, got \"soon\"");

@@ -5,14 +5,17 @@
 #include "mqkit/broker/consume/consumer_manage_processor.hpp"
 #include "mqkit/broker/consume/pull_message_processor.hpp"
 #include "mqkit/broker/consume/query_message_processor.hpp"
+#include "mqkit/broker/send/end_transaction_processor.hpp"
 #include "mqkit/broker/send/schedule_message_service.hpp"
 #include "mqkit/broker/send/send_message_processor.hpp"
+#include "mqkit/broker/send/transaction_service.hpp"
 
 namespace mqkit::broker {
 
 namespace {
 struct ProcessorServices {
   std::unique_ptr<ScheduleMessageService> schedule;
+  std::unique_ptr<TransactionService> transactions;
 };
 }  // namespace
 
@@ -23,8 +26,11 @@ plugin::v1::Result<std::shared_ptr<void>> install_processors(BrokerRequestHandle
   context.schedule = services->schedule.get();
   // Schedule-topic consume queue entries carry their delivery time, as in RocketMQ.
   context.dispatch->set_tags_code_fn(ScheduleMessageService::tags_code_fn(context.config->delay_level_ms));
+  services->transactions = std::make_unique<TransactionService>(context);
+  context.transactions = services->transactions.get();
 
   handler.add(std::make_shared<SendMessageProcessor>(context));
+  handler.add(std::make_shared<EndTransactionProcessor>(context));
   handler.add(std::make_shared<PullMessageProcessor>(context));
   handler.add(std::make_shared<ClientManageProcessor>(context));
   handler.add(std::make_shared<ConsumerManageProcessor>(context));
@@ -34,12 +40,16 @@ plugin::v1::Result<std::shared_ptr<void>> install_processors(BrokerRequestHandle
 }
 
 plugin::v1::Status start_processor_services(const std::shared_ptr<void>& services) {
-  return static_cast<ProcessorServices*>(services.get())->schedule->start();
+  auto* started = static_cast<ProcessorServices*>(services.get());
+  MQKIT_RETURN_IF_ERROR(started->schedule->start());
+  return started->transactions->start();
 }
 
 void stop_processor_services(const std::shared_ptr<void>& services) noexcept {
   if (!services) return;
-  static_cast<ProcessorServices*>(services.get())->schedule->stop();
+  auto* running = static_cast<ProcessorServices*>(services.get());
+  running->transactions->stop();
+  running->schedule->stop();
 }
 
 }  // namespace mqkit::broker

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <string>
 
+#include "mqkit/protocol/transaction.hpp"
+
 namespace mqkit::protocol {
 
 using plugin::v1::Status;
@@ -37,9 +39,12 @@ constexpr std::string_view kScheduleTopicV2 = "SCHEDULE_TOPIC_XXXX_V2";
 constexpr std::string_view kSystemTopicPrefix = "rmq_sys_";
 
 // The broker's own topics: written by the schedule, transaction and offset-moved services only.
-constexpr std::string_view kNotAllowedSend[] = {kScheduleTopic,           kScheduleTopicV2,
-                                                "RMQ_SYS_TRANS_HALF_TOPIC", "RMQ_SYS_TRANS_OP_HALF_TOPIC",
-                                                "TRANS_CHECK_MAX_TIME_TOPIC", kSelfTestTopic,
+constexpr std::string_view kNotAllowedSend[] = {kScheduleTopic,
+                                                kScheduleTopicV2,
+                                                transaction::kHalfTopic,
+                                                transaction::kOpTopic,
+                                                transaction::kCheckMaxTimeTopic,
+                                                kSelfTestTopic,
                                                 kOffsetMovedEvent};
 // System topics that still take messages from producers.
 constexpr std::string_view kSendableSystem[] = {kDefaultTopic, "BenchmarkTest", "RMQ_SYS_TRACE_TOPIC"};

@@ -1,7 +1,10 @@
 #include "append_messages.hpp"
 
+#include <future>
 #include <memory>
 #include <string>
+
+#include "mqkit/plugin/v1/message_record.hpp"
 
 namespace mqkit::broker {
 
@@ -29,6 +32,7 @@ v1::MessageToAppend view_of(const OutgoingMessage& m, const v1::HostAddress& sto
   view.born_host = m.born_host;
   view.store_host = store_host;
   view.reconsume_times = m.reconsume_times;
+  view.prepared_transaction_offset = m.prepared_transaction_offset;
   view.body = m.body.bytes;
   return view;
 }
@@ -99,6 +103,41 @@ void append_batch(BrokerContext& context, OutgoingMessage common, BatchMembers b
     begin = member.properties_end;
   }
   store_views(context, std::move(pending), wait_for_flush, std::move(done));
+}
+
+v1::Result<AppendedMessages> append_and_wait(BrokerContext& context, OutgoingMessage message,
+                                             std::chrono::milliseconds timeout) {
+  // Shared with the callback: the store may answer after this thread gave up waiting.
+  auto answer = std::make_shared<std::promise<v1::Result<AppendedMessages>>>();
+  auto future = answer->get_future();
+  append_message(context, std::move(message), false,
+                 [answer](v1::Result<AppendedMessages> appended) { answer->set_value(std::move(appended)); });
+  if (future.wait_for(timeout) != std::future_status::ready) {
+    return v1::Status::timeout("the store did not answer an append within " + std::to_string(timeout.count()) +
+                               " ms");
+  }
+  return future.get();
+}
+
+v1::Result<StoredRecordAt> read_record_at(BrokerContext& context, std::int64_t commit_offset) {
+  MQKIT_ASSIGN_OR_RETURN(v1::StoredSlice slice, context.store->read_at(commit_offset));
+  MQKIT_ASSIGN_OR_RETURN(v1::RecordView record, v1::decode_record(slice.bytes));
+  if (record.commit_offset != commit_offset) {
+    return v1::Status::not_found("no record starts at commit offset " + std::to_string(commit_offset));
+  }
+  return StoredRecordAt{std::move(slice), record};
+}
+
+bool read_offset_needs_correction(v1::ReadStatus status) {
+  switch (status) {
+    case v1::ReadStatus::kOffsetTooSmall:
+    case v1::ReadStatus::kOffsetOverflowBadly:
+    case v1::ReadStatus::kMessageWasRemoving:
+    case v1::ReadStatus::kOffsetFoundNull:
+      return true;
+    default:
+      return false;
+  }
 }
 
 }  // namespace mqkit::broker

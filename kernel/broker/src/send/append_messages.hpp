@@ -1,8 +1,10 @@
 // The one way the send path hands messages to the store: OutgoingMessages become records
 // stamped with this broker's store host, in one append (a batch shares topic and queue), and
-// the dispatch pipeline is woken so the records become readable soon.
+// the dispatch pipeline is woken so the records become readable soon. Also how the broker's own
+// services read their records back (by commit offset, and walking a system queue).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -52,5 +54,25 @@ inline void append_message(BrokerContext& context, OutgoingMessage message, bool
   messages.push_back(std::move(message));
   append_messages(context, std::move(messages), wait_for_flush, std::move(done));
 }
+
+// Appends one message and waits for the store's answer: for the broker's own threads (delayed
+// delivery, transaction checks) and END_TRANSACTION, which act on the result. A store that has
+// not answered within `timeout` counts as failed (Timeout); the append may still complete.
+plugin::v1::Result<AppendedMessages> append_and_wait(BrokerContext& context, OutgoingMessage message,
+                                                     std::chrono::milliseconds timeout);
+
+// A whole stored record, decoded, and the bytes it points into.
+struct StoredRecordAt {
+  plugin::v1::StoredSlice slice;
+  plugin::v1::RecordView record;
+};
+// The record starting at `commit_offset` (send-back, END_TRANSACTION); NotFound when no record
+// starts there.
+plugin::v1::Result<StoredRecordAt> read_record_at(BrokerContext& context, std::int64_t commit_offset);
+
+// Read statuses after which a service walking a queue must move its offset to where the store
+// suggests (RocketMQ's correctDelayOffset): the queue was trimmed under it, or the offset is
+// past its end.
+bool read_offset_needs_correction(plugin::v1::ReadStatus status);
 
 }  // namespace mqkit::broker

@@ -18,24 +18,9 @@ namespace rc = protocol::response_code;
 
 namespace {
 
-// The consumed message's record; its bytes stay alive with the slice.
-struct Original {
-  v1::StoredSlice slice;
-  v1::RecordView record;
-};
-
-v1::Result<Original> read_original(BrokerContext& context, std::int64_t offset) {
-  MQKIT_ASSIGN_OR_RETURN(v1::StoredSlice slice, context.store->read_at(offset));
-  MQKIT_ASSIGN_OR_RETURN(v1::RecordView record, v1::decode_record(slice.bytes));
-  if (record.commit_offset != offset) {
-    return v1::Status::not_found("no record starts at commit offset " + std::to_string(offset));
-  }
-  return Original{std::move(slice), record};
-}
-
 // A copy of the original for the retry topic: same body, flag, born host and time, properties
 // and tags; one more reconsume; where it came from in RETRY_TOPIC and ORIGIN_MESSAGE_ID.
-OutgoingMessage retry_copy(const Original& original, const std::string& retry_topic, std::int32_t queue_id) {
+OutgoingMessage retry_copy(const StoredRecordAt& original, const std::string& retry_topic, std::int32_t queue_id) {
   const v1::RecordView& r = original.record;
   OutgoingMessage m = copy_of(r, original.slice.keep_alive);
   m.topic = retry_topic;
@@ -73,7 +58,7 @@ void consumer_send_back(BrokerContext& context, const RemotingCommand& request, 
   }
   auto retry = ensure_retry_topic(context, group_config);
   if (auto* refusal = std::get_if<Refusal>(&retry)) return refuse(responder, std::move(*refusal));
-  auto original = read_original(context, header->offset);
+  auto original = read_record_at(context, header->offset);
   if (!original) {
     return responder.fail(rc::kSystemError, "look message by offset failed, " + std::to_string(header->offset));
   }

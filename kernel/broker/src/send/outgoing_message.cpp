@@ -11,12 +11,15 @@ namespace {
 auto find(Properties& properties, std::string_view name) {
   return std::find_if(properties.begin(), properties.end(), [&](const auto& p) { return p.first == name; });
 }
-std::int32_t parse_level(std::optional<std::string_view> text) {
-  if (!text) return 0;
-  std::int32_t level = 0;
-  const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), level);
-  return error == std::errc() && end == text->data() + text->size() ? level : 0;
+template <typename Integer>
+std::optional<Integer> parse_integer(std::optional<std::string_view> text) {
+  if (!text) return std::nullopt;
+  Integer value = 0;
+  const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
+  if (error != std::errc() || end != text->data() + text->size()) return std::nullopt;
+  return value;
 }
+std::int32_t parse_level(std::optional<std::string_view> text) { return parse_integer<std::int32_t>(text).value_or(0); }
 
 }  // namespace
 
@@ -51,6 +54,17 @@ void set_property(Properties& properties, std::string_view name, std::string val
 
 void erase_property(Properties& properties, std::string_view name) {
   std::erase_if(properties, [&](const auto& p) { return p.first == name; });
+}
+
+std::optional<std::int64_t> integer_property(const Properties& properties, std::string_view name) {
+  return parse_integer<std::int64_t>(get_property(properties, name));
+}
+
+std::optional<RealDestination> real_destination_of(const Properties& properties) {
+  const auto topic = get_property(properties, plugin::v1::property::kRealTopic);
+  const auto queue_id = parse_integer<std::int32_t>(get_property(properties, plugin::v1::property::kRealQueueId));
+  if (!topic || !queue_id) return std::nullopt;
+  return RealDestination{std::string(*topic), *queue_id};
 }
 
 std::int32_t delay_level_of(const Properties& properties) {

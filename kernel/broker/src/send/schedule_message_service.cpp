@@ -7,12 +7,12 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
-#include <future>
 #include <memory>
 
 #include "append_messages.hpp"
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
+#include "mqkit/protocol/transaction.hpp"
 #include "mqkit/protocol/validation.hpp"
 #include "mqkit/kernel/wall_clock.hpp"
 
@@ -33,8 +33,6 @@ constexpr auto kPersistInterval = 1s;
 // A store that has not answered an append by then is treated as failed; the message is tried
 // again on a later tick (at-least-once).
 constexpr auto kAppendTimeout = 10s;
-// Half messages are never delivered from the schedule topic (RocketMQ drops them).
-constexpr std::string_view kTransactionHalfTopic = "RMQ_SYS_TRANS_HALF_TOPIC";
 
 std::int32_t parse_int32(std::string_view text, bool* ok) {
   std::int32_t value = 0;
@@ -45,20 +43,6 @@ std::int32_t parse_int32(std::string_view text, bool* ok) {
 
 std::int32_t clamp_level(std::int32_t level, const std::vector<std::int64_t>& delay_level_ms) {
   return std::min(level, static_cast<std::int32_t>(delay_level_ms.size()));
-}
-
-// Statuses after which a level's offset must move to where the store suggests (RocketMQ's
-// correctDelayOffset): the queue was trimmed under it, or the offset is past its end.
-bool offset_needs_correction(v1::ReadStatus status) {
-  switch (status) {
-    case v1::ReadStatus::kOffsetTooSmall:
-    case v1::ReadStatus::kOffsetOverflowBadly:
-    case v1::ReadStatus::kMessageWasRemoving:
-    case v1::ReadStatus::kOffsetFoundNull:
-      return true;
-    default:
-      return false;
-  }
 }
 
 }  // namespace
@@ -246,7 +230,7 @@ ScheduleMessageService::LevelProgress ScheduleMessageService::deliver_level(std:
     return progress;
   }
   if (read->status != v1::ReadStatus::kFound) {
-    if (offset_needs_correction(read->status) && read->next_begin_offset != offset) {
+    if (read_offset_needs_correction(read->status) && read->next_begin_offset != offset) {
       kernel::logger("broker")->warn("delay level {}: offset {} corrected to {}", level, offset,
                                      read->next_begin_offset);
       set_offset(level, read->next_begin_offset);
@@ -282,32 +266,22 @@ ScheduleMessageService::LevelProgress ScheduleMessageService::deliver_level(std:
 
 bool ScheduleMessageService::deliver(const v1::RecordView& record, const v1::StoredSlice& slice) {
   OutgoingMessage m = copy_of(record, slice.keep_alive);
-  const auto real_topic = get_property(m.properties, v1::property::kRealTopic);
-  const auto real_queue = get_property(m.properties, v1::property::kRealQueueId);
-  bool queue_ok = false;
-  const std::int32_t queue_id = real_queue ? parse_int32(*real_queue, &queue_ok) : 0;
-  if (!real_topic || !queue_ok || *real_topic == kTransactionHalfTopic) {
+  auto destination = real_destination_of(m.properties);
+  // Half messages are never delivered from the schedule topic (RocketMQ drops them).
+  if (!destination || destination->topic == protocol::transaction::kHalfTopic) {
     kernel::logger("broker")->error(
         "delayed message at commit offset {} has no deliverable REAL_TOPIC/REAL_QID; dropped",
         record.commit_offset);
     return true;
   }
-  m.topic = std::string(*real_topic);
-  m.queue_id = queue_id;
+  m.topic = std::move(destination->topic);
+  m.queue_id = destination->queue_id;
   // REAL_TOPIC and REAL_QID stay, as in RocketMQ's delivered messages; DELAY goes so that the
   // message is not delayed again.
   erase_property(m.properties, v1::property::kDelayLevel);
   const std::string topic = m.topic;
-  auto stored = std::make_shared<std::promise<Status>>();
-  auto result = stored->get_future();
-  append_message(context_, std::move(m), false,
-                 [stored](v1::Result<AppendedMessages> appended) { stored->set_value(appended.status()); });
-  if (result.wait_for(kAppendTimeout) != std::future_status::ready) {
-    warn("delivering a delayed message: the store did not answer within 10 s");
-    return false;
-  }
-  if (auto status = result.get(); !status) {
-    warn("delivering a delayed message to " + topic + ": " + status.to_string());
+  if (auto appended = append_and_wait(context_, std::move(m), kAppendTimeout); !appended) {
+    warn("delivering a delayed message to " + topic + ": " + appended.status().to_string());
     return false;
   }
   return true;

@@ -13,6 +13,7 @@
 #include "append_messages.hpp"
 #include "consumer_send_back.hpp"
 #include "mqkit/broker/send/schedule_message_service.hpp"
+#include "mqkit/broker/send/transaction_service.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/validation.hpp"
@@ -53,9 +54,8 @@ bool waits_for_flush(const v1::Properties& properties) {
   return !wait || java_boolean(wait);
 }
 
-// A transaction's half message. This broker has no transaction service yet, so it refuses them
-// as RocketMQ does with rejectTransactionMessage, rather than store messages nobody can commit.
-// (Retries from clients before 4.6.1 still carry TRAN_MSG and are let through, as RocketMQ does.)
+// A transaction's half message, for the transaction service. (Retries from clients before 4.6.1
+// still carry TRAN_MSG and are stored as plain messages, as RocketMQ does.)
 bool is_half_message(const OutgoingMessage& m) {
   return java_boolean(get_property(m.properties, v1::property::kTransactionPrepared)) &&
          !(m.reconsume_times > 0 && delay_level_of(m.properties) > 0);
@@ -91,10 +91,15 @@ OrRefusal<std::pair<SendMessageRequestHeader, SendTarget>> check_send(BrokerCont
   return std::pair{std::move(header).value(), std::get<SendTarget>(std::move(target))};
 }
 
-// Answers an append with send_response().
-AppendedCallback answer_with(const BrokerContext& context, const Responder& responder, std::int32_t queue_id) {
-  return [responder, store_host = context.store_host, queue_id](v1::Result<AppendedMessages> appended) {
-    responder.respond(send_response(appended, store_host, queue_id));
+// Answers an append with send_response(); a half message's answer also names its transaction
+// (the UNIQ_KEY the producer's END_TRANSACTION will carry).
+AppendedCallback answer_with(const BrokerContext& context, const Responder& responder, std::int32_t queue_id,
+                             std::string transaction_id = {}) {
+  return [responder, store_host = context.store_host, queue_id,
+          transaction_id = std::move(transaction_id)](v1::Result<AppendedMessages> appended) {
+    RemotingCommand response = send_response(appended, store_host, queue_id);
+    if (appended && !transaction_id.empty()) response.ext_fields.set("transactionId", transaction_id);
+    responder.respond(std::move(response));
   };
 }
 
@@ -149,7 +154,8 @@ void SendMessageProcessor::send_message(RemotingCommand request, const Responder
     return refuse(responder, std::move(*refusal));
   }
   OutgoingMessage message = message_from(header, target, *responder.channel(), config);
-  if (is_half_message(message)) {
+  const bool half = is_half_message(message);
+  if (half && config.reject_transaction_message) {
     return responder.fail(rc::kNoPermission,
                           "the broker[" + config.broker_ip + "] sending transaction message is forbidden");
   }
@@ -168,8 +174,18 @@ void SendMessageProcessor::send_message(RemotingCommand request, const Responder
       }
     }
   }
-  ScheduleMessageService::park(config.delay_level_ms, message);
-  append_message(context_, std::move(message), wait_for_flush, answer_with(context_, responder, target.queue_id));
+  if (!half) {
+    ScheduleMessageService::park(config.delay_level_ms, message);
+    return append_message(context_, std::move(message), wait_for_flush,
+                          answer_with(context_, responder, target.queue_id));
+  }
+  // A half message keeps its DELAY until it is committed.
+  if (auto prepared = context_.transactions->prepare(message); !prepared) {
+    return responder.fail(rc::kSystemError, prepared.message());
+  }
+  std::string transaction_id(get_property(message.properties, v1::property::kUniqueKey).value_or(""));
+  append_message(context_, std::move(message), wait_for_flush,
+                 answer_with(context_, responder, target.queue_id, std::move(transaction_id)));
 }
 
 void SendMessageProcessor::send_batch(RemotingCommand request, const Responder& responder) {
@@ -178,6 +194,9 @@ void SendMessageProcessor::send_batch(RemotingCommand request, const Responder& 
   const auto& [header, target] = std::get<0>(checked);
   if (header.topic.starts_with(protocol::kRetryGroupTopicPrefix)) {
     return responder.fail(rc::kMessageIllegal, "batch request does not support retry group " + header.topic);
+  }
+  if ((header.sys_flag & v1::sys_flag::kTransactionMask) == v1::sys_flag::kTransactionPrepared) {
+    return responder.fail(rc::kMessageIllegal, "batch messages cannot be transactional (sysFlag is PREPARED)");
   }
   const BrokerConfig& config = *context_.config;
   const v1::StoredSlice body = own(std::move(request.body));
@@ -206,6 +225,11 @@ void SendMessageProcessor::send_batch(RemotingCommand request, const Responder& 
                            scratch.end();
     if (has_delay && delay_level_of(std::string_view(batch.properties).substr(begin)) > 0) {
       return responder.fail(rc::kMessageIllegal, "batch messages cannot be delayed (DELAY is set)");
+    }
+    const auto transactional = std::ranges::find(scratch, v1::property::kTransactionPrepared,
+                                                 &PropertyViews::value_type::first);
+    if (transactional != scratch.end() && java_boolean(transactional->second)) {
+      return responder.fail(rc::kMessageIllegal, "batch messages cannot be transactional (TRAN_MSG is set)");
     }
     batch.members.push_back({item.flag, item.body, batch.properties.size()});
   }

@@ -263,8 +263,8 @@ TEST(SendMessageProcessorTest, DelayedMessagesAreParkedByLevel) {
   EXPECT_EQ(clamped->property("DELAY"), "18");
 }
 
-TEST(SendMessageProcessorTest, TransactionHalfMessagesAreRefused) {
-  SendFixture f;
+TEST(SendMessageProcessorTest, TransactionHalfMessagesAreRefusedWhenRejectTransactionMessageIsOn) {
+  SendFixture f("reject_transaction_message = true");
   SendRequest request;
   request.sys_flag = v1::sys_flag::kTransactionPrepared;
   request.properties.emplace_back("TRAN_MSG", "true");

@@ -45,12 +45,26 @@ std::optional<std::string> StoredRecord::property(std::string_view name) const {
   return value ? std::optional<std::string>(*value) : std::nullopt;
 }
 
-SendFixture::SendFixture(const std::string& broker_toml) : harness_(broker_toml) {}
+SendFixture::SendFixture(const std::string& broker_toml) : harness_(broker_toml) {
+  harness_.context().transactions = &transactions_;
+  EXPECT_TRUE(transactions_.start(false).is_ok());
+}
 
 v1::RemotingCommand SendFixture::call(v1::RemotingCommand request) {
   const std::size_t before = channel_->sent().size();
+  const bool oneway = request.is_oneway();
   Responder responder(channel_, request);
-  processor_.process(std::move(request), responder);
+  if (request.code == protocol::request_code::kEndTransaction) {
+    end_transaction_.process(std::move(request), responder);
+  } else {
+    processor_.process(std::move(request), responder);
+  }
+  if (oneway) {
+    EXPECT_EQ(channel_->sent().size(), before) << "a one-way request was answered";
+    v1::RemotingCommand none;
+    none.code = -1;
+    return none;
+  }
   if (!channel_->wait_for(before + 1)) {
     ADD_FAILURE() << "no answer within 5 s";
     v1::RemotingCommand none;

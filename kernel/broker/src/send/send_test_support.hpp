@@ -12,7 +12,9 @@
 #include <thread>
 #include <vector>
 
+#include "mqkit/broker/send/end_transaction_processor.hpp"
 #include "mqkit/broker/send/send_message_processor.hpp"
+#include "mqkit/broker/send/transaction_service.hpp"
 #include "mqkit/broker/testing/broker_harness.hpp"
 #include "mqkit/broker/testing/fake_channel.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
@@ -122,7 +124,9 @@ class InterposedStore final : public plugin::v1::MessageStore {
   std::vector<std::thread> answering_;
 };
 
-// A SendMessageProcessor over a BrokerHarness, answering on one FakeChannel.
+// A SendMessageProcessor and an EndTransactionProcessor over a BrokerHarness, answering on one
+// FakeChannel; the harness context has a TransactionService (loaded, its check thread not
+// started: tests run check passes themselves).
 class SendFixture {
  public:
   explicit SendFixture(const std::string& broker_toml = "");
@@ -130,12 +134,13 @@ class SendFixture {
 
   BrokerContext& context() { return harness_.context(); }
   BrokerHarness& harness() { return harness_; }
+  TransactionService& transactions() { return transactions_; }
   // Puts an InterposedStore in front of the harness store (the dispatch pipeline keeps reading
   // the harness store directly).
   InterposedStore& interpose();
 
-  // Runs `request` through the processor and returns its answer (an empty command with code -1
-  // when none came within 5 s).
+  // Runs `request` through the processor of its code and returns its answer (an empty command
+  // with code -1 when none came within 5 s, or at once for a one-way request).
   plugin::v1::RemotingCommand call(plugin::v1::RemotingCommand request);
   plugin::v1::RemotingCommand send(const SendRequest& request) { return call(request.build()); }
   // The record at `offset` of a queue once dispatched; nullopt when there is none.
@@ -147,6 +152,8 @@ class SendFixture {
   BrokerHarness harness_;
   std::shared_ptr<FakeChannel> channel_ = std::make_shared<FakeChannel>(1, "127.0.0.1:50000");
   SendMessageProcessor processor_{harness_.context()};
+  TransactionService transactions_{harness_.context()};
+  EndTransactionProcessor end_transaction_{harness_.context()};
   std::shared_ptr<InterposedStore> interposed_;
 };
 

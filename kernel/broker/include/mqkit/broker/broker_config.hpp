@@ -36,6 +36,10 @@ struct BrokerConfig {
   std::int32_t max_transfer_count = 32;
   std::int64_t max_transfer_bytes = 256 * 1024;
   std::int32_t default_query_max_num = 32;
+  bool reject_transaction_message = false;
+  std::int64_t transaction_timeout_ms = 6000;
+  std::int32_t transaction_check_max = 15;
+  std::int64_t transaction_check_interval_ms = 60'000;
 
   // "ip:port" this broker registers and stamps into records.
   std::string address() const { return broker_ip + ":" + std::to_string(listen_port); }

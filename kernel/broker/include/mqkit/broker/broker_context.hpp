@@ -20,6 +20,7 @@
 namespace mqkit::broker {
 
 class ScheduleMessageService;
+class TransactionService;
 
 struct BrokerContext {
   const BrokerConfig* config = nullptr;
@@ -34,6 +35,7 @@ struct BrokerContext {
   RebalanceLockManager* locks = nullptr;
   LongPollingService* long_polling = nullptr;
   ScheduleMessageService* schedule = nullptr;  // delayed messages (delay levels)
+  TransactionService* transactions = nullptr;  // half messages, END_TRANSACTION, checks
   std::function<std::int64_t()> clock;  // milliseconds since the epoch
 };
 

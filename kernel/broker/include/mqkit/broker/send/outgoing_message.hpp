@@ -25,6 +25,7 @@ struct OutgoingMessage {
   std::int64_t born_timestamp = 0;
   plugin::v1::HostAddress born_host{};
   std::int32_t reconsume_times = 0;
+  std::int64_t prepared_transaction_offset = 0;  // a committed transaction's half message
   plugin::v1::StoredSlice body{};  // the bytes, and whatever keeps them alive until stored
   plugin::v1::Properties properties;
 };
@@ -38,6 +39,15 @@ OutgoingMessage copy_of(const plugin::v1::RecordView& record, std::shared_ptr<co
 std::optional<std::string_view> get_property(const plugin::v1::Properties& properties, std::string_view name);
 void set_property(plugin::v1::Properties& properties, std::string_view name, std::string value);
 void erase_property(plugin::v1::Properties& properties, std::string_view name);
+// A property holding a decimal integer; nullopt when absent or not a number.
+std::optional<std::int64_t> integer_property(const plugin::v1::Properties& properties, std::string_view name);
+// Where a parked message (delayed, or a transaction's half message) belongs: its REAL_TOPIC and
+// REAL_QID; nullopt when either is missing or the queue is not a number.
+struct RealDestination {
+  std::string topic;
+  std::int32_t queue_id = 0;
+};
+std::optional<RealDestination> real_destination_of(const plugin::v1::Properties& properties);
 // The DELAY property as a number; 0 when absent or not a number.
 std::int32_t delay_level_of(const plugin::v1::Properties& properties);
 std::int32_t delay_level_of(std::string_view encoded_properties);
