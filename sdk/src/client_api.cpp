@@ -6,6 +6,7 @@
 #include "mqkit/plugin/v1/message_record.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/header_fields.hpp"
+#include "mqkit/protocol/transaction.hpp"
 #include "mqkit/kernel/wall_clock.hpp"
 
 namespace mqkit::client {
@@ -23,13 +24,15 @@ constexpr milliseconds kCallbackGrace{2000};
 
 // ExtFields::set has string, int64 and bool overloads; a string literal or an int32 would pick
 // the wrong one, so every header field goes through these.
-void put(v1::ExtFields& fields, const char* key, std::string_view value) {
+void put(v1::ExtFields& fields, std::string_view key, std::string_view value) {
   fields.set(std::string(key), std::string(value));
 }
-void put(v1::ExtFields& fields, const char* key, std::int64_t value) {
+void put(v1::ExtFields& fields, std::string_view key, std::int64_t value) {
   fields.set(std::string(key), std::to_string(value));
 }
-void put_bool(v1::ExtFields& fields, const char* key, bool value) { put(fields, key, value ? "true" : "false"); }
+void put_bool(v1::ExtFields& fields, std::string_view key, bool value) {
+  put(fields, key, value ? "true" : "false");
+}
 
 
 RemotingCommand queue_request(std::int32_t code, const MessageQueue& queue) {
@@ -360,27 +363,29 @@ Status ClientApi::send_message_oneway(std::string_view address, const SendMessag
 
 Status ClientApi::end_transaction_oneway(std::string_view address, const EndTransactionRequest& r,
                                          std::string_view remark) {
+  namespace field = protocol::transaction::end_header;
   auto request = RemotingCommand::request(rq::kEndTransaction);
   auto& f = request.ext_fields;
-  put(f, "producerGroup", r.producer_group);
-  put(f, "tranStateTableOffset", r.tran_state_table_offset);
-  put(f, "commitLogOffset", r.commit_log_offset);
-  put(f, "commitOrRollback", static_cast<std::int64_t>(r.commit_or_rollback));
-  put_bool(f, "fromTransactionCheck", r.from_transaction_check);
-  put(f, "msgId", r.msg_id);
-  if (!r.transaction_id.empty()) put(f, "transactionId", r.transaction_id);
+  put(f, field::kProducerGroup, r.producer_group);
+  put(f, field::kTranStateTableOffset, r.tran_state_table_offset);
+  put(f, field::kCommitLogOffset, r.commit_log_offset);
+  put(f, field::kCommitOrRollback, static_cast<std::int64_t>(r.commit_or_rollback));
+  put_bool(f, field::kFromTransactionCheck, r.from_transaction_check);
+  put(f, field::kMsgId, r.msg_id);
+  if (!r.transaction_id.empty()) put(f, field::kTransactionId, r.transaction_id);
   if (!remark.empty()) request.remark = std::string(remark);
   return invoke_oneway(address, std::move(request));
 }
 
 Result<CheckTransactionStateRequest> read_check_transaction_state(const RemotingCommand& request) {
+  namespace field = protocol::transaction::check_header;
   const auto& f = request.ext_fields;
   CheckTransactionStateRequest out;
-  MQKIT_ASSIGN_OR_RETURN(out.tran_state_table_offset, protocol::require_int(f, "tranStateTableOffset"));
-  MQKIT_ASSIGN_OR_RETURN(out.commit_log_offset, protocol::require_int(f, "commitLogOffset"));
-  out.msg_id = std::string(f.get("msgId").value_or(""));
-  out.transaction_id = std::string(f.get("transactionId").value_or(""));
-  out.offset_msg_id = std::string(f.get("offsetMsgId").value_or(""));
+  MQKIT_ASSIGN_OR_RETURN(out.tran_state_table_offset, protocol::require_int(f, field::kTranStateTableOffset));
+  MQKIT_ASSIGN_OR_RETURN(out.commit_log_offset, protocol::require_int(f, field::kCommitLogOffset));
+  out.msg_id = std::string(f.get(field::kMsgId).value_or(""));
+  out.transaction_id = std::string(f.get(field::kTransactionId).value_or(""));
+  out.offset_msg_id = std::string(f.get(field::kOffsetMsgId).value_or(""));
   return out;
 }
 

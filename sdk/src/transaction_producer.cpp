@@ -18,17 +18,19 @@ namespace {
 
 std::shared_ptr<spdlog::logger> log() { return kernel::logger("client"); }
 
-// END_TRANSACTION's commitOrRollback: the sysFlag transaction type of the outcome.
-std::int32_t commit_or_rollback_of(LocalTransactionState state) {
+using protocol::transaction::Resolution;
+
+// END_TRANSACTION's commitOrRollback of a local transaction's outcome.
+Resolution resolution_of(LocalTransactionState state) {
   switch (state) {
     case LocalTransactionState::kCommit:
-      return v1::sys_flag::kTransactionCommit;
+      return Resolution::kCommit;
     case LocalTransactionState::kRollback:
-      return v1::sys_flag::kTransactionRollback;
+      return Resolution::kRollback;
     case LocalTransactionState::kUnknown:
       break;
   }
-  return 0;  // TRANSACTION_NOT_TYPE: the broker checks again later
+  return Resolution::kUnknown;
 }
 
 // Runs a listener call. One that throws leaves the transaction unknown, and `remark` carries the
@@ -165,7 +167,7 @@ Status TransactionProducer::Impl::end_transaction(const SendResult& half, LocalT
   const EndTransactionRequest request{.producer_group = group_,
                                       .tran_state_table_offset = half.queue_offset,
                                       .commit_log_offset = stored_at->commit_offset,
-                                      .commit_or_rollback = commit_or_rollback_of(state),
+                                      .commit_or_rollback = resolution_of(state),
                                       .from_transaction_check = false,
                                       .msg_id = half.msg_id,
                                       .transaction_id = half.transaction_id};
@@ -201,7 +203,7 @@ void TransactionProducer::Impl::answer_check(const std::string& broker_address, 
                      EndTransactionRequest{.producer_group = group_,
                                            .tran_state_table_offset = request.tran_state_table_offset,
                                            .commit_log_offset = request.commit_log_offset,
-                                           .commit_or_rollback = commit_or_rollback_of(state),
+                                           .commit_or_rollback = resolution_of(state),
                                            .from_transaction_check = true,
                                            .msg_id = message_id,
                                            .transaction_id = request.transaction_id},

@@ -99,7 +99,8 @@ class TransactionProducerTest : public ::testing::Test {
     return out;
   }
 
-  // A CHECK_TRANSACTION_STATE as a broker sends it: the half message (stored record) as body.
+  // A CHECK_TRANSACTION_STATE as a broker sends it: the half message as a stored record, with its
+  // real topic and queue, as the body.
   static RemotingCommand check_request(std::string_view group, std::string_view unique_key,
                                        std::int64_t commit_offset = 4096, std::int64_t queue_offset = 17) {
     std::string properties;
@@ -107,9 +108,11 @@ class TransactionProducerTest : public ::testing::Test {
     if (!group.empty()) v1::append_property(properties, v1::property::kProducerGroup, group);
     v1::append_property(properties, v1::property::kUniqueKey, unique_key);
     v1::append_property(properties, v1::property::kRealTopic, "T");
+  v1::append_property(properties, v1::property::kRealQueueId, "2");
     const std::string body = "order 42";
     v1::MessageToAppend half;
-    half.topic = "RMQ_SYS_TRANS_HALF_TOPIC";
+    half.topic = "T";
+    half.queue_id = 2;
     half.store_host.ip = {10, 0, 0, 1};
     half.store_host.port = 10911;
     half.body = {reinterpret_cast<const std::uint8_t*>(body.data()), body.size()};
@@ -285,7 +288,8 @@ TEST_F(TransactionProducerTest, ABrokersCheckIsAnsweredFromTheCheckThreads) {
   ASSERT_EQ(listener_->checked.size(), 1u);
   const MessageExt& half = listener_->checked[0];
   EXPECT_EQ(half.body(), "order 42");
-  EXPECT_EQ(half.property("REAL_TOPIC"), "T");
+  EXPECT_EQ(half.topic(), "T");
+  EXPECT_EQ(half.queue_id, 2);
   EXPECT_EQ(half.commit_log_offset, 4096);
   const auto ends = end_transactions();
   ASSERT_EQ(ends.size(), 1u);

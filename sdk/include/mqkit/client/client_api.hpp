@@ -31,6 +31,7 @@
 #include "mqkit/client/types.hpp"
 #include "mqkit/plugin/v1/transport.hpp"
 #include "mqkit/protocol/bodies.hpp"
+#include "mqkit/protocol/transaction.hpp"
 
 namespace mqkit::client {
 
@@ -103,9 +104,8 @@ struct EndTransactionRequest {
   std::string producer_group{};
   std::int64_t tran_state_table_offset = 0;  // the half message's queue offset
   std::int64_t commit_log_offset = 0;        // the half message's commit log offset
-  // plugin::v1::sys_flag::kTransactionCommit or kTransactionRollback; 0 leaves the state unknown
-  // (the broker asks again later).
-  std::int32_t commit_or_rollback = 0;
+  // kUnknown leaves the half message to the broker's check.
+  protocol::transaction::Resolution commit_or_rollback = protocol::transaction::Resolution::kUnknown;
   bool from_transaction_check = false;       // the answer to a CHECK_TRANSACTION_STATE
   std::string msg_id{};                      // the half message's UNIQ_KEY
   std::string transaction_id{};              // left out when empty
