@@ -30,6 +30,13 @@ std::string field(const RemotingCommand& c, std::string_view name) {
   return std::string(c.ext_fields.get(name).value_or(""));
 }
 
+// An END_TRANSACTION leaving the state unknown, with `why` in its remark.
+void expect_unknown_because(const RemotingCommand& end, std::string_view why) {
+  EXPECT_EQ(field(end, "commitOrRollback"), "0");
+  ASSERT_TRUE(end.remark.has_value());
+  EXPECT_NE(end.remark->find(why), std::string::npos) << *end.remark;
+}
+
 // Answers as told and records what it was asked. A check may be made to wait until released.
 class ScriptedListener final : public TransactionListener {
  public:
@@ -129,7 +136,15 @@ class TransactionProducerTest : public ::testing::Test {
     return request;
   }
 
-  // Delivers a check from broker-a; the producer must have talked to broker-a before.
+  // A started producer that has talked to broker-a, which can then send it checks.
+  std::unique_ptr<TransactionProducer> start_producer_known_to_broker() {
+    auto producer = start_producer();
+    const auto sent = producer->producer().send(Message("T", "connects to broker-a"));
+    EXPECT_TRUE(sent.is_ok()) << sent.status().to_string();
+    return producer;
+  }
+
+  // Delivers a check from broker-a (see start_producer_known_to_broker).
   void deliver_check(RemotingCommand request) {
     cluster_.transport()->deliver_request("10.0.0.1:10911", std::move(request));
   }
@@ -232,9 +247,7 @@ TEST_F(TransactionProducerTest, AListenerThatThrowsLeavesTheTransactionUnknownWi
   EXPECT_EQ(result->local_transaction_state, LocalTransactionState::kUnknown);
   const auto ends = end_transactions();
   ASSERT_EQ(ends.size(), 1u);
-  EXPECT_EQ(field(ends[0], "commitOrRollback"), "0");
-  ASSERT_TRUE(ends[0].remark.has_value());
-  EXPECT_NE(ends[0].remark->find("the order table is locked"), std::string::npos) << *ends[0].remark;
+  expect_unknown_because(ends[0], "the order table is locked");
 }
 
 TEST_F(TransactionProducerTest, AFailedSendReturnsItsErrorWithoutRunningTheListener) {
@@ -279,8 +292,7 @@ TEST_F(TransactionProducerTest, RefusesDelayLevelsAndStartsOnlyWithAListener) {
 }
 
 TEST_F(TransactionProducerTest, ABrokersCheckIsAnsweredFromTheCheckThreads) {
-  auto producer = start_producer();
-  ASSERT_TRUE(producer->producer().send(Message("T", "connects to broker-a")).is_ok());
+  auto producer = start_producer_known_to_broker();
   listener_->check_answer = LocalTransactionState::kRollback;
   deliver_check(check_request("PG", "AABBCCDD00000000000000000000EEFF", 4096, 17));
   producer->shutdown();  // answers the checks already taken
@@ -305,21 +317,17 @@ TEST_F(TransactionProducerTest, ABrokersCheckIsAnsweredFromTheCheckThreads) {
 }
 
 TEST_F(TransactionProducerTest, ACheckListenerThatThrowsAnswersUnknownWithItsText) {
-  auto producer = start_producer();
-  ASSERT_TRUE(producer->producer().send(Message("T", "connects to broker-a")).is_ok());
+  auto producer = start_producer_known_to_broker();
   listener_->check_throws = true;
   deliver_check(check_request("PG", "AABBCCDD00000000000000000000EEFF"));
   producer->shutdown();
   const auto ends = end_transactions();
   ASSERT_EQ(ends.size(), 1u);
-  EXPECT_EQ(field(ends[0], "commitOrRollback"), "0");
-  ASSERT_TRUE(ends[0].remark.has_value());
-  EXPECT_NE(ends[0].remark->find("database unreachable"), std::string::npos) << *ends[0].remark;
+  expect_unknown_because(ends[0], "database unreachable");
 }
 
 TEST_F(TransactionProducerTest, MalformedChecksAndChecksOfOtherGroupsAreIgnored) {
-  auto producer = start_producer();
-  ASSERT_TRUE(producer->producer().send(Message("T", "connects to broker-a")).is_ok());
+  auto producer = start_producer_known_to_broker();
   auto truncated = check_request("PG", "AABBCCDD000000000000000000000001");
   truncated.body.resize(truncated.body.size() / 2);
   deliver_check(std::move(truncated));
@@ -351,8 +359,7 @@ TEST_F(TransactionProducerTest, ChecksBeyondTheHoldMaxAreDropped) {
   listener_->check_released = release.get_future().share();
   listener_->check_started.emplace();
   auto started = listener_->check_started->get_future();
-  auto producer = start_producer();
-  ASSERT_TRUE(producer->producer().send(Message("T", "connects to broker-a")).is_ok());
+  auto producer = start_producer_known_to_broker();
 
   deliver_check(check_request("PG", "AABBCCDD000000000000000000000001"));
   // The check thread holds the first check; one more may wait, the third is dropped.
@@ -369,8 +376,7 @@ TEST_F(TransactionProducerTest, ChecksBeyondTheHoldMaxAreDropped) {
 }
 
 TEST_F(TransactionProducerTest, NoCheckIsTakenAfterShutdown) {
-  auto producer = start_producer();
-  ASSERT_TRUE(producer->producer().send(Message("T", "connects to broker-a")).is_ok());
+  auto producer = start_producer_known_to_broker();
   producer->shutdown();
   deliver_check(check_request("PG", "AABBCCDD000000000000000000000001"));
   EXPECT_TRUE(listener_->checked.empty());
