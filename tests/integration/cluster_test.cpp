@@ -72,27 +72,6 @@ class ClusterTest : public ::testing::Test {
     EXPECT_EQ(response->code, rc::kSuccess) << response->remark.value_or("");
     return response->ext_fields.get_int("queueOffset").value_or(-1);
   }
-
-  std::vector<std::string> pull_bodies(const std::string& broker, const std::string& topic, int queue) {
-    auto r = client_.call(broker, request(code::kPullMessage,
-                                          {{"consumerGroup", "G"}, {"topic", topic}, {"queueId", std::to_string(queue)},
-                                           {"queueOffset", "0"}, {"maxMsgNums", "32"}, {"sysFlag", "4"},
-                                           {"commitOffset", "0"}, {"suspendTimeoutMillis", "0"},
-                                           {"subscription", "*"}, {"subVersion", "0"}}));
-    std::vector<std::string> bodies;
-    if (!r || r->code != rc::kSuccess) return bodies;
-    std::span<const std::uint8_t> bytes(r->body);
-    while (!bytes.empty()) {
-      auto record = plugin::v1::decode_record(bytes, plugin::v1::CrcCheck::kVerify);
-      if (!record) {
-        ADD_FAILURE() << record.status().to_string();
-        break;
-      }
-      bodies.emplace_back(record->body.begin(), record->body.end());
-      bytes = bytes.subspan(static_cast<std::size_t>(record->total_size));
-    }
-    return bodies;
-  }
 };
 
 TEST_F(ClusterTest, BrokersRegisterWithEveryNameServerAndLeaveWhenTheyDie) {
@@ -159,7 +138,7 @@ TEST_F(ClusterTest, BrokerRestartKeepsTopicsOffsetsAndMessages) {
     if (!crash) {  // offsets persist at shutdown; after a crash up to one persist interval may be lost
       EXPECT_EQ(offset->ext_fields.get_int("offset").value_or(-1), 6);
     }
-    const auto bodies = pull_bodies(broker, "Durable", 1);
+    const auto bodies = client_.pull_bodies(broker, "Durable", 1);
     ASSERT_EQ(bodies.size(), 10u);
     EXPECT_EQ(bodies.front(), "m0");
     EXPECT_EQ(bodies.back(), "m9");

@@ -1,7 +1,11 @@
 #include "remoting_client.hpp"
 
+#include <gtest/gtest.h>
+
 #include <future>
 
+#include "mqkit/plugin/v1/message_record.hpp"
+#include "mqkit/protocol/codes.hpp"
 #include "plugin_fixture.hpp"
 
 namespace mqkit::testing {
@@ -23,6 +27,31 @@ Result<RemotingCommand> RemotingClient::call(const std::string& address, Remotin
   transport_->invoke(address, std::move(request), timeout,
                      [promise](Result<RemotingCommand> response) { promise->set_value(std::move(response)); });
   return future.get();
+}
+
+std::vector<std::string> RemotingClient::pull_bodies(const std::string& broker, const std::string& topic,
+                                                     int queue_id, const std::string& group) {
+  auto request = RemotingCommand::request(protocol::request_code::kPullMessage);
+  for (const auto& [key, value] : std::initializer_list<std::pair<const char*, std::string>>{
+           {"consumerGroup", group}, {"topic", topic}, {"queueId", std::to_string(queue_id)}, {"queueOffset", "0"},
+           {"maxMsgNums", "32"}, {"sysFlag", "4"}, {"commitOffset", "0"}, {"suspendTimeoutMillis", "0"},
+           {"subscription", "*"}, {"subVersion", "0"}}) {
+    request.ext_fields.set(key, value);
+  }
+  auto response = call(broker, std::move(request));
+  std::vector<std::string> bodies;
+  if (!response || response->code != protocol::response_code::kSuccess) return bodies;
+  std::span<const std::uint8_t> bytes(response->body);
+  while (!bytes.empty()) {
+    auto record = plugin::v1::decode_record(bytes, plugin::v1::CrcCheck::kVerify);
+    if (!record) {
+      ADD_FAILURE() << record.status().to_string();
+      break;
+    }
+    bodies.emplace_back(record->body.begin(), record->body.end());
+    bytes = bytes.subspan(static_cast<std::size_t>(record->total_size));
+  }
+  return bodies;
 }
 
 }  // namespace mqkit::testing

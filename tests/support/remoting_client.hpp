@@ -4,6 +4,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "mqkit/plugin/v1/transport.hpp"
 
@@ -16,6 +17,11 @@ class RemotingClient {
   // Sends `request` to `address` and waits for the response.
   plugin::v1::Result<plugin::v1::RemotingCommand> call(const std::string& address, plugin::v1::RemotingCommand request,
                                                        std::chrono::milliseconds timeout = std::chrono::seconds(5));
+  // The bodies of the first messages (at most 32) of `topic` queue `queue_id`, pulled by
+  // consumer group `group` from offset 0 with every record's CRC checked; empty when the pull
+  // finds nothing (a record that does not decode fails the test).
+  std::vector<std::string> pull_bodies(const std::string& broker, const std::string& topic, int queue_id,
+                                       const std::string& group = "G");
 
  private:
   std::shared_ptr<plugin::v1::Transport> transport_;

@@ -94,7 +94,8 @@ Status BrokerController::start_services() {
   auto host = plugin::v1::parse_host_address(config_.address());
   if (!host) return host.status().with_context("broker_ip1");
   context_.store_host = *host;
-  // Delayed delivery appends records, which carry the store host: only once it is known.
+  // Delayed delivery and transaction checks append records, which carry the store host: only
+  // once it is known.
   MQKIT_RETURN_IF_ERROR(start_processor_services(extra_services_));
 
   registrar_ = std::make_unique<NameServerRegistrar>(config_, transport_, *topics_);

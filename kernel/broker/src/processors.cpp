@@ -42,7 +42,8 @@ plugin::v1::Result<std::shared_ptr<void>> install_processors(BrokerRequestHandle
 plugin::v1::Status start_processor_services(const std::shared_ptr<void>& services) {
   auto* started = static_cast<ProcessorServices*>(services.get());
   MQKIT_RETURN_IF_ERROR(started->schedule->start());
-  return started->transactions->start();
+  started->transactions->start();
+  return plugin::v1::Status::ok();
 }
 
 void stop_processor_services(const std::shared_ptr<void>& services) noexcept {

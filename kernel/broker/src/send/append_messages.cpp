@@ -22,21 +22,6 @@ struct PendingAppend {
   std::vector<v1::MessageToAppend> views;
 };
 
-v1::MessageToAppend view_of(const OutgoingMessage& m, const v1::HostAddress& store_host) {
-  v1::MessageToAppend view;
-  view.topic = m.topic;
-  view.queue_id = m.queue_id;
-  view.flag = m.flag;
-  view.sys_flag = m.sys_flag;
-  view.born_timestamp = m.born_timestamp;
-  view.born_host = m.born_host;
-  view.store_host = store_host;
-  view.reconsume_times = m.reconsume_times;
-  view.prepared_transaction_offset = m.prepared_transaction_offset;
-  view.body = m.body.bytes;
-  return view;
-}
-
 // Hands `pending->views` to the store; `done` gets each record's commit offset.
 void store_views(BrokerContext& context, std::shared_ptr<PendingAppend> pending, bool wait_for_flush,
                  AppendedCallback done) {
@@ -72,6 +57,21 @@ void store_views(BrokerContext& context, std::shared_ptr<PendingAppend> pending,
 }
 
 }  // namespace
+
+v1::MessageToAppend view_of(const OutgoingMessage& m, const v1::HostAddress& store_host) {
+  v1::MessageToAppend view;
+  view.topic = m.topic;
+  view.queue_id = m.queue_id;
+  view.flag = m.flag;
+  view.sys_flag = m.sys_flag;
+  view.born_timestamp = m.born_timestamp;
+  view.born_host = m.born_host;
+  view.store_host = store_host;
+  view.reconsume_times = m.reconsume_times;
+  view.prepared_transaction_offset = m.prepared_transaction_offset;
+  view.body = m.body.bytes;
+  return view;
+}
 
 void append_messages(BrokerContext& context, std::vector<OutgoingMessage> messages, bool wait_for_flush,
                      AppendedCallback done) {

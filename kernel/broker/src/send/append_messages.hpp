@@ -24,6 +24,10 @@ struct AppendedMessages {
 
 using AppendedCallback = std::function<void(plugin::v1::Result<AppendedMessages>)>;
 
+// The store's view of `message` stamped with `store_host`; its properties (encoded) are the
+// caller's to set.
+plugin::v1::MessageToAppend view_of(const OutgoingMessage& message, const plugin::v1::HostAddress& store_host);
+
 // Appends `messages` (non-empty). `done` runs exactly once, on this thread or the store's; the
 // messages (and the bodies they keep alive) live until then. Properties longer than 32767
 // bytes fail with InvalidArgument and store nothing.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <limits>
 #include <memory>
 #include <string_view>
 #include <tuple>
@@ -31,6 +32,8 @@ constexpr auto kMaxPassTime = 10s;
 constexpr std::int32_t kRecordsPerRead = 32;
 // A store that has not answered an append by then is treated as failed.
 constexpr auto kAppendTimeout = 10s;
+// How long start() waits for the commit log to be dispatched before it loads the op records.
+constexpr auto kDispatchWait = 30s;
 // Ended transactions remembered after every copy of them was passed, so that a late repeated
 // END_TRANSACTION is still refused (bounds the memory; the oldest are forgotten first).
 constexpr std::size_t kRecentlyEndedKept = 65536;
@@ -57,29 +60,46 @@ std::int64_t origin_of(const v1::Properties& properties, const v1::RecordView& r
   return integer_property(properties, tx::property::kPreparedQueueOffset).value_or(record.queue_offset);
 }
 
-std::shared_ptr<const std::string> owned_text(std::string text) {
-  return std::make_shared<const std::string>(std::move(text));
-}
-
 // CHECK_TRANSACTION_STATE's body: the half message as a stored record, but with its real topic
 // and queue (what RocketMQ's producer sees, as in a pull).
-v1::Result<std::vector<std::uint8_t>> check_body(const v1::RecordView& half, const RealDestination& destination) {
-  v1::MessageToAppend message;
-  message.topic = destination.topic;
+v1::Result<std::vector<std::uint8_t>> check_body(const StoredRecordAt& half, RealDestination destination) {
+  OutgoingMessage message = copy_of(half.record, half.slice.keep_alive);
+  message.topic = std::move(destination.topic);
   message.queue_id = destination.queue_id;
-  message.flag = half.flag;
-  message.sys_flag = half.sys_flag;
-  message.born_timestamp = half.born_timestamp;
-  message.born_host = half.born_host;
-  message.store_host = half.store_host;
-  message.reconsume_times = half.reconsume_times;
-  message.prepared_transaction_offset = half.prepared_transaction_offset;
-  message.body = half.body;
-  message.properties = half.properties;
-  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(v1::record_size(message)));
-  MQKIT_RETURN_IF_ERROR(
-      v1::encode_record(message, {half.queue_offset, half.commit_offset, half.store_timestamp}, bytes));
+  message.prepared_transaction_offset = half.record.prepared_transaction_offset;
+  v1::MessageToAppend record = view_of(message, half.record.store_host);
+  record.properties = half.record.properties;
+  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(v1::record_size(record)));
+  MQKIT_RETURN_IF_ERROR(v1::encode_record(
+      record, {half.record.queue_offset, half.record.commit_offset, half.record.store_timestamp}, bytes));
   return bytes;
+}
+
+// The half message an END names, checked against the END (topic, producer group, queue offset).
+v1::Result<StoredRecordAt> find_half(BrokerContext& context, const tx::EndTransactionHeader& request) {
+  auto half = read_record_at(context, request.commit_log_offset);
+  if (!half) {
+    return Status::not_found("Find prepared transaction message failed: no message at commit log offset " +
+                             std::to_string(request.commit_log_offset) + " (" + half.status().message() + ")");
+  }
+  const v1::RecordView& record = half->record;
+  if (record.topic != tx::kHalfTopic) {
+    return Status::invalid_argument("the message at commit log offset " + std::to_string(request.commit_log_offset) +
+                                    " is not a half message (topic " + std::string(record.topic) + ")");
+  }
+  const auto group = v1::find_property(record.properties, v1::property::kProducerGroup).value_or("");
+  if (group != request.producer_group) {
+    return Status::invalid_argument("The producer group wrong: the half message at commit log offset " +
+                                    std::to_string(request.commit_log_offset) + " belongs to '" + std::string(group) +
+                                    "', not '" + request.producer_group + "'");
+  }
+  if (record.queue_offset != request.tran_state_table_offset) {
+    return Status::invalid_argument("The transaction state table offset wrong: the half message at commit log offset " +
+                                    std::to_string(request.commit_log_offset) + " has queue offset " +
+                                    std::to_string(record.queue_offset) + ", not " +
+                                    std::to_string(request.tran_state_table_offset));
+  }
+  return half;
 }
 
 }  // namespace
@@ -97,6 +117,10 @@ Status TransactionService::prepare(OutgoingMessage& message) {
   }
   set_property(message.properties, v1::property::kRealTopic, message.topic);
   set_property(message.properties, v1::property::kRealQueueId, std::to_string(message.queue_id));
+  // The check bookkeeping is the broker's: a producer's own values would tie its transaction to
+  // another one or skip its checks.
+  erase_property(message.properties, tx::property::kPreparedQueueOffset);
+  erase_property(message.properties, tx::property::kCheckTimes);
   // NOT_TYPE: the store gives it a queue offset like any message; the half topic hides it.
   message.sys_flag &= ~v1::sys_flag::kTransactionMask;
   message.topic = std::string(tx::kHalfTopic);
@@ -104,37 +128,16 @@ Status TransactionService::prepare(OutgoingMessage& message) {
   return Status::ok();
 }
 
-Status TransactionService::end(const EndTransactionRequest& request) {
+Status TransactionService::end(const tx::EndTransactionHeader& request) {
   using tx::Resolution;
   if (request.resolution == Resolution::kUnknown) return Status::ok();
   if (request.resolution != Resolution::kCommit && request.resolution != Resolution::kRollback) {
     return Status::invalid_argument("commitOrRollback " + std::to_string(static_cast<std::int32_t>(request.resolution)) +
                                     " is none of 0 (unknown), 8 (commit) and 12 (rollback)");
   }
-  auto half = read_record_at(context_, request.commit_log_offset);
-  if (!half) {
-    return Status::not_found("Find prepared transaction message failed: no message at commit log offset " +
-                             std::to_string(request.commit_log_offset) + " (" + half.status().message() + ")");
-  }
-  const v1::RecordView& record = half->record;
-  if (record.topic != tx::kHalfTopic) {
-    return Status::invalid_argument("the message at commit log offset " + std::to_string(request.commit_log_offset) +
-                                    " is not a half message (topic " + std::string(record.topic) + ")");
-  }
-  const v1::Properties properties = v1::decode_properties(record.properties);
-  const auto group = get_property(properties, v1::property::kProducerGroup).value_or("");
-  if (group != request.producer_group) {
-    return Status::invalid_argument("The producer group wrong: the half message at commit log offset " +
-                                    std::to_string(request.commit_log_offset) + " belongs to '" + std::string(group) +
-                                    "', not '" + request.producer_group + "'");
-  }
-  if (record.queue_offset != request.tran_state_table_offset) {
-    return Status::invalid_argument("The transaction state table offset wrong: the half message at commit log offset " +
-                                    std::to_string(request.commit_log_offset) + " has queue offset " +
-                                    std::to_string(record.queue_offset) + ", not " +
-                                    std::to_string(request.tran_state_table_offset));
-  }
-  const std::int64_t origin = origin_of(properties, record);
+  MQKIT_ASSIGN_OR_RETURN(const StoredRecordAt half, find_half(context_, request));
+  const v1::RecordView& record = half.record;
+  const std::int64_t origin = origin_of(v1::decode_properties(record.properties), record);
   {
     std::lock_guard lock(mutex_);
     if (is_ended_locked(origin) || ending_.contains(origin)) {
@@ -144,7 +147,7 @@ Status TransactionService::end(const EndTransactionRequest& request) {
     ending_.insert(origin);
   }
   Status stored = Status::ok();
-  if (request.resolution == Resolution::kCommit) stored = store_commit(record, half->slice);
+  if (request.resolution == Resolution::kCommit) stored = store_commit(record, half.slice);
   std::optional<std::int64_t> op_offset;
   std::vector<std::int64_t> ended_offsets{record.queue_offset};
   if (origin != record.queue_offset) ended_offsets.push_back(origin);
@@ -204,7 +207,7 @@ v1::Result<std::int64_t> TransactionService::write_op_record(std::int32_t half_q
   op.born_timestamp = now();
   op.born_host = context_.store_host;
   op.properties = {{std::string(v1::property::kTags), std::string(tx::kOpTag)}};
-  auto body = owned_text(offsets);
+  auto body = std::make_shared<const std::string>(offsets);
   op.body = {std::span(reinterpret_cast<const std::uint8_t*>(body->data()), body->size()), body};
   MQKIT_ASSIGN_OR_RETURN(AppendedMessages appended, append_and_wait(context_, std::move(op), kAppendTimeout));
   return appended.result.queue_offset;
@@ -216,15 +219,14 @@ std::int64_t TransactionService::half_end_locked() const {
   return std::max(copies_end_, context_.store->max_offset(tx::kHalfTopic, kHalfQueueId));
 }
 
-Status TransactionService::start(bool start_check_thread) {
-  if (thread_.joinable()) return Status::ok();
-  MQKIT_RETURN_IF_ERROR(load_op_records());
+void TransactionService::start(bool start_check_thread) {
+  if (thread_.joinable()) return;
+  load_op_records();
   {
     std::lock_guard lock(mutex_);
     stopping_ = false;
   }
   if (start_check_thread) thread_ = std::thread([this] { run(); });
-  return Status::ok();
 }
 
 void TransactionService::stop() {
@@ -236,7 +238,14 @@ void TransactionService::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-Status TransactionService::load_op_records() {
+void TransactionService::load_op_records() {
+  // After an unclean stop the consume queues are rebuilt in the background: the op queue must be
+  // complete before it is read, or an ended transaction would look open.
+  if (context_.dispatch != nullptr &&
+      !context_.dispatch->wait_dispatched(context_.store->stats().commit_log_max_offset, kDispatchWait)) {
+    log()->error("transactions: the commit log was not dispatched within {} s; op records stored since are not loaded",
+                 std::chrono::duration_cast<std::chrono::seconds>(kDispatchWait).count());
+  }
   const std::string group(tx::kCheckGroup);
   const std::int64_t min_offset = context_.store->min_offset(tx::kOpTopic, kHalfQueueId);
   const std::int64_t op_offset =
@@ -250,15 +259,14 @@ Status TransactionService::load_op_records() {
   for (const auto& [from, to, keep_until, pending] :
        {std::tuple{recent, op_offset, std::int64_t{0}, false}, std::tuple{op_offset, op_end, half_end, true}}) {
     if (const std::int64_t reached = read_op_records(from, to, keep_until, pending); reached < to) {
-      return Status::io_error("reading the transaction op queue stopped at offset " + std::to_string(reached) +
-                              " of " + std::to_string(to));
+      // Not fatal to the broker: what was not read cannot refuse a repeated END.
+      log()->error("transactions: reading the op queue stopped at offset {} of {}", reached, to);
     }
   }
   std::lock_guard lock(mutex_);
   op_end_ = op_end;
   log()->info("transactions: op records [{}, {}) loaded, {} of them not passed yet; {} transactions known ended",
               recent, op_end, op_records_.size(), ended_.size());
-  return Status::ok();
 }
 
 std::int64_t TransactionService::read_op_records(std::int64_t from, std::int64_t to, std::int64_t keep_until,
@@ -324,6 +332,12 @@ void TransactionService::run() {
 }
 
 CheckPassReport TransactionService::check_once() {
+  CheckPassReport report;
+  // Only a master decides: a slave's half queue is a copy of its master's.
+  if (context_.config->broker_id != 0) return report;
+  // Half messages stored during the pass (its own copies, a producer's new ones) wait for the next.
+  const std::int64_t pass_end = context_.store->max_offset(tx::kHalfTopic, kHalfQueueId);
+  if (pass_end == 0) return report;  // no transaction yet: nothing to record progress for
   const std::string group(tx::kCheckGroup);
   const std::string half_topic(tx::kHalfTopic);
   const std::int64_t pass_start = now();
@@ -331,9 +345,6 @@ CheckPassReport TransactionService::check_once() {
   const std::int64_t min_offset = context_.store->min_offset(tx::kHalfTopic, kHalfQueueId);
   const std::int64_t start_offset =
       std::max(min_offset, context_.offsets->query(group, half_topic, kHalfQueueId).value_or(min_offset));
-  // Half messages stored during the pass (its own copies, a producer's new ones) wait for the next.
-  const std::int64_t pass_end = context_.store->max_offset(tx::kHalfTopic, kHalfQueueId);
-  CheckPassReport report;
   std::int64_t offset = start_offset;
   std::int32_t budget = kMaxRecordsPerPass;
   bool stop_pass = false;
@@ -402,12 +413,15 @@ TransactionService::Step TransactionService::examine(const v1::RecordView& recor
   }
   const std::int64_t age = pass_start - record.born_timestamp;
   const auto immunity_seconds = integer_property(properties, tx::property::kCheckImmunitySeconds);
-  const std::int64_t wait_ms = immunity_seconds && *immunity_seconds >= 0 ? *immunity_seconds * 1000
-                                                                         : config.transaction_timeout_ms;
-  OutgoingMessage copy = copy_of(record, slice.keep_alive);
-  set_property(copy.properties, tx::property::kPreparedQueueOffset, std::to_string(origin));
+  // -1 (or any negative) means the broker's timeout, as in RocketMQ; huge values saturate.
+  const std::int64_t wait_ms =
+      immunity_seconds && *immunity_seconds >= 0
+          ? std::min(*immunity_seconds, std::numeric_limits<std::int64_t>::max() / 1000) * 1000
+          : config.transaction_timeout_ms;
   const bool due = age < 0 || age > wait_ms;
   if (!due && !immunity_seconds) return Step::kStop;  // younger messages follow: none is due yet
+  OutgoingMessage copy = copy_of(record, slice.keep_alive);
+  set_property(copy.properties, tx::property::kPreparedQueueOffset, std::to_string(origin));
   // A message immune from checks for longer than the timeout goes to the back of the queue
   // unchanged, so that it does not hold up the ones behind it (as RocketMQ does).
   if (due) set_property(copy.properties, tx::property::kCheckTimes, std::to_string(checks + 1));
@@ -452,19 +466,16 @@ void TransactionService::send_check(std::int64_t copy_commit_offset) {
     log()->warn("transaction check: no live producer of group '{}' to ask about transaction {}", group, unique_key);
     return;
   }
-  auto body = check_body(record, *destination);
+  auto body = check_body(*half, *destination);
   if (!body) {
     log()->error("transaction check: encoding half message {}: {}", unique_key, body.status().to_string());
     return;
   }
   auto request = v1::RemotingCommand::request(protocol::request_code::kCheckTransactionState);
   request.flag = v1::RemotingCommand::kOnewayFlag;
-  request.ext_fields.set(std::string(tx::check_header::kTranStateTableOffset), record.queue_offset);
-  request.ext_fields.set(std::string(tx::check_header::kCommitLogOffset), record.commit_offset);
-  request.ext_fields.set(std::string(tx::check_header::kMsgId), unique_key);
-  request.ext_fields.set(std::string(tx::check_header::kTransactionId), unique_key);
-  request.ext_fields.set(std::string(tx::check_header::kOffsetMsgId),
-                         v1::make_offset_message_id(record.store_host, record.commit_offset));
+  tx::write(tx::CheckTransactionStateHeader{record.queue_offset, record.commit_offset, unique_key, unique_key,
+                                            v1::make_offset_message_id(record.store_host, record.commit_offset)},
+            request.ext_fields);
   request.body = std::move(body).value();
   if (auto sent = producer->send(std::move(request)); !sent) {
     log()->warn("transaction check: asking {} about transaction {}: {}", producer->remote_address(), unique_key,

@@ -56,13 +56,9 @@ class TransactionTest : public ::testing::Test {
 
   v1::RemotingCommand end_request(const Half& half, tx::Resolution resolution, const std::string& group = kGroup) {
     auto request = v1::RemotingCommand::request(protocol::request_code::kEndTransaction);
-    request.ext_fields.set("producerGroup", group);
-    request.ext_fields.set("tranStateTableOffset", half.queue_offset);
-    request.ext_fields.set("commitLogOffset", half.commit_offset);
-    request.ext_fields.set("commitOrRollback", static_cast<std::int64_t>(resolution));
-    request.ext_fields.set("fromTransactionCheck", false);
-    request.ext_fields.set("msgId", half.unique_key);
-    request.ext_fields.set("transactionId", half.unique_key);
+    tx::write(tx::EndTransactionHeader{group, half.queue_offset, half.commit_offset, resolution, false, half.unique_key,
+                                       half.unique_key},
+              request.ext_fields);
     return request;
   }
   v1::RemotingCommand end(const Half& half, tx::Resolution resolution, const std::string& group = kGroup) {
@@ -180,6 +176,11 @@ TEST_F(TransactionTest, EndOfSomethingElseIsRefusedWithTheReason) {
   EXPECT_EQ(bad_offset.code, rc::kSystemError);
   EXPECT_NE(remark(bad_offset).find("Find prepared transaction message failed"), std::string::npos)
       << remark(bad_offset);
+  for (const std::int64_t outside : {std::int64_t{-1}, std::int64_t{1} << 40}) {
+    nowhere.commit_offset = outside;
+    EXPECT_NE(remark(end(nowhere, tx::Resolution::kRollback)).find("Find prepared transaction message failed"),
+              std::string::npos);
+  }
 
   SendRequest plain;
   const auto sent = f_.send(plain);
@@ -365,6 +366,25 @@ TEST_F(TransactionTest, ImmuneHalfMessageWaitsItsOwnTimeWithoutHoldingOthers) {
   EXPECT_FALSE(requeued->property("TRANSACTION_CHECK_TIMES"));
 }
 
+TEST_F(TransactionTest, ProducersCannotSetTheCheckBookkeeping) {
+  auto producer = connect_producer();
+  send_half("AC11000100002A9F0000000000000001",
+            {{"CHECK_IMMUNITY_TIME_IN_SECONDS", "9223372036854775807"}, {"TRANSACTION_CHECK_TIMES", "99"}});
+  send_half("AC11000100002A9F0000000000000002", {{"TRAN_PREPARED_QUEUE_OFFSET", "0"}});
+  for (const std::int64_t offset : {0, 1}) {
+    auto stored = f_.read(std::string(tx::kHalfTopic), 0, offset);
+    ASSERT_TRUE(stored);
+    EXPECT_FALSE(stored->property("TRANSACTION_CHECK_TIMES"));
+    EXPECT_FALSE(stored->property("TRAN_PREPARED_QUEUE_OFFSET"));
+  }
+  const CheckPassReport report = pass_after(2'000);
+  EXPECT_EQ(report.checks_sent, 1);  // the second; the first is immune for ages and requeued
+  ASSERT_EQ(producer->sent().size(), 1u);
+  EXPECT_EQ(producer->last().ext_fields.get("msgId"), "AC11000100002A9F0000000000000002");
+  // The second's copy names its own queue offset as its origin.
+  EXPECT_EQ(f_.read(std::string(tx::kHalfTopic), 0, 3)->property("TRAN_PREPARED_QUEUE_OFFSET"), "1");
+}
+
 TEST_F(TransactionTest, CheckWithoutALiveProducerStillCountsAndMovesOn) {
   send_half();
   const CheckPassReport report = pass_after(2'000);
@@ -387,7 +407,7 @@ TEST_F(TransactionTest, RestartResumesFromThePersistedOffsetsAndRemembersEnds) {
   EXPECT_EQ(reloaded.query("CID_RMQ_SYS_TRANS", std::string(tx::kHalfTopic), 0), 2);
   f_.context().offsets = &reloaded;
   TransactionService restarted(f_.context());
-  ASSERT_TRUE(restarted.start(false).is_ok());
+  restarted.start(false);
   f_.context().transactions = &restarted;
 
   // The first transaction's copy (offset 2) is next; nothing before it is asked about again.
@@ -403,6 +423,23 @@ TEST_F(TransactionTest, RestartResumesFromThePersistedOffsetsAndRemembersEnds) {
   f_.context().transactions = &f_.transactions();
 }
 
+class SlaveTransactionTest : public TransactionTest {
+ protected:
+  SlaveTransactionTest() : TransactionTest("broker_id = 1\ntransaction_time_out = \"1s\"") {}
+};
+
+TEST_F(SlaveTransactionTest, SlaveNeitherEndsNorChecks) {
+  auto producer = connect_producer();
+  const Half half = send_half();
+  const auto refused = end(half, tx::Resolution::kCommit);
+  EXPECT_EQ(refused.code, rc::kSlaveNotAvailable);
+  const CheckPassReport report = pass_after(60'000);
+  EXPECT_EQ(report.checks_sent, 0);
+  EXPECT_TRUE(producer->sent().empty());
+  EXPECT_EQ(count(tx::kHalfTopic, 0), 1);  // nothing appended again
+  EXPECT_EQ(count("T", 2), 0);
+}
+
 class TransactionCheckThreadTest : public TransactionTest {
  protected:
   TransactionCheckThreadTest() : TransactionTest("transaction_time_out = 0\ntransaction_check_interval = \"20ms\"") {}
@@ -414,7 +451,7 @@ TEST_F(TransactionCheckThreadTest, ChecksRunEveryInterval) {
   send_half();
   f_.harness().now() += 1'000;
   TransactionService service(f_.context());
-  ASSERT_TRUE(service.start().is_ok());
+  service.start();
   EXPECT_TRUE(producer->wait_for(1)) << "no check within 5 s";
   service.stop();
 }

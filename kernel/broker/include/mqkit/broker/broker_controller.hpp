@@ -1,10 +1,10 @@
 // BrokerController: the mqbroker process as a lifecycle component. Owns the store and
 // transport plugins it is given, the broker's services, the dispatch pipeline and the periodic
 // tasks, and starts/stops them in order:
-//   start: store recovery → metadata → dispatch → processors → listen → delayed delivery →
-//          registration with name servers → periodic tasks
-//   stop:  periodic tasks → unregister → held pulls answered → delayed delivery →
-//          transport → dispatch → offsets persisted → store shutdown
+//   start: store recovery → metadata → dispatch → processors → listen → delayed delivery and
+//          transaction checks → registration with name servers → periodic tasks
+//   stop:  periodic tasks → unregister → held pulls answered → transaction checks and delayed
+//          delivery → transport → dispatch → offsets persisted → store shutdown
 #pragma once
 
 #include <atomic>
@@ -53,7 +53,7 @@ class BrokerController final : public kernel::Component {
   std::unique_ptr<kernel::DispatchPipeline> dispatch_;
   std::shared_ptr<BrokerRequestHandler> handler_;
   std::unique_ptr<NameServerRegistrar> registrar_;
-  std::shared_ptr<void> extra_services_;  // processors' own services (delayed delivery, ...)
+  std::shared_ptr<void> extra_services_;  // processors' own services (delayed delivery, transactions)
   kernel::PeriodicTasks tasks_;
   std::atomic<bool> registration_needed_{false};
   BrokerContext context_;
@@ -61,7 +61,7 @@ class BrokerController final : public kernel::Component {
 };
 
 // Adds every request processor to `handler` and returns the services they need kept alive and
-// started (e.g. delayed-message delivery). Defined with the processors.
+// started (delayed-message delivery, transaction checks). Defined with the processors.
 plugin::v1::Result<std::shared_ptr<void>> install_processors(BrokerRequestHandler& handler, BrokerContext& context,
                                                              MetadataFiles& files);
 // Starts those services (after the dispatch pipeline runs) and stops them.

@@ -5,8 +5,8 @@
 //              its real topic and queue in REAL_TOPIC / REAL_QID, invisible to consumers.
 //   end()      END_TRANSACTION: COMMIT appends the message to its real topic (delayed if it
 //              carries DELAY) and writes an op record; ROLLBACK writes only the op record.
-//   check_once()  the check thread, every transaction_check_interval: half messages older than
-//              transaction_time_out without an op record are appended again with one more
+//   check_once()  a master's check thread, every transaction_check_interval: half messages
+//              older than transaction_time_out without an op record are appended again with one more
 //              TRANSACTION_CHECK_TIMES and their producer group is asked CHECK_TRANSACTION_STATE;
 //              after transaction_check_max checks a message moves to TRANS_CHECK_MAX_TIME_TOPIC.
 //
@@ -30,7 +30,6 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
-#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -42,17 +41,6 @@
 #include "mqkit/protocol/transaction.hpp"
 
 namespace mqkit::broker {
-
-// An END_TRANSACTION request's header.
-struct EndTransactionRequest {
-  std::string producer_group;
-  std::int64_t tran_state_table_offset = 0;  // the half message's queue offset
-  std::int64_t commit_log_offset = 0;        // the half message's commit log offset
-  protocol::transaction::Resolution resolution = protocol::transaction::Resolution::kUnknown;
-  bool from_transaction_check = false;
-  std::string msg_id;          // UNIQ_KEY
-  std::string transaction_id;
-};
 
 // What one check pass did.
 struct CheckPassReport {
@@ -72,23 +60,25 @@ class TransactionService {
   TransactionService& operator=(const TransactionService&) = delete;
 
   // Turns `message` (TRAN_MSG=true) into its half message: half topic queue 0, REAL_TOPIC and
-  // REAL_QID, __transactionId__ = UNIQ_KEY, transaction type NOT_TYPE. Creates the half topic on
-  // first use; fails only when that is impossible.
+  // REAL_QID, __transactionId__ = UNIQ_KEY, transaction type NOT_TYPE, without check bookkeeping
+  // of the producer's own. Creates the half topic on first use; fails only when that is impossible.
   plugin::v1::Status prepare(OutgoingMessage& message);
 
   // END_TRANSACTION. COMMIT and ROLLBACK of a half message not ended yet; UNKNOWN does nothing.
   // Errors name the problem: no half message at that offset, another producer group, another
   // queue offset, an END already made (AlreadyExists), a failed append.
-  plugin::v1::Status end(const EndTransactionRequest& request);
+  plugin::v1::Status end(const protocol::transaction::EndTransactionHeader& request);
 
-  // Loads the CID_RMQ_SYS_TRANS offsets and the op records from the op offset on, and starts the
-  // check thread (first pass one interval after start). Call once the store has recovered and
-  // the dispatch pipeline runs. start_check_thread = false loads only (tests drive check_once()).
-  plugin::v1::Status start(bool start_check_thread = true);
+  // Loads the op records from CID_RMQ_SYS_TRANS's op offset on (once the commit log is
+  // dispatched, at most 30 s; a read failure is logged, not fatal) and starts the check thread
+  // (first pass one interval after start). Call once the store has recovered and the dispatch
+  // pipeline runs. start_check_thread = false loads only (tests drive check_once()).
+  void start(bool start_check_thread = true);
   // Joins the check thread. Idempotent.
   void stop();
 
-  // One check pass now; bounded in records and time. The check thread calls it every interval.
+  // One check pass now; bounded in records and time. The check thread calls it every interval;
+  // tests that did not start the thread call it themselves (never two passes at once).
   CheckPassReport check_once();
 
  private:
@@ -98,7 +88,7 @@ class TransactionService {
   void run();
   Step examine(const plugin::v1::RecordView& record, const plugin::v1::StoredSlice& slice, std::int64_t pass_start,
                CheckPassReport& report);
-  plugin::v1::Status load_op_records();
+  void load_op_records();
   // Reads the op records [from, to) into ended_ (and op_records_ when `pending`: not passed by
   // the op offset yet); returns where reading stopped.
   std::int64_t read_op_records(std::int64_t from, std::int64_t to, std::int64_t keep_until, bool pending);
