@@ -24,15 +24,13 @@ constexpr milliseconds kCallbackGrace{2000};
 
 // ExtFields::set has string, int64 and bool overloads; a string literal or an int32 would pick
 // the wrong one, so every header field goes through these.
-void put(v1::ExtFields& fields, std::string_view key, std::string_view value) {
+void put(v1::ExtFields& fields, const char* key, std::string_view value) {
   fields.set(std::string(key), std::string(value));
 }
-void put(v1::ExtFields& fields, std::string_view key, std::int64_t value) {
+void put(v1::ExtFields& fields, const char* key, std::int64_t value) {
   fields.set(std::string(key), std::to_string(value));
 }
-void put_bool(v1::ExtFields& fields, std::string_view key, bool value) {
-  put(fields, key, value ? "true" : "false");
-}
+void put_bool(v1::ExtFields& fields, const char* key, bool value) { put(fields, key, value ? "true" : "false"); }
 
 
 RemotingCommand queue_request(std::int32_t code, const MessageQueue& queue) {
@@ -361,32 +359,13 @@ Status ClientApi::send_message_oneway(std::string_view address, const SendMessag
   return invoke_oneway(address, send_command(request));
 }
 
-Status ClientApi::end_transaction_oneway(std::string_view address, const EndTransactionRequest& r,
+Status ClientApi::end_transaction_oneway(std::string_view address,
+                                         const protocol::transaction::EndTransactionHeader& header,
                                          std::string_view remark) {
-  namespace field = protocol::transaction::end_header;
   auto request = RemotingCommand::request(rq::kEndTransaction);
-  auto& f = request.ext_fields;
-  put(f, field::kProducerGroup, r.producer_group);
-  put(f, field::kTranStateTableOffset, r.tran_state_table_offset);
-  put(f, field::kCommitLogOffset, r.commit_log_offset);
-  put(f, field::kCommitOrRollback, static_cast<std::int64_t>(r.commit_or_rollback));
-  put_bool(f, field::kFromTransactionCheck, r.from_transaction_check);
-  put(f, field::kMsgId, r.msg_id);
-  if (!r.transaction_id.empty()) put(f, field::kTransactionId, r.transaction_id);
+  protocol::transaction::write(header, request.ext_fields);
   if (!remark.empty()) request.remark = std::string(remark);
   return invoke_oneway(address, std::move(request));
-}
-
-Result<CheckTransactionStateRequest> read_check_transaction_state(const RemotingCommand& request) {
-  namespace field = protocol::transaction::check_header;
-  const auto& f = request.ext_fields;
-  CheckTransactionStateRequest out;
-  MQKIT_ASSIGN_OR_RETURN(out.tran_state_table_offset, protocol::require_int(f, field::kTranStateTableOffset));
-  MQKIT_ASSIGN_OR_RETURN(out.commit_log_offset, protocol::require_int(f, field::kCommitLogOffset));
-  out.msg_id = std::string(f.get(field::kMsgId).value_or(""));
-  out.transaction_id = std::string(f.get(field::kTransactionId).value_or(""));
-  out.offset_msg_id = std::string(f.get(field::kOffsetMsgId).value_or(""));
-  return out;
 }
 
 // ---- Consuming -----------------------------------------------------------------------------

@@ -377,7 +377,7 @@ void ClientInstance::answer_running_info(const std::shared_ptr<v1::Channel>& cha
 void ClientInstance::dispatch_transaction_check(const std::shared_ptr<v1::Channel>& channel,
                                                 const v1::RemotingCommand& request) const {
   const std::string broker = channel->remote_address();
-  auto header = read_check_transaction_state(request);
+  auto header = protocol::transaction::read_check_transaction_state_header(request.ext_fields);
   if (!header) {
     log()->warn("{}: CHECK_TRANSACTION_STATE from {} ignored: {}", client_id_, broker, header.status().to_string());
     return;

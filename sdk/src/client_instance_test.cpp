@@ -104,7 +104,8 @@ TEST_F(ClientInstanceTest, HeartbeatsCarryTheGroupsAndGoToMastersOnly) {
 
 class NoChecker final : public TransactionChecker {
  public:
-  void check_transaction_state(const std::string&, MessageExt, CheckTransactionStateRequest) override {}
+  void check_transaction_state(const std::string&, MessageExt,
+                               protocol::transaction::CheckTransactionStateHeader) override {}
 };
 
 TEST_F(ClientInstanceTest, ATransactionCheckerBelongsToARegisteredProducerGroup) {

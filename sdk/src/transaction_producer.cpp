@@ -18,6 +18,8 @@ namespace {
 
 std::shared_ptr<spdlog::logger> log() { return kernel::logger("client"); }
 
+using protocol::transaction::CheckTransactionStateHeader;
+using protocol::transaction::EndTransactionHeader;
 using protocol::transaction::Resolution;
 
 // END_TRANSACTION's commitOrRollback of a local transaction's outcome.
@@ -76,7 +78,7 @@ class TransactionProducer::Impl final : public TransactionChecker {
   void shutdown();
   Result<TransactionSendResult> send_in_transaction(Message message, const std::any& arg);
   void check_transaction_state(const std::string& broker_address, MessageExt half_message,
-                               CheckTransactionStateRequest request) override;
+                               CheckTransactionStateHeader request) override;
 
   const std::string group_;
   Producer producer_;
@@ -85,7 +87,7 @@ class TransactionProducer::Impl final : public TransactionChecker {
   // END_TRANSACTION for a half message this producer just sent.
   Status end_transaction(const SendResult& half, LocalTransactionState state, const std::string& remark);
   void answer_check(const std::string& broker_address, const MessageExt& half_message,
-                    const CheckTransactionStateRequest& request);
+                    const CheckTransactionStateHeader& request);
   void log_unended(std::string_view message_id, LocalTransactionState state, const Status& why) const;
 
   const std::shared_ptr<TransactionListener> listener_;
@@ -164,10 +166,10 @@ Status TransactionProducer::Impl::end_transaction(const SendResult& half, LocalT
   }
   const std::string broker = instance->find_broker_master(half.message_queue.broker_name);
   if (broker.empty()) return Status::unavailable("no master address of broker " + half.message_queue.broker_name);
-  const EndTransactionRequest request{.producer_group = group_,
+  const EndTransactionHeader request{.producer_group = group_,
                                       .tran_state_table_offset = half.queue_offset,
                                       .commit_log_offset = stored_at->commit_offset,
-                                      .commit_or_rollback = resolution_of(state),
+                                      .resolution = resolution_of(state),
                                       .from_transaction_check = false,
                                       .msg_id = half.msg_id,
                                       .transaction_id = half.transaction_id};
@@ -175,7 +177,7 @@ Status TransactionProducer::Impl::end_transaction(const SendResult& half, LocalT
 }
 
 void TransactionProducer::Impl::check_transaction_state(const std::string& broker_address, MessageExt half_message,
-                                                        CheckTransactionStateRequest request) {
+                                                        CheckTransactionStateHeader request) {
   const std::string message_id = half_message.msg_id();
   const bool queued = check_pool_->post(
       [this, broker_address, half_message = std::move(half_message), request = std::move(request)] {
@@ -190,7 +192,7 @@ void TransactionProducer::Impl::check_transaction_state(const std::string& broke
 }
 
 void TransactionProducer::Impl::answer_check(const std::string& broker_address, const MessageExt& half_message,
-                                             const CheckTransactionStateRequest& request) {
+                                             const CheckTransactionStateHeader& request) {
   const std::string message_id = half_message.msg_id();  // UNIQ_KEY, else the offset id (as RocketMQ)
   std::string remark;
   const LocalTransactionState state = call_listener("check_local_transaction", message_id, remark, [&] {
@@ -200,10 +202,10 @@ void TransactionProducer::Impl::answer_check(const std::string& broker_address, 
   const Status sent =
       instance ? instance->api().end_transaction_oneway(
                      broker_address,
-                     EndTransactionRequest{.producer_group = group_,
+                     EndTransactionHeader{.producer_group = group_,
                                            .tran_state_table_offset = request.tran_state_table_offset,
                                            .commit_log_offset = request.commit_log_offset,
-                                           .commit_or_rollback = resolution_of(state),
+                                           .resolution = resolution_of(state),
                                            .from_transaction_check = true,
                                            .msg_id = message_id,
                                            .transaction_id = request.transaction_id},

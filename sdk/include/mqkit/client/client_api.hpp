@@ -98,32 +98,6 @@ struct QueryMessageResult {
   std::int64_t index_last_update_phy_offset = 0;
 };
 
-// END_TRANSACTION (rocketmq-facts §1.9, §5.6): how a producer ends the transaction of a half
-// message it sent.
-struct EndTransactionRequest {
-  std::string producer_group{};
-  std::int64_t tran_state_table_offset = 0;  // the half message's queue offset
-  std::int64_t commit_log_offset = 0;        // the half message's commit log offset
-  // kUnknown leaves the half message to the broker's check.
-  protocol::transaction::Resolution commit_or_rollback = protocol::transaction::Resolution::kUnknown;
-  bool from_transaction_check = false;       // the answer to a CHECK_TRANSACTION_STATE
-  std::string msg_id{};                      // the half message's UNIQ_KEY
-  std::string transaction_id{};              // left out when empty
-};
-
-// CHECK_TRANSACTION_STATE's header: a broker asks a producer how the local transaction of a half
-// message ended. The half message itself is the request body (a stored record).
-struct CheckTransactionStateRequest {
-  std::int64_t tran_state_table_offset = 0;
-  std::int64_t commit_log_offset = 0;
-  std::string msg_id{};
-  std::string transaction_id{};
-  std::string offset_msg_id{};
-};
-
-// Reads a CHECK_TRANSACTION_STATE header; InvalidArgument naming a missing or malformed field.
-Result<CheckTransactionStateRequest> read_check_transaction_state(const RemotingCommand& request);
-
 using SendCallback = std::function<void(Result<SendResult>)>;
 using PullCallback = std::function<void(Result<PullResult>)>;
 using CommandCallback = plugin::v1::ResponseCallback;
@@ -172,9 +146,10 @@ class ClientApi {
   void send_message_async(std::string_view address, std::string_view broker_name, SendMessageRequest request,
                           std::chrono::milliseconds timeout, SendCallback done);
   Status send_message_oneway(std::string_view address, const SendMessageRequest& request);
-  // One-way, as RocketMQ's producers send it; `remark` tells the broker why (a listener's
-  // exception), empty for none.
-  Status end_transaction_oneway(std::string_view address, const EndTransactionRequest& request,
+  // END_TRANSACTION (rocketmq-facts §1.9, §5.6), one-way as RocketMQ's producers send it;
+  // `remark` tells the broker why (a listener's exception), empty for none.
+  Status end_transaction_oneway(std::string_view address,
+                                const protocol::transaction::EndTransactionHeader& header,
                                 std::string_view remark = {});
 
   // ---- Consuming -------------------------------------------------------------------------

@@ -68,7 +68,7 @@ class TransactionChecker {
   // The broker at `broker_address` asks how the local transaction of `half_message` ended. Called
   // on a transport worker thread: hands the check to the checker's own threads and returns.
   virtual void check_transaction_state(const std::string& broker_address, MessageExt half_message,
-                                       CheckTransactionStateRequest request) = 0;
+                                       protocol::transaction::CheckTransactionStateHeader request) = 0;
 };
 
 // The route a producer uses for a topic that has none yet (auto-creation through TBW102).
