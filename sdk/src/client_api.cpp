@@ -6,6 +6,7 @@
 #include "mqkit/plugin/v1/message_record.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/header_fields.hpp"
+#include "mqkit/protocol/transaction.hpp"
 #include "mqkit/kernel/wall_clock.hpp"
 
 namespace mqkit::client {
@@ -358,6 +359,15 @@ void ClientApi::send_message_async(std::string_view address, std::string_view br
 
 Status ClientApi::send_message_oneway(std::string_view address, const SendMessageRequest& request) {
   return invoke_oneway(address, send_command(request));
+}
+
+Status ClientApi::end_transaction_oneway(std::string_view address,
+                                         const protocol::transaction::EndTransactionHeader& header,
+                                         std::string_view remark) {
+  auto request = RemotingCommand::request(rq::kEndTransaction);
+  protocol::transaction::write(header, request.ext_fields);
+  if (!remark.empty()) request.remark = std::string(remark);
+  return invoke_oneway(address, std::move(request));
 }
 
 // ---- Consuming -----------------------------------------------------------------------------

@@ -41,6 +41,8 @@ TEST_F(ClientConfigFileTest, DefaultsMatchRocketMq) {
   EXPECT_EQ(config->batch_max_delay.count(), 0);
   EXPECT_EQ(config->batch_max_bytes, 256u * 1024);
   EXPECT_EQ(config->total_batch_max_bytes, 32u * 1024 * 1024);
+  EXPECT_EQ(config->check_thread_pool_size, 1u);      // TransactionMQProducer's check pool
+  EXPECT_EQ(config->check_request_hold_max, 2000u);
   EXPECT_EQ(config->client.instance_name, "DEFAULT");
   EXPECT_EQ(config->client.poll_name_server_interval.count(), 30000);
   EXPECT_EQ(config->client.heartbeat_broker_interval.count(), 30000);
@@ -74,6 +76,8 @@ max_in_flight_async_messages = 500
 autoBatch = true
 batchMaxDelayMs = 5
 batch_max_bytes = "64KiB"
+checkThreadPoolSize = 3
+check_request_hold_max = 50
 
 [producer.selector]
 plugin = "SelectMessageQueueByHash"
@@ -107,6 +111,8 @@ plugin = "consistent_hash"
   EXPECT_TRUE(config->auto_batch);
   EXPECT_EQ(config->batch_max_delay.count(), 5);
   EXPECT_EQ(config->batch_max_bytes, 64u * 1024);
+  EXPECT_EQ(config->check_thread_pool_size, 3u);
+  EXPECT_EQ(config->check_request_hold_max, 50u);
   EXPECT_TRUE(config->validate().is_ok()) << config->validate().to_string();
   EXPECT_TRUE((*b)->finish_validation().is_ok()) << (*b)->finish_validation().to_string();
 }

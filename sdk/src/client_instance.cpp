@@ -1,8 +1,10 @@
 #include "mqkit/client/client_instance.hpp"
 
 #include <random>
+#include <set>
 
 #include "mqkit/kernel/logging.hpp"
+#include "mqkit/plugin/v1/message_record.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/header_fields.hpp"
 #include "plugin_loader.hpp"
@@ -85,6 +87,10 @@ ClientInstance::ClientInstance(ClientConfig config, std::shared_ptr<v1::Transpor
                                   [this](const std::shared_ptr<v1::Channel>& channel, v1::RemotingCommand request) {
                                     answer_running_info(channel, request);
                                   });
+  dispatcher_->register_processor(protocol::request_code::kCheckTransactionState,
+                                  [this](const std::shared_ptr<v1::Channel>& channel, v1::RemotingCommand request) {
+                                    dispatch_transaction_check(channel, request);
+                                  });
   log()->info("client instance {} created, name servers {}", client_id_, config_.namesrv_addresses.size());
 }
 
@@ -92,6 +98,7 @@ ClientInstance::~ClientInstance() {
   // Processors reach into this object: no new ones may start.
   dispatcher_->unregister_processor(protocol::request_code::kNotifyConsumerIdsChanged);
   dispatcher_->unregister_processor(protocol::request_code::kGetConsumerRunningInfo);
+  dispatcher_->unregister_processor(protocol::request_code::kCheckTransactionState);
   periodic_.stop();
   rebalance_loop_->stop();
   async_executor_->join();
@@ -232,7 +239,7 @@ void ClientInstance::refresh_routes() {
 
 Status ClientInstance::register_producer(std::string_view group) {
   std::lock_guard lock(members_mutex_);
-  if (!producer_groups_.insert(std::string(group)).second) {
+  if (!producer_groups_.emplace(std::string(group), nullptr).second) {
     return Status::already_exists("the producer group " + std::string(group) + " is already registered in client " +
                                   client_id_ + "; use another group or another instance name");
   }
@@ -269,9 +276,23 @@ void ClientInstance::unregister_consumer(std::string_view group) {
   unregister_client({}, group);
 }
 
+Status ClientInstance::set_transaction_checker(std::string_view group, std::shared_ptr<TransactionChecker> checker) {
+  std::lock_guard lock(members_mutex_);
+  const auto it = producer_groups_.find(group);
+  if (it == producer_groups_.end()) {
+    return Status::not_found("the producer group " + std::string(group) + " is not registered in client " +
+                             client_id_ + " (register_producer first)");
+  }
+  it->second = std::move(checker);
+  return Status::ok();
+}
+
 std::vector<std::string> ClientInstance::producer_groups() const {
   std::lock_guard lock(members_mutex_);
-  return {producer_groups_.begin(), producer_groups_.end()};
+  std::vector<std::string> groups;
+  groups.reserve(producer_groups_.size());
+  for (const auto& [group, checker] : producer_groups_) groups.push_back(group);
+  return groups;
 }
 
 std::vector<std::shared_ptr<ConsumerMember>> ClientInstance::consumers() const {
@@ -350,6 +371,44 @@ void ClientInstance::answer_running_info(const std::shared_ptr<v1::Channel>& cha
     log()->warn("{}: answering GET_CONSUMER_RUNNING_INFO of {} to {}: {}", client_id_, group,
                 channel->remote_address(), sent.to_string());
   }
+}
+
+// Oneway: whatever goes wrong is logged, never answered; the broker checks again later.
+void ClientInstance::dispatch_transaction_check(const std::shared_ptr<v1::Channel>& channel,
+                                                const v1::RemotingCommand& request) const {
+  const std::string broker = channel->remote_address();
+  auto header = protocol::transaction::read_check_transaction_state_header(request.ext_fields);
+  if (!header) {
+    log()->warn("{}: CHECK_TRANSACTION_STATE from {} ignored: {}", client_id_, broker, header.status().to_string());
+    return;
+  }
+  auto messages = decode_messages(request.body);
+  if (!messages || messages->size() != 1) {
+    log()->warn("{}: CHECK_TRANSACTION_STATE from {} (commit log offset {}) ignored: its body is not one stored "
+                "message ({})",
+                client_id_, broker, header->commit_log_offset,
+                messages ? std::to_string(messages->size()) + " messages" : messages.status().to_string());
+    return;
+  }
+  MessageExt& half = messages->front();
+  const std::string group(half.property(v1::property::kProducerGroup).value_or(""));
+  if (group.empty()) {
+    log()->warn("{}: CHECK_TRANSACTION_STATE from {} for message {} ignored: the half message has no {} property",
+                client_id_, broker, half.msg_id(), v1::property::kProducerGroup);
+    return;
+  }
+  std::shared_ptr<TransactionChecker> checker;
+  {
+    std::lock_guard lock(members_mutex_);
+    if (const auto it = producer_groups_.find(group); it != producer_groups_.end()) checker = it->second;
+  }
+  if (!checker) {
+    log()->warn("{}: CHECK_TRANSACTION_STATE from {} for message {} of producer group '{}' ignored: no transaction "
+                "producer of that group runs in this client",
+                client_id_, broker, half.msg_id(), group);
+    return;
+  }
+  checker->check_transaction_state(broker, std::move(half), std::move(header).value());
 }
 
 void ClientInstance::register_request_processor(std::int32_t code, RequestProcessor processor) {

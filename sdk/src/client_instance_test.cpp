@@ -102,6 +102,23 @@ TEST_F(ClientInstanceTest, HeartbeatsCarryTheGroupsAndGoToMastersOnly) {
   EXPECT_TRUE(instance_->producer_groups().empty());
 }
 
+class NoChecker final : public TransactionChecker {
+ public:
+  void check_transaction_state(const std::string&, MessageExt,
+                               protocol::transaction::CheckTransactionStateHeader) override {}
+};
+
+TEST_F(ClientInstanceTest, ATransactionCheckerBelongsToARegisteredProducerGroup) {
+  const auto checker = std::make_shared<NoChecker>();
+  EXPECT_EQ(instance_->set_transaction_checker("PG", checker).code(), StatusCode::kNotFound);
+  ASSERT_TRUE(instance_->register_producer("PG").is_ok());
+  EXPECT_TRUE(instance_->set_transaction_checker("PG", checker).is_ok());
+  EXPECT_EQ(checker.use_count(), 2);  // the instance holds it
+  instance_->unregister_producer("PG");
+  EXPECT_EQ(checker.use_count(), 1);  // and lets go with the group
+  EXPECT_EQ(instance_->set_transaction_checker("PG", checker).code(), StatusCode::kNotFound);
+}
+
 class CountingConsumer final : public ConsumerMember {
  public:
   std::string group() const override { return "CG"; }

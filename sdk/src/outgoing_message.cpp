@@ -62,6 +62,11 @@ std::optional<std::int32_t> int_property(const Message& message, std::string_vie
 
 bool is_retry_topic(std::string_view topic) { return topic.starts_with(protocol::kRetryGroupTopicPrefix); }
 
+// A half message (TRAN_MSG=true): stored invisible until its producer ends the transaction.
+bool is_transactional(const Message& message) {
+  return message.property(property::kTransactionPrepared).value_or("") == "true";
+}
+
 // The batch header carries WAIT only. Java gives the batch a UNIQ_KEY of its own too, but
 // brokers append the header's properties to every message, so that key replaced each message's
 // own (apache/rocketmq#9416): consumers saw one id for the whole batch.
@@ -99,9 +104,7 @@ Result<PreparedMessage> prepare_message(Message message, const ProducerConfig& c
   out.tags = std::string(message.tags());
   out.keys = std::string(message.keys());
   out.flag = message.flag();
-  if (message.property(property::kTransactionPrepared).value_or("") == "true") {
-    out.sys_flag |= v1::sys_flag::kTransactionPrepared;
-  }
+  if (is_transactional(message)) out.sys_flag |= v1::sys_flag::kTransactionPrepared;
   out.batchable = fits_a_batch(message);
   if (is_retry_topic(out.topic)) {
     // A consumer re-sending a message to its retry topic carries the counters in the header.
@@ -132,6 +135,12 @@ Result<PreparedMessage> prepare_batch(std::vector<Message> messages, const Produ
     }
     if (message.delay_time_level() > 0) return Status::invalid_argument("TimeDelayLevel is not supported for batching");
     if (is_retry_topic(message.topic())) return Status::invalid_argument("Retry Group is not supported for batching");
+    if (is_transactional(message)) {
+      // Each half message needs its own END_TRANSACTION, which a batch's single answer cannot give.
+      return Status::invalid_argument(
+          "a transactional message (TRAN_MSG=true) cannot be sent in a batch: send each one with "
+          "TransactionProducer::send_message_in_transaction");
+    }
     if (message.wait_store_msg_ok() != first.wait_store_msg_ok()) {
       return Status::invalid_argument("The waitStoreMsgOK of the messages in one batch should the same");
     }

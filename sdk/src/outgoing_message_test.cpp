@@ -171,7 +171,7 @@ TEST(PrepareBatchTest, BatchesAreNeverCompressed) {
   EXPECT_GT(prepared->body->size(), 100000u);
 }
 
-TEST(PrepareBatchTest, RefusesMixedTopicsDelaysRetryTopicsAndOversize) {
+TEST(PrepareBatchTest, RefusesMixedTopicsDelaysRetryTopicsTransactionsAndOversize) {
   ProducerConfig config;
   const auto batch = [&](std::vector<Message> messages) { return prepare_batch(std::move(messages), config).status(); };
   EXPECT_EQ(batch({}).code(), StatusCode::kInvalidArgument);
@@ -180,6 +180,9 @@ TEST(PrepareBatchTest, RefusesMixedTopicsDelaysRetryTopicsAndOversize) {
   delayed.set_delay_time_level(2);
   EXPECT_NE(batch({Message("A", "x"), delayed}).message().find("TimeDelayLevel"), std::string::npos);
   EXPECT_NE(batch({Message("%RETRY%g", "x")}).message().find("Retry"), std::string::npos);
+  Message half("A", "x");
+  half.set_property("TRAN_MSG", "true");
+  EXPECT_NE(batch({Message("A", "x"), half}).message().find("cannot be sent in a batch"), std::string::npos);
   Message no_wait("A", "x");
   no_wait.set_wait_store_msg_ok(false);
   EXPECT_EQ(batch({Message("A", "x"), no_wait}).code(), StatusCode::kInvalidArgument);

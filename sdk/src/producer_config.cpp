@@ -56,6 +56,12 @@ constexpr ConfigField kProducerFields[] = {
     {.key = "total_batch_max_bytes", .type = ValueType::kSize, .default_value = "32MiB",
      .description = "auto_batch: bytes waiting for their batch, over all queues, at most; send_async waits for "
                     "room", .min = 1024, .max = 68719476736.0},
+    {.key = "check_thread_pool_size", .type = ValueType::kInt, .default_value = "1",
+     .description = "transaction producers: threads that run check_local_transaction for brokers' transaction "
+                    "checks (RocketMQ checkThreadPoolMinSize)", .min = 1, .max = 256},
+    {.key = "check_request_hold_max", .type = ValueType::kInt, .default_value = "2000",
+     .description = "transaction producers: checks waiting for a check thread at most; more are dropped and the "
+                    "broker asks again later", .min = 1, .max = 10'000'000},
 };
 constexpr plugin::v1::ConfigSchema kProducerSchema{kProducerFields, std::size(kProducerFields)};
 
@@ -83,6 +89,8 @@ Status ProducerConfig::validate() const {
   if (total_batch_max_bytes < batch_max_bytes) {
     return Status::invalid_argument("total_batch_max_bytes must be at least batch_max_bytes");
   }
+  if (check_thread_pool_size == 0) return Status::invalid_argument("check_thread_pool_size must be positive");
+  if (check_request_hold_max == 0) return Status::invalid_argument("check_request_hold_max must be positive");
   return Status::ok();
 }
 
@@ -108,6 +116,8 @@ Result<ProducerConfig> load_producer_config(kernel::Bootstrap& boot) {
   config.batch_max_delay = std::chrono::milliseconds(values.get_duration_ms("batch_max_delay_ms"));
   config.batch_max_bytes = static_cast<std::size_t>(values.get_size("batch_max_bytes"));
   config.total_batch_max_bytes = static_cast<std::size_t>(values.get_size("total_batch_max_bytes"));
+  config.check_thread_pool_size = static_cast<std::size_t>(values.get_int("check_thread_pool_size"));
+  config.check_request_hold_max = static_cast<std::size_t>(values.get_int("check_request_hold_max"));
   return config;
 }
 

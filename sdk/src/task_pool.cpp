@@ -6,7 +6,8 @@
 
 namespace mqkit::client {
 
-TaskPool::TaskPool(std::string name, std::size_t threads) : name_(std::move(name)) {
+TaskPool::TaskPool(std::string name, std::size_t threads, std::size_t max_waiting)
+    : name_(std::move(name)), max_waiting_(max_waiting) {
   ::sem_init(&ready_, 0, 0);
   threads_.reserve(threads);
   for (std::size_t i = 0; i < threads; ++i) threads_.emplace_back([this] { run(); });
@@ -20,7 +21,7 @@ TaskPool::~TaskPool() {
 bool TaskPool::post(std::function<void()> task) {
   {
     std::lock_guard lock(mutex_);
-    if (joining_) return false;
+    if (joining_ || tasks_.size() >= max_waiting_) return false;
     tasks_.push_back(std::move(task));
   }
   ::sem_post(&ready_);

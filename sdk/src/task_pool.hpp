@@ -1,8 +1,9 @@
 // TaskPool: threads running posted tasks in submission order, any thread taking the next: the
-// push consumer's listener threads (consume_thread_count of them) and, with one thread, the
-// client instance's "client-async" executor (work that may block and so must not run on a
-// transport thread, such as an async send's retry). A task that throws is logged with the
-// pool's name; its thread goes on.
+// push consumer's listener threads (consume_thread_count of them), a transaction producer's check
+// threads (with a bound on the tasks waiting) and, with one thread, the client instance's
+// "client-async" executor (work that may block and so must not run on a transport thread, such
+// as an async send's retry). A task that throws is logged with the pool's name; its thread goes
+// on.
 //
 // Idle threads sleep on a POSIX semaphore (one post per task), not a condition variable:
 // glibc's pthread_cond_signal may block the signaller until threads it woke earlier have run
@@ -19,6 +20,7 @@
 #include <cstddef>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -28,12 +30,15 @@ namespace mqkit::client {
 
 class TaskPool {
  public:
-  TaskPool(std::string name, std::size_t threads);
+  // At most `max_waiting` tasks wait for a thread; post() refuses more.
+  TaskPool(std::string name, std::size_t threads,
+           std::size_t max_waiting = std::numeric_limits<std::size_t>::max());
   ~TaskPool();  // join()
   TaskPool(const TaskPool&) = delete;
   TaskPool& operator=(const TaskPool&) = delete;
 
-  // Queues a task; false (the task is dropped) once join() has begun.
+  // Queues a task; false (the task is dropped) once join() has begun or while max_waiting tasks
+  // wait already.
   bool post(std::function<void()> task);
   // Runs what is queued, then joins the threads. Idempotent; not from a task.
   void join();
@@ -42,6 +47,7 @@ class TaskPool {
   void run() noexcept;
 
   std::string name_;
+  const std::size_t max_waiting_;
   std::mutex mutex_;
   sem_t ready_;  // one post per task, one per thread at join()
   std::deque<std::function<void()>> tasks_;

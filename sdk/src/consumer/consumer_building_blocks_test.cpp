@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <fstream>
+#include <future>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -375,6 +377,27 @@ TEST(TaskPoolTest, JoinRunsWhatWasQueuedAndDropsLaterTasks) {
   pool.post([&] { ++ran; });
   pool.join();  // idempotent
   EXPECT_EQ(ran.load(), 200);
+}
+
+TEST(TaskPoolTest, ABoundedPoolRefusesTasksBeyondItsBound) {
+  std::atomic<int> ran{0};
+  std::promise<void> started;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  TaskPool pool("test", 1, 2);
+  ASSERT_TRUE(pool.post([&] {
+    started.set_value();
+    released.wait();
+    ++ran;
+  }));
+  // The thread holds the first task, so the queue is empty again.
+  ASSERT_EQ(started.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_TRUE(pool.post([&] { ++ran; }));
+  EXPECT_TRUE(pool.post([&] { ++ran; }));
+  EXPECT_FALSE(pool.post([&] { ++ran; }));  // two wait already
+  release.set_value();
+  pool.join();
+  EXPECT_EQ(ran.load(), 3);
 }
 
 TEST(TaskPoolTest, ATaskThatThrowsDoesNotStopItsThread) {

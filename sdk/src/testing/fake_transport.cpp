@@ -303,6 +303,11 @@ RemotingCommand FakeCluster::send_response(const std::string& broker_name, const
   response.ext_fields.set("msgId", std::move(ids));
   response.ext_fields.set("queueId", static_cast<std::int64_t>(queue_id));
   response.ext_fields.set("queueOffset", offset);
+  const auto sys_flag = request.ext_fields.get_int("f").value_or(0);
+  if ((sys_flag & v1::sys_flag::kTransactionMask) == v1::sys_flag::kTransactionPrepared) {
+    // A broker may name the transaction of a half message; the producer passes it on.
+    response.ext_fields.set("transactionId", "tx-" + broker_name + "-" + std::to_string(offset));
+  }
   return response;
 }
 

@@ -31,6 +31,7 @@
 #include "mqkit/client/types.hpp"
 #include "mqkit/plugin/v1/transport.hpp"
 #include "mqkit/protocol/bodies.hpp"
+#include "mqkit/protocol/transaction.hpp"
 
 namespace mqkit::client {
 
@@ -145,6 +146,11 @@ class ClientApi {
   void send_message_async(std::string_view address, std::string_view broker_name, SendMessageRequest request,
                           std::chrono::milliseconds timeout, SendCallback done);
   Status send_message_oneway(std::string_view address, const SendMessageRequest& request);
+  // END_TRANSACTION (rocketmq-facts §1.9, §5.6), one-way as RocketMQ's producers send it;
+  // `remark` tells the broker why (a listener's exception), empty for none.
+  Status end_transaction_oneway(std::string_view address,
+                                const protocol::transaction::EndTransactionHeader& header,
+                                std::string_view remark = {});
 
   // ---- Consuming -------------------------------------------------------------------------
   Result<PullResult> pull_message(std::string_view address, const PullMessageRequest& request,

@@ -23,7 +23,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
@@ -58,6 +57,18 @@ class ConsumerMember {
   // consume type, client version), which the instance adds. Called on a transport worker thread:
   // must not block.
   virtual protocol::ConsumerRunningInfo running_info() const = 0;
+};
+
+// A producer that answers brokers' transaction checks (RocketMQ's
+// MQProducerInner.checkTransactionState): the instance routes each CHECK_TRANSACTION_STATE to the
+// checker of the half message's producer group (its PGROUP property).
+class TransactionChecker {
+ public:
+  virtual ~TransactionChecker() = default;
+  // The broker at `broker_address` asks how the local transaction of `half_message` ended. Called
+  // on a transport worker thread: hands the check to the checker's own threads and returns.
+  virtual void check_transaction_state(const std::string& broker_address, MessageExt half_message,
+                                       protocol::transaction::CheckTransactionStateHeader request) = 0;
 };
 
 // The route a producer uses for a topic that has none yet (auto-creation through TBW102).
@@ -126,8 +137,11 @@ class ClientInstance {
   // ---- Members ---------------------------------------------------------------------------
   // AlreadyExists when the group is registered already in this instance.
   Status register_producer(std::string_view group);
-  // Tells every broker (UNREGISTER_CLIENT).
+  // Tells every broker (UNREGISTER_CLIENT); drops the group's transaction checker.
   void unregister_producer(std::string_view group);
+  // Brokers' transaction checks of half messages of `group` go to `checker` (nullptr: to none;
+  // they are then logged and dropped). NotFound unless the group is registered.
+  Status set_transaction_checker(std::string_view group, std::shared_ptr<TransactionChecker> checker);
   Status register_consumer(std::shared_ptr<ConsumerMember> consumer);
   void unregister_consumer(std::string_view group);
   std::vector<std::string> producer_groups() const;
@@ -138,8 +152,8 @@ class ClientInstance {
   // Runs every consumer's rebalance soon on the rebalance thread.
   void rebalance_now();
   // Replaces the processor of a broker→client request code. NOTIFY_CONSUMER_IDS_CHANGED
-  // (rebalance_now) and GET_CONSUMER_RUNNING_INFO (the named group's running_info) are served by
-  // default.
+  // (rebalance_now), GET_CONSUMER_RUNNING_INFO (the named group's running_info) and
+  // CHECK_TRANSACTION_STATE (the half message's group's TransactionChecker) are served by default.
   void register_request_processor(std::int32_t code, RequestProcessor processor);
   // Runs `task` on the client-async thread; false when the instance is shutting down.
   bool execute(std::function<void()> task);
@@ -154,6 +168,8 @@ class ClientInstance {
   void unregister_client(std::string_view producer_group, std::string_view consumer_group);
   void answer_running_info(const std::shared_ptr<plugin::v1::Channel>& channel,
                            const plugin::v1::RemotingCommand& request) const;
+  void dispatch_transaction_check(const std::shared_ptr<plugin::v1::Channel>& channel,
+                                  const plugin::v1::RemotingCommand& request) const;
   std::vector<std::shared_ptr<ConsumerMember>> consumers() const;
 
   const ClientConfig config_;
@@ -177,7 +193,8 @@ class ClientInstance {
   std::mutex fetch_mutex_;
 
   mutable std::mutex members_mutex_;
-  std::set<std::string, std::less<>> producer_groups_;
+  // Registered producer groups, each with its transaction checker (nullptr for none).
+  std::map<std::string, std::shared_ptr<TransactionChecker>, std::less<>> producer_groups_;
   std::map<std::string, std::shared_ptr<ConsumerMember>, std::less<>> consumers_;
   std::mutex heartbeat_mutex_;
 };

@@ -52,6 +52,12 @@ struct ProducerConfig {
   // Bytes waiting in every queue's next batch at most; send_async waits for room (RocketMQ
   // totalBatchMaxBytes).
   std::size_t total_batch_max_bytes = 32 * 1024 * 1024;
+  // TransactionProducer only: threads that run check_local_transaction for brokers' checks
+  // (RocketMQ checkThreadPoolMinSize/MaxSize).
+  std::size_t check_thread_pool_size = 1;
+  // TransactionProducer only: checks waiting for a check thread at most; a check beyond it is
+  // dropped with a warning, and the broker asks again at its next check (checkRequestHoldMax).
+  std::size_t check_request_hold_max = 2000;
 
   // InvalidArgument naming the first bad value (client settings included).
   Status validate() const;
