@@ -739,6 +739,18 @@ Result<HeartbeatData> decode_heartbeat(std::string_view json) {
   return h;
 }
 
+Result<CheckClientRequestBody> decode_check_client_request(std::string_view json) {
+  MQKIT_ASSIGN_OR_RETURN(auto doc, parse(json, "CheckClientRequestBody"));
+  CheckClientRequestBody b;
+  Fields f(doc, "CheckClientRequestBody");
+  MQKIT_RETURN_IF_ERROR(f.get("clientId", b.client_id));
+  MQKIT_RETURN_IF_ERROR(f.get("group", b.group));
+  if (const auto it = doc.FindMember("subscriptionData"); it != doc.MemberEnd() && !it->value.IsNull()) {
+    MQKIT_ASSIGN_OR_RETURN(b.subscription_data, read_subscription(it->value));
+  }
+  return b;
+}
+
 Result<ConsumerIdList> decode_consumer_id_list(std::string_view json) {
   MQKIT_ASSIGN_OR_RETURN(auto doc, parse(json, "consumer id list"));
   ConsumerIdList l;

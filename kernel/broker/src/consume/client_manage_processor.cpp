@@ -2,6 +2,7 @@
 
 #include "header_reader.hpp"
 #include "mqkit/protocol/subscription_expression.hpp"
+#include "mqkit/filter/sql_filter.hpp"
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/header_fields.hpp"
@@ -15,10 +16,13 @@ namespace rq = protocol::request_code;
 constexpr std::string_view kClustering = "CLUSTERING";
 }  // namespace
 
-std::vector<std::int32_t> ClientManageProcessor::codes() const { return {rq::kHeartBeat, rq::kUnregisterClient}; }
+std::vector<std::int32_t> ClientManageProcessor::codes() const {
+  return {rq::kHeartBeat, rq::kUnregisterClient, rq::kCheckClientConfig};
+}
 
 void ClientManageProcessor::process(RemotingCommand request, Responder responder) {
   if (request.code == rq::kHeartBeat) return heartbeat(request, responder);
+  if (request.code == rq::kCheckClientConfig) return check_client_config(request, responder);
   unregister_client(request, responder);
 }
 
@@ -61,6 +65,29 @@ void ClientManageProcessor::unregister_client(const RemotingCommand& request, co
   if (const auto group = request.ext_fields.get("consumerGroup")) {
     context_.consumers->unregister_consumer(std::string(*group), channel_id);
     kernel::logger("broker")->info("consumer {} left group {}", client_id, *group);
+  }
+  responder.respond(RemotingCommand{});
+}
+
+void ClientManageProcessor::check_client_config(const RemotingCommand& request, const Responder& responder) {
+  auto body = protocol::decode_check_client_request(protocol::body_text(request));
+  if (!body) return responder.fail(rc::kSystemError, "bad check client config body: " + body.status().message());
+  if (!body->subscription_data || protocol::is_tag_expression(body->subscription_data->expression_type)) {
+    return responder.respond(RemotingCommand{});
+  }
+  const protocol::SubscriptionData& subscription = *body->subscription_data;
+  if (!context_.config->enable_property_filter) {
+    return responder.fail(rc::kSystemError,
+                          "The broker does not support consumer to filter message by " + subscription.expression_type);
+  }
+  if (subscription.expression_type != filter::kSql92ExpressionType) {
+    return responder.fail(rc::kSubscriptionParseFailed,
+                          "expression type " + subscription.expression_type + " is not supported (TAG or SQL92)");
+  }
+  if (auto compiled = filter::SqlFilter::compile(subscription.sub_string); !compiled) {
+    kernel::logger("broker")->warn("consumer {} of group {}: SQL92 subscription to {} refused: {}", body->client_id,
+                                   body->group, subscription.topic, compiled.status().message());
+    return responder.fail(rc::kSubscriptionParseFailed, compiled.status().message());
   }
   responder.respond(RemotingCommand{});
 }

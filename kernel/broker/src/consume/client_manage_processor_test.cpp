@@ -100,5 +100,37 @@ TEST_F(ClientManageProcessorTest, UnregisterDropsTheChannelFromTheNamedGroups) {
   EXPECT_EQ(missing.remark, "the custom field <clientID> is null");
 }
 
+// The body a RocketMQ consumer sends (CheckClientRequestBody; the Java client sends no
+// subscription for TAG ones, but a body with one must pass too).
+RemotingCommand check_client_config_request(const std::string& expression_type, const std::string& expression) {
+  auto request = testing::make_request(rq::kCheckClientConfig, {});
+  protocol::set_body(request, R"({"clientId":"c1","group":"cg","subscriptionData":{"classFilterMode":false,)"
+                              R"("codeSet":[],"expressionType":")" + expression_type + R"(","subString":")" +
+                                  expression + R"(","subVersion":1,"tagsSet":[],"topic":"T"}})");
+  return request;
+}
+
+TEST_F(ClientManageProcessorTest, CheckClientConfigAcceptsTagsAndSqlOnlyWhenThePropertyFilterIsOn) {
+  EXPECT_EQ(call(check_client_config_request("TAG", "TagA || TagB")).code, rc::kSuccess);
+  auto no_subscription = testing::make_request(rq::kCheckClientConfig, {});
+  protocol::set_body(no_subscription, R"({"clientId":"c1","group":"cg"})");
+  EXPECT_EQ(call(std::move(no_subscription)).code, rc::kSuccess);
+
+  const RemotingCommand off = call(check_client_config_request("SQL92", "a > 5"));
+  EXPECT_EQ(off.code, rc::kSystemError);
+  EXPECT_EQ(off.remark, "The broker does not support consumer to filter message by SQL92");
+
+  harness_.config().enable_property_filter = true;
+  EXPECT_EQ(call(check_client_config_request("SQL92", "a > 5 AND b IN ('x', 'y')")).code, rc::kSuccess);
+  const RemotingCommand bad = call(check_client_config_request("SQL92", "a >"));
+  EXPECT_EQ(bad.code, rc::kSubscriptionParseFailed);
+  EXPECT_NE(bad.remark.value_or("").find("column"), std::string::npos) << bad.remark.value_or("");
+  EXPECT_EQ(call(check_client_config_request("XPATH", "/a")).code, rc::kSubscriptionParseFailed);
+
+  auto malformed = testing::make_request(rq::kCheckClientConfig, {});
+  protocol::set_body(malformed, "{not json");
+  EXPECT_EQ(call(std::move(malformed)).code, rc::kSystemError);
+}
+
 }  // namespace
 }  // namespace mqkit::broker

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -113,6 +114,13 @@ struct HeartbeatData {
   std::string client_id{};
   std::vector<std::string> producer_groups{};
   std::vector<ConsumerData> consumer_data_set{};
+};
+
+// CHECK_CLIENT_CONFIG's body: may this broker serve the subscription?
+struct CheckClientRequestBody {
+  std::string client_id{};
+  std::string group{};
+  std::optional<SubscriptionData> subscription_data{};
 };
 
 struct ConsumerIdList {
@@ -224,6 +232,7 @@ Result<TopicList> decode_topic_list(std::string_view json);
 Result<KvTable> decode_kv_table(std::string_view json);
 Result<RegisterBrokerBody> decode_register_broker_body(std::string_view json);
 Result<HeartbeatData> decode_heartbeat(std::string_view json);
+Result<CheckClientRequestBody> decode_check_client_request(std::string_view json);
 Result<ConsumerIdList> decode_consumer_id_list(std::string_view json);
 Result<LockBatchRequest> decode_lock_batch_request(std::string_view json);
 Result<LockBatchResponse> decode_lock_batch_response(std::string_view json);

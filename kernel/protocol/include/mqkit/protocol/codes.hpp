@@ -28,6 +28,8 @@ inline constexpr std::int32_t kCheckTransactionState = 39;
 inline constexpr std::int32_t kNotifyConsumerIdsChanged = 40;
 inline constexpr std::int32_t kLockBatchMq = 41;
 inline constexpr std::int32_t kUnlockBatchMq = 42;
+// Sent by RocketMQ consumers at start for a subscription that is not TAG (SQL92).
+inline constexpr std::int32_t kCheckClientConfig = 46;
 inline constexpr std::int32_t kGetAllConsumerOffset = 43;
 inline constexpr std::int32_t kGetAllDelayOffset = 45;
 inline constexpr std::int32_t kPutKvConfig = 100;

@@ -18,8 +18,8 @@ namespace mqkit::protocol {
 inline constexpr std::string_view kSubscribeAll = "*";
 inline constexpr std::string_view kTagExpressionType = "TAG";
 
-// True for the TAG expression type (also when the type is not given); the broker filters no
-// other type (SQL92 needs a property filter mqkit does not have).
+// True for the TAG expression type (also when the type is not given). The other type is SQL92,
+// filtered by kernel/filter when the broker's enable_property_filter is on.
 bool is_tag_expression(std::string_view expression_type);
 
 // The subscription of `topic` to a TAG `expression`: tags split on "||" and trimmed, their hash

@@ -1,11 +1,16 @@
-// ClientManageProcessor: HEART_BEAT (34) and UNREGISTER_CLIENT (35), RocketMQ's
-// ClientManageProcessor.
+// ClientManageProcessor: HEART_BEAT (34), UNREGISTER_CLIENT (35) and CHECK_CLIENT_CONFIG (46),
+// RocketMQ's ClientManageProcessor.
 //
 // A heartbeat registers every consumer and producer group the client reports, on the channel it
 // arrived on. Each consumer group gets its settings (created when auto creation is on) and, for
 // CLUSTERING groups, its retry topic %RETRY%<group> — created here so it is registered with the
 // name servers and its route exists before the first message is sent back. Subscriptions are
 // stored with tag codes re-derived by the broker (normalize_subscription).
+//
+// CHECK_CLIENT_CONFIG: a RocketMQ consumer with a subscription that is not TAG asks every broker
+// of its topic at start, and fails to start unless each answers SUCCESS: a TAG one always does;
+// a SQL92 one only with enable_property_filter and an expression that compiles
+// (SUBSCRIPTION_PARSE_FAILED with the parser's message otherwise), as RocketMQ answers.
 //
 // Threads: the transport's request threads; stateless beyond the context.
 #pragma once
@@ -28,6 +33,7 @@ class ClientManageProcessor final : public RequestProcessor {
  private:
   void heartbeat(const RemotingCommand& request, const Responder& responder);
   void unregister_client(const RemotingCommand& request, const Responder& responder);
+  void check_client_config(const RemotingCommand& request, const Responder& responder);
 
   BrokerContext& context_;
 };
