@@ -2,11 +2,13 @@
 
 #include <random>
 #include <set>
+#include <thread>
 
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/header_fields.hpp"
+#include "client_threads.hpp"
 #include "plugin_loader.hpp"
 #include "request_dispatcher.hpp"
 #include "task_pool.hpp"
@@ -62,7 +64,13 @@ Result<std::shared_ptr<ClientInstance>> ClientInstance::create(const ClientConfi
   if (owns) {
     MQKIT_ASSIGN_OR_RETURN(transport, create_plugin_as<v1::Transport>(config.plugin_dirs, config.transport));
   }
-  return std::shared_ptr<ClientInstance>(new ClientInstance(config, std::move(transport), owns));
+  // Destroyed on a thread of its own (see client_threads.hpp), it would join that thread: then a
+  // thread of its own does the destroying instead.
+  return std::shared_ptr<ClientInstance>(new ClientInstance(config, std::move(transport), owns),
+                                         [](ClientInstance* instance) {
+                                           if (!on_client_thread()) return delete instance;
+                                           std::thread([instance] { delete instance; }).detach();
+                                         });
 }
 
 ClientInstance::ClientInstance(ClientConfig config, std::shared_ptr<v1::Transport> transport, bool owns_transport)

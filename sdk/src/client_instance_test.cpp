@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <future>
 #include <thread>
 
 #include "mqkit/protocol/codes.hpp"
@@ -40,6 +41,25 @@ class ClientInstanceTest : public ::testing::Test {
   FakeCluster cluster_;
   std::shared_ptr<ClientInstance> instance_;
 };
+
+// A task on the instance's own async thread holding its last reference (a consumer the
+// application destroyed while one of its tasks was queued): destroying the instance there would
+// join that very thread (std::terminate); it is destroyed on another thread instead.
+TEST_F(ClientInstanceTest, ItsLastReferenceDroppedOnItsOwnThreadDoesNotJoinThatThread) {
+  std::promise<void> released;
+  std::weak_ptr<ClientInstance> watch = instance_;
+  ClientInstance& instance = *instance_;
+  ASSERT_TRUE(instance.execute([owner = std::move(instance_), &released]() mutable {
+    owner.reset();
+    released.set_value();
+  }));
+  ASSERT_EQ(released.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!watch.expired() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_TRUE(watch.expired());
+}
 
 TEST_F(ClientInstanceTest, CachesRoutesAndBrokerAddresses) {
   EXPECT_EQ(instance_->cached_route("T"), nullptr);

@@ -4,6 +4,7 @@
 #include <limits>
 #include <string_view>
 
+#include "client_threads.hpp"
 
 namespace mqkit::client {
 
@@ -35,7 +36,10 @@ ProduceAccumulator::ProduceAccumulator(MessageSender& sender, ClientInstance& in
       max_delay_(config.batch_max_delay),
       batch_max_bytes_(config.batch_max_bytes),
       total_max_bytes_(config.total_batch_max_bytes) {
-  if (max_delay_.count() > 0) timer_thread_ = std::thread([this] { run_timer(); });
+  if (max_delay_.count() > 0) timer_thread_ = std::thread([this] {
+      mark_client_thread();
+      run_timer();
+    });
 }
 
 ProduceAccumulator::~ProduceAccumulator() {

@@ -2,6 +2,7 @@
 
 #include <exception>
 
+#include "client_threads.hpp"
 #include "mqkit/kernel/logging.hpp"
 
 namespace mqkit::client {
@@ -40,6 +41,7 @@ void TaskPool::join() {
 }
 
 void TaskPool::run() noexcept {
+  mark_client_thread();
   for (;;) {
     while (::sem_wait(&ready_) != 0) {
       // EINTR only: a signal handler ran.

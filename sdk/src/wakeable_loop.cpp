@@ -2,6 +2,7 @@
 
 #include <exception>
 
+#include "client_threads.hpp"
 #include "mqkit/kernel/logging.hpp"
 
 namespace mqkit::client {
@@ -37,6 +38,7 @@ void WakeableLoop::stop() {
 }
 
 void WakeableLoop::loop() {
+  mark_client_thread();
   for (;;) {
     {
       std::unique_lock lock(mutex_);

@@ -5,6 +5,7 @@
 #include "mqkit/client/lite_pull_consumer.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <functional>
@@ -371,7 +372,8 @@ TEST_F(LitePullConsumerTest, SubscribingAfterStartAddsTheTopicsQueues) {
 
 TEST_F(LitePullConsumerTest, BroadcastingCommitsToTheLocalFile) {
   for (int i = 0; i < 3; ++i) queues_.add(0, "A", std::to_string(i));
-  const auto dir = std::filesystem::temp_directory_path() / "mqkit-lite-pull-test-offsets";
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("mqkit-lite-pull-test-offsets-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   ConsumerConfig settings = config();
   settings.message_model = MessageModel::kBroadcasting;

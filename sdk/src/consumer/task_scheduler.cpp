@@ -5,6 +5,7 @@
 
 #include <exception>
 
+#include "client_threads.hpp"
 #include "mqkit/kernel/logging.hpp"
 
 namespace mqkit::client {
@@ -22,7 +23,10 @@ void run_logged(const std::string& name, const std::function<void()>& task) {
 }  // namespace
 
 TaskScheduler::TaskScheduler(std::string name)
-    : name_(std::move(name)), work_(boost::asio::make_work_guard(io_)), thread_([this] { io_.run(); }) {}
+    : name_(std::move(name)), work_(boost::asio::make_work_guard(io_)), thread_([this] {
+        mark_client_thread();
+        io_.run();
+      }) {}
 
 TaskScheduler::~TaskScheduler() { stop(); }
 
