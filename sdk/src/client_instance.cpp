@@ -2,7 +2,6 @@
 
 #include <random>
 #include <set>
-#include <thread>
 
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
@@ -64,12 +63,12 @@ Result<std::shared_ptr<ClientInstance>> ClientInstance::create(const ClientConfi
   if (owns) {
     MQKIT_ASSIGN_OR_RETURN(transport, create_plugin_as<v1::Transport>(config.plugin_dirs, config.transport));
   }
-  // Destroyed on a thread of its own (see client_threads.hpp), it would join that thread: then a
-  // thread of its own does the destroying instead.
+  // Destroyed on a thread of its own (see client_threads.hpp), it would join that thread: the
+  // reaper thread destroys it instead.
   return std::shared_ptr<ClientInstance>(new ClientInstance(config, std::move(transport), owns),
                                          [](ClientInstance* instance) {
                                            if (!on_client_thread()) return delete instance;
-                                           std::thread([instance] { delete instance; }).detach();
+                                           destroy_on_reaper_thread([instance] { delete instance; });
                                          });
 }
 

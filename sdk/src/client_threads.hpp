@@ -4,10 +4,17 @@
 // joins those very threads, and a thread cannot join itself (std::terminate).
 #pragma once
 
+#include <functional>
+
 namespace mqkit::client {
 
 // Call first thing on a thread the SDK starts.
 void mark_client_thread() noexcept;
 bool on_client_thread() noexcept;
+
+// Runs `destroy` on the process's reaper thread (started on first use). The reaper finishes
+// whatever it was handed before the process exits (its static destructor joins it), so a
+// destruction handed over just before exit still completes.
+void destroy_on_reaper_thread(std::function<void()> destroy);
 
 }  // namespace mqkit::client
