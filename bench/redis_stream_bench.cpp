@@ -101,7 +101,8 @@ struct Consumer {
           ++foreign;
           continue;
         }
-        tracker.record(stamp->producer, stamp->sequence, 0);
+        // One reader reads the stream in its order: the entries read so far are its position.
+        tracker.record(stamp->producer, stamp->sequence, 0, static_cast<std::int64_t>(received));
         e2e.record(now > stamp->send_time_ns ? (now - stamp->send_time_ns) / 1000 : 0);
         ++received;
         last_receive_ns = now;

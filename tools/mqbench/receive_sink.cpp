@@ -20,7 +20,7 @@ void ReceiveSink::on_messages(const client::MessageQueue& queue, std::span<const
         continue;
       }
       const std::uint64_t duplicates_before = tracker_.duplicated();
-      tracker_.record(stamp->producer, stamp->sequence, stream);
+      tracker_.record(stamp->producer, stamp->sequence, stream, message.queue_offset);
       if (tracker_.duplicated() != duplicates_before || !stats_.measured(stamp->send_time_ns)) continue;
       ++measured;
       measured_bytes += message.body().size();

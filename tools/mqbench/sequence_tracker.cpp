@@ -7,7 +7,8 @@ bool SequenceTracker::Producer::seen(std::uint64_t sequence) const {
   return word < seen_bits.size() && (seen_bits[word] >> (sequence % 64) & 1U) != 0;
 }
 
-void SequenceTracker::record(std::uint32_t producer, std::uint64_t sequence, std::uint64_t stream) {
+void SequenceTracker::record(std::uint32_t producer, std::uint64_t sequence, std::uint64_t stream,
+                             std::int64_t position) {
   Producer& p = producers_[producer];
   const std::uint64_t word = sequence / 64;
   if (word >= p.seen_bits.size()) p.seen_bits.resize(word + 1 + word / 2, 0);
@@ -18,11 +19,16 @@ void SequenceTracker::record(std::uint32_t producer, std::uint64_t sequence, std
   }
   p.seen_bits[word] |= bit;
   ++unique_;
-  std::uint64_t& next = p.next_in_stream[stream];
-  if (sequence < next) {  // a later message of this producer came first on this queue
+  // Compared with the furthest message stored so far: a later offset must carry a later
+  // sequence, an earlier offset (delivered late) an earlier one.
+  const auto [furthest, first] = p.furthest_in_stream.try_emplace(stream, Producer::Furthest{position, sequence});
+  if (first) return;
+  Producer::Furthest& f = furthest->second;
+  if (position > f.position) {
+    if (sequence < f.sequence) ++out_of_order_;
+    f = {position, sequence};
+  } else if (position < f.position && sequence > f.sequence) {
     ++out_of_order_;
-  } else {
-    next = sequence + 1;
   }
 }
 

@@ -1,7 +1,10 @@
 // SequenceTracker: accounts for every stamped message a benchmark receives, against what its
 // producers had acknowledged: lost (acknowledged, never received), duplicated (received more
-// than once) and out-of-order (a producer's sequence going backwards within one queue — order
-// is only promised per queue, and a producer spreads its messages over many).
+// than once) and out-of-order (a producer's sequence going backwards along one queue's offsets —
+// order is only promised per queue, and a producer spreads its messages over many). Order is
+// judged by where messages are stored (their queue offsets), not by when they arrive: a
+// concurrent push consumer hands one queue's batches to several listener threads, which may
+// deliver them in any order.
 //
 // Memory: one bit per sequence number per producer. Not synchronized: the caller locks.
 #pragma once
@@ -31,8 +34,8 @@ struct ProducerLedger {
 class SequenceTracker {
  public:
   // One received message of `producer` with `sequence`, read from queue `stream` (any number
-  // naming the queue).
-  void record(std::uint32_t producer, std::uint64_t sequence, std::uint64_t stream);
+  // naming the queue) at queue offset `position`.
+  void record(std::uint32_t producer, std::uint64_t sequence, std::uint64_t stream, std::int64_t position);
 
   // Distinct (producer, sequence) pairs received.
   std::uint64_t unique() const noexcept { return unique_; }
@@ -45,7 +48,12 @@ class SequenceTracker {
  private:
   struct Producer {
     std::vector<std::uint64_t> seen_bits{};
-    std::unordered_map<std::uint64_t, std::uint64_t> next_in_stream{};  // stream → highest + 1
+    // stream → the message at the highest queue offset received so far
+    struct Furthest {
+      std::int64_t position = 0;
+      std::uint64_t sequence = 0;
+    };
+    std::unordered_map<std::uint64_t, Furthest> furthest_in_stream{};
     bool seen(std::uint64_t sequence) const;
   };
 
