@@ -66,7 +66,7 @@ std::uint64_t micros_since(Clock::time_point t) {
   return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t).count());
 }
 
-// Reads the stream from its end until `stop` and every expected message arrived.
+// Reads the stream from its start until `stop` and every expected message arrived.
 struct Consumer {
   SequenceTracker tracker;
   LatencyHistogram e2e;
@@ -76,7 +76,10 @@ struct Consumer {
   std::string error;
 
   void run(redisContext* c, const Options& o, const std::atomic<bool>& stop) {
-    std::string last_id = "$";
+    // From the stream's start: it was deleted before the run, so everything in it is this run's.
+    // ("$" would be re-read by every XREAD that timed out empty, and the entries added between
+    // two of them were lost to the count.)
+    std::string last_id = "0-0";
     while (!stop) {
       Reply reply(static_cast<redisReply*>(
           redisCommand(c, "XREAD COUNT 1000 BLOCK 200 STREAMS %s %s", o.stream.c_str(), last_id.c_str())));
@@ -120,7 +123,7 @@ int run(const Options& o) {
   Consumer consumer;
   std::atomic<bool> stop_consumer{false};
   std::thread consumer_thread([&] { consumer.run(reader.get(), o, stop_consumer); });
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the XREAD is waiting at "$"
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the reader is blocked in XREAD
 
   LatencyHistogram publish;
   ProducerLedger ledger;
