@@ -76,14 +76,9 @@ class LitePullConsumerIntegrationTest : public ::testing::Test {
   }
 
   ConsumerConfig consumer_config(const std::string& group) const {
-    ConsumerConfig config;
-    config.client = mqkit::testing::fast_client_config(*cluster_);
-    config.group = group;
-    config.consume_from_where = ConsumeFromWhere::kFirstOffset;
+    ConsumerConfig config = mqkit::testing::fast_consumer_config(*cluster_, group);
     config.broker_suspend_max_time = milliseconds(1000);
-    config.consumer_timeout_when_suspend = milliseconds(5000);
     config.pull_batch_size = 8;
-    config.offset_store_dir = cluster_->directory() / "offsets";
     return config;
   }
 

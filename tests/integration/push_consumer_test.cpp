@@ -104,16 +104,10 @@ class PushConsumerIntegrationTest : public ::testing::Test {
   ClientConfig client_config() const { return mqkit::testing::fast_client_config(*cluster_); }
 
   ConsumerConfig consumer_config(const std::string& group) const {
-    ConsumerConfig config;
-    config.client = client_config();
-    config.group = group;
-    config.consume_from_where = ConsumeFromWhere::kFirstOffset;
-    config.broker_suspend_max_time = milliseconds(2000);
-    config.consumer_timeout_when_suspend = milliseconds(5000);
+    ConsumerConfig config = mqkit::testing::fast_consumer_config(*cluster_, group);
     config.consume_thread_count = 4;
     config.lock_interval = milliseconds(1000);
     config.suspend_current_queue_time = milliseconds(200);
-    config.offset_store_dir = offsets_dir_;
     return config;
   }
 

@@ -73,14 +73,8 @@ class SqlFilterIntegrationTest : public ::testing::Test {
   }
 
   ConsumerConfig consumer_config(const std::string& group) const {
-    ConsumerConfig config;
-    config.client = mqkit::testing::fast_client_config(*cluster_);
-    config.group = group;
-    config.consume_from_where = ConsumeFromWhere::kFirstOffset;
-    config.broker_suspend_max_time = milliseconds(2000);
-    config.consumer_timeout_when_suspend = milliseconds(5000);
+    ConsumerConfig config = mqkit::testing::fast_consumer_config(*cluster_, group);
     config.consume_thread_count = 1;
-    config.offset_store_dir = cluster_->directory() / "offsets";
     return config;
   }
 

@@ -106,13 +106,7 @@ class TransactionProducerIntegrationTest : public ::testing::Test {
   }
 
   void start_consumer() {
-    ConsumerConfig config;
-    config.client = mqkit::testing::fast_client_config(*cluster_);
-    config.group = "tx_it_consumer";
-    config.consume_from_where = ConsumeFromWhere::kFirstOffset;
-    config.broker_suspend_max_time = milliseconds(2000);
-    config.consumer_timeout_when_suspend = milliseconds(5000);
-    config.offset_store_dir = cluster_->directory() / "offsets";
+    const ConsumerConfig config = mqkit::testing::fast_consumer_config(*cluster_, "tx_it_consumer");
     consumer_ = std::make_unique<PushConsumer>(config);
     ASSERT_TRUE(consumer_->subscribe(kTopic, "*").is_ok());
     ASSERT_TRUE(consumer_

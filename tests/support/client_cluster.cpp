@@ -26,6 +26,17 @@ client::ClientConfig fast_client_config(const LocalCluster& cluster) {
   return client;
 }
 
+client::ConsumerConfig fast_consumer_config(const LocalCluster& cluster, const std::string& group) {
+  client::ConsumerConfig config;
+  config.client = fast_client_config(cluster);
+  config.group = group;
+  config.consume_from_where = client::ConsumeFromWhere::kFirstOffset;
+  config.broker_suspend_max_time = milliseconds(2000);
+  config.consumer_timeout_when_suspend = milliseconds(5000);
+  config.offset_store_dir = cluster.directory() / "offsets";
+  return config;
+}
+
 plugin::v1::Status create_topic_on_brokers(client::ClientApi& api, const LocalCluster& cluster, std::size_t brokers,
                                            const std::string& topic, int queues) {
   protocol::TopicConfig config;

@@ -11,6 +11,7 @@
 #include "local_cluster.hpp"
 #include "mqkit/client/client_api.hpp"
 #include "mqkit/client/client_config.hpp"
+#include "mqkit/client/consumer_config.hpp"
 
 namespace mqkit::testing {
 
@@ -20,6 +21,10 @@ bool eventually(const std::function<bool()>& condition, std::chrono::millisecond
 // The cluster's name servers, the built plugins, and 1 s rebalance, heartbeat, offset
 // persistence and route refresh intervals.
 client::ClientConfig fast_client_config(const LocalCluster& cluster);
+
+// A consumer of `group` with fast_client_config, reading from the first offset, brokers holding
+// pulls 2 s (answered within 5 s), offsets under the cluster's directory ("offsets").
+client::ConsumerConfig fast_consumer_config(const LocalCluster& cluster, const std::string& group);
 
 // Creates `topic` with `queues` read and write queues on brokers 0..brokers-1 and waits until the
 // name servers route it to all of them.
