@@ -196,6 +196,17 @@ class PushConsumerTest : public ::testing::Test {
     return consumer;
   }
 
+  // Starts `consumer` with a listener that consumes every message, counting them in `consumed`.
+  static void start_counting(PushConsumer& consumer, std::atomic<int>& consumed) {
+    ASSERT_TRUE(consumer
+                    .register_listener([&consumed](std::span<const MessageExt> messages, ConsumeConcurrentlyContext&) {
+                      consumed += static_cast<int>(messages.size());
+                      return ConsumeConcurrentlyStatus::kConsumeSuccess;
+                    })
+                    .is_ok());
+    ASSERT_TRUE(consumer.start().is_ok());
+  }
+
   std::vector<RemotingCommand> send_backs() const {
     std::vector<RemotingCommand> out;
     for (auto& call : cluster_.transport()->calls_with_code(rq::kConsumerSendMsgBack)) out.push_back(call.request);
@@ -264,13 +275,7 @@ TEST_F(PushConsumerTest, PullsGoWhereTheLastAnswerSuggestedAndOffsetsToTheMaster
   c.pull_batch_size = 4;
   auto consumer = make(c);
   std::atomic<int> consumed{0};
-  ASSERT_TRUE(consumer
-                  ->register_listener([&](std::span<const MessageExt> messages, ConsumeConcurrentlyContext&) {
-                    consumed += static_cast<int>(messages.size());
-                    return ConsumeConcurrentlyStatus::kConsumeSuccess;
-                  })
-                  .is_ok());
-  ASSERT_TRUE(consumer->start().is_ok());
+  ASSERT_NO_FATAL_FAILURE(start_counting(*consumer, consumed));
   ASSERT_TRUE(eventually([&] { return consumed.load() == 20; })) << consumed.load();
   ASSERT_TRUE(eventually([&] { return committed(*consumer) == 20; })) << committed(*consumer);
 
@@ -316,13 +321,7 @@ TEST_F(PushConsumerTest, SqlSubscriptionIsSentWithItsExpressionType) {
             StatusCode::kInvalidArgument);
   ASSERT_TRUE(consumer->subscribe("T", MessageSelector::by_sql("price > 1")).is_ok());
   std::atomic<int> consumed{0};
-  ASSERT_TRUE(consumer
-                  ->register_listener([&](std::span<const MessageExt> messages, ConsumeConcurrentlyContext&) {
-                    consumed += static_cast<int>(messages.size());
-                    return ConsumeConcurrentlyStatus::kConsumeSuccess;
-                  })
-                  .is_ok());
-  ASSERT_TRUE(consumer->start().is_ok());
+  ASSERT_NO_FATAL_FAILURE(start_counting(*consumer, consumed));
   ASSERT_TRUE(eventually([&] { return consumed.load() == 3; })) << consumed.load();  // no client-side tag filter
 
   bool sql_pull = false;
