@@ -38,7 +38,7 @@ class SlaveReadIntegrationTest : public ::testing::Test {
     ASSERT_TRUE(cluster_->add_namesrv().is_ok());
     for (const char* id : {"0", "1"}) {
       ASSERT_TRUE(cluster_
-                      ->add_broker({.name = "broker-a", .store = "memory",
+                      ->add_broker({.name = "broker-a",
                                     .overrides = {std::string("broker.broker_id=") + id, "broker.slave_read_enable=true",
                                                   "broker.access_message_in_memory_max_ratio=0"}})
                       .is_ok());
