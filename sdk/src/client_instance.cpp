@@ -207,6 +207,13 @@ std::optional<BrokerAddress> ClientInstance::find_broker(std::string_view broker
   if (const auto exact = broker->second.find(broker_id); exact != broker->second.end()) {
     return BrokerAddress{exact->second, exact->first != kMasterId};
   }
+  // A slave asked for and not there: RocketMQ tries the next id, then (unless only_this_broker)
+  // the lowest id known, the master when it is up.
+  if (broker_id != kMasterId) {
+    if (const auto next = broker->second.find(broker_id + 1); next != broker->second.end()) {
+      return BrokerAddress{next->second, true};
+    }
+  }
   if (only_this_broker) return std::nullopt;
   const auto& [id, address] = *broker->second.begin();
   return BrokerAddress{address, id != kMasterId};

@@ -83,6 +83,27 @@ TEST_F(ClientInstanceTest, CachesRoutesAndBrokerAddresses) {
   EXPECT_EQ(cluster_.transport()->calls_with_code(rq::kGetRouteInfoByTopic).size(), lookups);  // cached
 }
 
+// RocketMQ's findBrokerAddressInSubscribe: a missing slave id falls to the next id, then (unless
+// only that broker will do) to the lowest id known.
+TEST_F(ClientInstanceTest, FindBrokerFallsFromAMissingSlaveToTheNextIdThenToTheLowest) {
+  cluster_.add_slave("broker-b", 2, "10.0.0.22:10911");
+  cluster_.add_slave("broker-b", 4, "10.0.0.24:10911");
+  ASSERT_TRUE(instance_->route("T").is_ok());
+  const auto exact = instance_->find_broker("broker-b", 2, true);
+  ASSERT_TRUE(exact.has_value());
+  EXPECT_EQ(exact->address, "10.0.0.22:10911");
+  EXPECT_TRUE(exact->slave);
+  const auto next = instance_->find_broker("broker-b", 3, true);
+  ASSERT_TRUE(next.has_value());
+  EXPECT_EQ(next->address, "10.0.0.24:10911");
+  EXPECT_TRUE(next->slave);
+  EXPECT_FALSE(instance_->find_broker("broker-b", 5, true).has_value()) << "only the next id is tried";
+  const auto lowest = instance_->find_broker("broker-b", 5, false);
+  ASSERT_TRUE(lowest.has_value());
+  EXPECT_EQ(lowest->address, "10.0.0.2:10911");
+  EXPECT_FALSE(lowest->slave);
+}
+
 TEST_F(ClientInstanceTest, TopicWithoutRouteGetsTheCreateTopicKeysRoute) {
   EXPECT_EQ(instance_->route("NewTopic").status().code(), StatusCode::kNotFound);
   auto route = instance_->publish_route("NewTopic", DefaultTopicRoute{"TBW102", 4});

@@ -1,5 +1,7 @@
 #include "local_cluster.hpp"
 
+#include <algorithm>
+
 namespace mqkit::testing {
 
 using plugin::v1::Status;
@@ -32,8 +34,12 @@ Status LocalCluster::add_namesrv(const std::vector<std::string>& overrides) {
 
 Status LocalCluster::add_broker(const BrokerSpec& spec) {
   Node node;
-  node.log_name = test_name_ + "-" + spec.name;
-  const auto store_dir = dir_ / spec.name;
+  node.broker_name = spec.name;
+  // A master and its slaves share a broker name; each needs its own log and store.
+  const auto same_name = std::ranges::count(brokers_, spec.name, &Node::broker_name);
+  const std::string node_name = same_name == 0 ? spec.name : spec.name + "-" + std::to_string(same_name);
+  node.log_name = test_name_ + "-" + node_name;
+  const auto store_dir = dir_ / node_name;
   node.args = {"--set", "broker.broker_name=" + spec.name, "--set", "broker.broker_cluster_name=" + spec.cluster,
                "--set", "broker.broker_ip1=127.0.0.1", "--set", "broker.listen_host=127.0.0.1",
                "--set", "broker.listen_port=0", "--set", "broker.namesrv_addr=" + namesrv_addrs(),

@@ -43,6 +43,7 @@ class LocalCluster {
     int port = 0;
     std::vector<std::string> args;
     std::string log_name;
+    std::string broker_name;  // brokers only
   };
   plugin::v1::Status launch(const std::string& binary, Node& node);
 

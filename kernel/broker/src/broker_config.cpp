@@ -43,6 +43,13 @@ constexpr plugin::v1::ConfigField kFields[] = {
      .description = "How long a pull is held when long polling is off"},
     {.key = "enable_property_filter", .type = ValueType::kBool, .default_value = "false",
      .description = "Serve SQL92 subscriptions (filter pulled messages by their properties)"},
+    {.key = "slave_read_enable", .type = ValueType::kBool, .default_value = "false",
+     .description = "Pull answers suggest the group's broker_id, or its which_broker_when_consume_slowly "
+                    "when the consumer reads data no longer in memory (false: always the master)"},
+    {.key = "access_message_in_memory_max_ratio", .type = ValueType::kInt, .default_value = "40",
+     .description = "Percent of physical memory a consumer may lag behind the commit log end before its "
+                    "reads count as slow (with slave_read_enable)",
+     .min = 0, .max = 100},
     {.key = "max_message_size", .type = ValueType::kSize, .default_value = "4MiB",
      .description = "Largest message body accepted", .min = 1024, .max = 64.0 * 1024 * 1024},
     {.key = "message_delay_level", .type = ValueType::kString,
@@ -116,6 +123,8 @@ Result<BrokerConfig> broker_config_from(const plugin::v1::ConfigValues& v) {
   c.long_polling_enable = v.get_bool("long_polling_enable");
   c.short_polling_time_ms = v.get_duration_ms("short_polling_time");
   c.enable_property_filter = v.get_bool("enable_property_filter");
+  c.slave_read_enable = v.get_bool("slave_read_enable");
+  c.access_message_in_memory_max_ratio = static_cast<std::int32_t>(v.get_int("access_message_in_memory_max_ratio"));
   c.max_message_size = v.get_size("max_message_size");
   MQKIT_ASSIGN_OR_RETURN(c.delay_level_ms, parse_delay_levels(v.get_string("message_delay_level")));
   c.flush_consumer_offset_interval_ms = v.get_duration_ms("flush_consumer_offset_interval");

@@ -57,6 +57,24 @@ TEST(BrokerConfigTest, TransactionKeysTakeRocketMqDefaultsAndSpellings) {
   EXPECT_FALSE(zero_checks.section("broker", broker_schema()).is_ok());
 }
 
+TEST(BrokerConfigTest, SlaveReadKeysTakeRocketMqDefaultsSpellingsAndBounds) {
+  auto defaults = broker_config_from(
+      kernel::ConfigDocument::parse("", "t").value().section("broker", broker_schema()).value());
+  ASSERT_TRUE(defaults.is_ok());
+  EXPECT_FALSE(defaults->slave_read_enable);
+  EXPECT_EQ(defaults->access_message_in_memory_max_ratio, 40);
+
+  auto doc = kernel::ConfigDocument::parse("[broker]\nslaveReadEnable = true\naccessMessageInMemoryMaxRatio = 0\n", "t")
+                 .value();
+  auto c = broker_config_from(doc.section("broker", broker_schema()).value());
+  ASSERT_TRUE(c.is_ok());
+  EXPECT_TRUE(c->slave_read_enable);
+  EXPECT_EQ(c->access_message_in_memory_max_ratio, 0);
+
+  auto over = kernel::ConfigDocument::parse("[broker]\naccess_message_in_memory_max_ratio = 101\n", "t").value();
+  EXPECT_FALSE(over.section("broker", broker_schema()).is_ok());
+}
+
 TEST(BrokerConfigTest, BadDelayLevelsAreRejected) {
   EXPECT_EQ(parse_delay_levels("1s soon").status().message(),
             "message_delay_level: expected a duration, got \"soon\"");

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <ifaddrs.h>
 #include <netinet/in.h>
+#include <unistd.h>
 
 #include <chrono>
 
@@ -29,6 +30,13 @@ std::string local_ipv4_address() {
   }
   freeifaddrs(list);
   return found;
+}
+
+std::int64_t total_physical_memory_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page_size = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page_size <= 0) return std::int64_t{24} * 1024 * 1024 * 1024;
+  return static_cast<std::int64_t>(pages) * page_size;
 }
 
 BrokerController::BrokerController(BrokerConfig config, std::shared_ptr<plugin::v1::MessageStore> store,

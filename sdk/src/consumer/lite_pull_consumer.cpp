@@ -124,6 +124,7 @@ class LitePullConsumer::Impl final : public ConsumerMember,
   std::map<std::string, std::shared_ptr<const SubscriptionData>> assigned_subscriptions_;
 
   LitePullAssignment assignment_;
+  PullFromWhichNode pull_from_;
   std::mutex commit_mutex_;  // one commit at a time; guards next_auto_commit_
   std::chrono::steady_clock::time_point next_auto_commit_{};
 
@@ -563,7 +564,7 @@ void LitePullConsumer::Impl::pull(const MessageQueue& queue, std::uint64_t epoch
   if (position->pull_offset < 0) return find_start(queue, epoch);
   const auto subscription = subscription_of(queue.topic);
   if (!subscription) return pull_later(queue, epoch, config_.pull_time_delay_when_exception);
-  auto broker = pull_broker_of(*instance_, queue);
+  auto broker = pull_broker_of(*instance_, queue, pull_from_.of(queue));
   if (!broker) {
     log()->warn("{}: {}; pulling {} later", config_.group, broker.status().to_string(), queue.to_string());
     return pull_later(queue, epoch, config_.pull_time_delay_when_exception);
@@ -599,6 +600,7 @@ void LitePullConsumer::Impl::on_pulled(const MessageQueue& queue, std::uint64_t 
     log()->warn("{}: pulling {} at {}: {}", config_.group, queue.to_string(), pulled_at, result.status().to_string());
     return pull_later(queue, epoch, config_.pull_time_delay_when_exception);
   }
+  pull_from_.update(queue, result->suggest_which_broker_id);
   std::vector<MessageExt> messages;
   switch (result->status) {
     case PullStatus::kFound:

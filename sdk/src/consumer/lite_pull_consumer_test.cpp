@@ -66,6 +66,11 @@ class FakeQueues {
     std::lock_guard lock(mutex_);
     return served_;
   }
+  // The suggestWhichBrokerId of the answers with messages from now on.
+  void suggest(std::int64_t broker_id) {
+    std::lock_guard lock(mutex_);
+    suggested_ = broker_id;
+  }
 
   void install(FakeCluster& cluster, std::function<std::string()> client_id) {
     cluster.set_broker_handler(rq::kLitePullMessage, [this](const std::string&, const RemotingCommand& r) {
@@ -118,7 +123,7 @@ class FakeQueues {
     if (offset == size) return reply(rc::kPullNotFound, {{"nextBeginOffset", size}, {"minOffset", 0}, {"maxOffset", size}});
     const std::int64_t end = std::min(size, offset + field_int(request, "maxMsgNums"));
     RemotingCommand response =
-        reply(rc::kSuccess, {{"nextBeginOffset", end}, {"minOffset", 0}, {"maxOffset", size}, {"suggestWhichBrokerId", 0}});
+        reply(rc::kSuccess, {{"nextBeginOffset", end}, {"minOffset", 0}, {"maxOffset", size}, {"suggestWhichBrokerId", suggested_}});
     for (std::int64_t at = offset; at < end; ++at) {
       const Stored& stored = queues_[queue_id][static_cast<std::size_t>(at)];
       const std::string properties = v1::encode_properties({{std::string(v1::property::kTags), stored.tag}});
@@ -139,6 +144,7 @@ class FakeQueues {
   std::map<int, std::vector<Stored>> queues_;
   std::map<int, std::int64_t> committed_;
   std::size_t served_ = 0;
+  std::int64_t suggested_ = 0;
 };
 
 class LitePullConsumerTest : public ::testing::Test {
@@ -223,6 +229,27 @@ TEST_F(LitePullConsumerTest, AssignedQueuesArePolledInQueueOrderAndCommitWritesP
   EXPECT_EQ(queues_.committed()[1], 1);
   EXPECT_EQ(consumer->commit({{MessageQueue{"T", "broker-a", 7}, 1}}).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(consumer->commit({{kQ0, -1}}).code(), StatusCode::kInvalidArgument);
+}
+
+// suggestWhichBrokerId (slave reads): after the first answer a queue is pulled from the slave
+// its answers suggest.
+TEST_F(LitePullConsumerTest, PullsGoWhereTheLastAnswerSuggested) {
+  cluster_.add_slave("broker-a", 1, "10.0.0.2:10911");
+  queues_.suggest(1);
+  for (int i = 0; i < 6; ++i) queues_.add(0, "A", "q0-" + std::to_string(i));
+  ConsumerConfig settings = config();
+  settings.pull_batch_size = 2;
+  auto consumer = make(settings);
+  ASSERT_TRUE(consumer->assign({kQ0}).is_ok());
+  ASSERT_TRUE(consumer->start().is_ok());
+  const auto got = poll_n(*consumer, 6);
+  EXPECT_EQ(bodies_of(got, 0), (std::vector<std::string>{"q0-0", "q0-1", "q0-2", "q0-3", "q0-4", "q0-5"}));
+
+  const auto pulls = cluster_.transport()->calls_with_code(rq::kLitePullMessage);
+  ASSERT_GE(pulls.size(), 3u);
+  EXPECT_EQ(pulls[0].address, "10.0.0.1:10911");
+  EXPECT_EQ(pulls[1].address, "10.0.0.2:10911");
+  EXPECT_EQ(pulls[2].address, "10.0.0.2:10911");
 }
 
 TEST_F(LitePullConsumerTest, AnswersConsumerRunningInfo) {

@@ -109,6 +109,7 @@ class PushConsumer::Impl final : public ConsumerMember,
   std::unique_ptr<Rebalancer> rebalancer_;
   std::unique_ptr<TaskScheduler> scheduler_;
   std::unique_ptr<ConsumeService> consume_service_;
+  PullFromWhichNode pull_from_;
   kernel::PeriodicTasks lock_task_;
   std::atomic<std::int64_t> start_timestamp_ms_{0};
 };
@@ -356,12 +357,13 @@ void PushConsumer::Impl::pull(PullRequest request) {
   }
   const auto subscription = rebalancer_->subscription(request.queue.topic);
   if (!subscription) return pull_later(std::move(request), config_.pull_time_delay_when_exception);
-  auto broker = pull_broker_of(*instance_, request.queue);
+  auto broker = pull_broker_of(*instance_, request.queue, pull_from_.of(request.queue));
   if (!broker) {
     log()->warn("{}: {}; pulling {} later", config_.group, broker.status().to_string(), request.queue.to_string());
     return pull_later(std::move(request), config_.pull_time_delay_when_exception);
   }
   PullMessageRequest pull = make_pull_request(config_, request.queue, request.next_offset, *subscription);
+  // A slave stores no offsets: they reach the master by UPDATE_CONSUMER_OFFSET.
   if (clustering() && !broker->slave) {
     auto committed = offsets_->read(request.queue, ReadOffsetType::kMemory);
     if (committed && *committed > 0) {
@@ -402,6 +404,7 @@ void PushConsumer::Impl::on_pulled(PullRequest request, Result<PullResult> resul
                 result.status().to_string());
     return pull_later(std::move(request), config_.pull_time_delay_when_exception);
   }
+  pull_from_.update(request.queue, result->suggest_which_broker_id);
   const std::int64_t pulled_at = request.next_offset;
   request.next_offset = result->next_begin_offset;
   switch (result->status) {

@@ -89,17 +89,19 @@ class FakeQueue {
       // Long polling stand-in: answer "nothing new" after a short while.
       std::this_thread::sleep_for(milliseconds(20));
       return with_fields(rc::kPullNotFound, {{"nextBeginOffset", count_}, {"minOffset", 0}, {"maxOffset", count_},
-                                             {"suggestWhichBrokerId", 0}});
+                                             {"suggestWhichBrokerId", suggested_.load()}});
     }
     ++pulls_with_messages_;
     RemotingCommand response = with_fields(rc::kSuccess, {{"minOffset", 0}, {"maxOffset", count_},
-                                                          {"suggestWhichBrokerId", 0}});
+                                                          {"suggestWhichBrokerId", suggested_.load()}});
     std::int64_t next = offset;
     for (; next < count_ && next < offset + max; ++next) append_record(response.body, next);
     response.ext_fields.set("nextBeginOffset", next);
     return response;
   }
   int pulls_with_messages() const { return pulls_with_messages_.load(); }
+  // The suggestWhichBrokerId of the answers from now on.
+  void suggest(std::int64_t broker_id) { suggested_ = broker_id; }
 
  private:
   static void append_record(std::vector<std::uint8_t>& out, std::int64_t offset) {
@@ -118,6 +120,7 @@ class FakeQueue {
 
   const std::int64_t count_;
   std::atomic<int> pulls_with_messages_{0};
+  std::atomic<std::int64_t> suggested_{0};
 };
 
 class PushConsumerTest : public ::testing::Test {
@@ -193,6 +196,17 @@ class PushConsumerTest : public ::testing::Test {
     return consumer;
   }
 
+  // Starts `consumer` with a listener that consumes every message, counting them in `consumed`.
+  static void start_counting(PushConsumer& consumer, std::atomic<int>& consumed) {
+    ASSERT_TRUE(consumer
+                    .register_listener([&consumed](std::span<const MessageExt> messages, ConsumeConcurrentlyContext&) {
+                      consumed += static_cast<int>(messages.size());
+                      return ConsumeConcurrentlyStatus::kConsumeSuccess;
+                    })
+                    .is_ok());
+    ASSERT_TRUE(consumer.start().is_ok());
+  }
+
   std::vector<RemotingCommand> send_backs() const {
     std::vector<RemotingCommand> out;
     for (auto& call : cluster_.transport()->calls_with_code(rq::kConsumerSendMsgBack)) out.push_back(call.request);
@@ -248,6 +262,57 @@ TEST_F(PushConsumerTest, AFullQueueIsNotPulledUntilTheListenerCatchesUp) {
   EXPECT_TRUE(persisted);
 }
 
+// suggestWhichBrokerId (slave reads): a queue's next pulls go to the broker id its last answer
+// suggested, without the commit offset a slave would not store; offsets still reach the master
+// by UPDATE_CONSUMER_OFFSET; when the master is suggested again the pulls carry them again.
+TEST_F(PushConsumerTest, PullsGoWhereTheLastAnswerSuggestedAndOffsetsToTheMaster) {
+  const std::string master = "10.0.0.1:10911";
+  const std::string slave = "10.0.0.2:10911";
+  serve(20);
+  cluster_.add_slave("broker-a", 1, slave);
+  queue_->suggest(1);
+  ConsumerConfig c = config();
+  c.pull_batch_size = 4;
+  auto consumer = make(c);
+  std::atomic<int> consumed{0};
+  ASSERT_NO_FATAL_FAILURE(start_counting(*consumer, consumed));
+  ASSERT_TRUE(eventually([&] { return consumed.load() == 20; })) << consumed.load();
+  ASSERT_TRUE(eventually([&] { return committed(*consumer) == 20; })) << committed(*consumer);
+
+  const auto pulls_of_t = [&] {
+    std::vector<testing::FakeTransport::Call> out;
+    for (auto& call : cluster_.transport()->calls_with_code(rq::kPullMessage)) {
+      if (call.request.ext_fields.get("topic") == "T") out.push_back(std::move(call));
+    }
+    return out;
+  };
+  const auto from_slave = pulls_of_t();
+  ASSERT_GE(from_slave.size(), 5u);  // 5 batches of 4
+  EXPECT_EQ(from_slave[0].address, master) << "nothing suggested before the first answer";
+  for (std::size_t i = 1; i < from_slave.size(); ++i) {
+    EXPECT_EQ(from_slave[i].address, slave) << "pull " << i;
+    EXPECT_EQ(field(from_slave[i].request, "sysFlag") & pull_sys_flag::kCommitOffset, 0) << "pull " << i;
+  }
+
+  queue_->suggest(0);
+  const std::size_t before = from_slave.size();
+  ASSERT_TRUE(eventually([&] {
+    const auto pulls = pulls_of_t();
+    return pulls.size() > before + 1 && pulls.back().address == master;
+  }));
+  const auto back = pulls_of_t().back();
+  EXPECT_NE(field(back.request, "sysFlag") & pull_sys_flag::kCommitOffset, 0);
+  EXPECT_EQ(field(back.request, "commitOffset"), 20);
+
+  consumer->shutdown();
+  bool persisted = false;
+  for (const auto& call : cluster_.transport()->calls_with_code(rq::kUpdateConsumerOffset)) {
+    EXPECT_EQ(call.address, master);
+    persisted |= field(call.request, "commitOffset") == 20 && call.request.ext_fields.get("topic") == "T";
+  }
+  EXPECT_TRUE(persisted);
+}
+
 // A SQL92 subscription goes to the broker in heartbeats and pulls; the retry topic stays TAG "*".
 TEST_F(PushConsumerTest, SqlSubscriptionIsSentWithItsExpressionType) {
   serve(3);
@@ -256,13 +321,7 @@ TEST_F(PushConsumerTest, SqlSubscriptionIsSentWithItsExpressionType) {
             StatusCode::kInvalidArgument);
   ASSERT_TRUE(consumer->subscribe("T", MessageSelector::by_sql("price > 1")).is_ok());
   std::atomic<int> consumed{0};
-  ASSERT_TRUE(consumer
-                  ->register_listener([&](std::span<const MessageExt> messages, ConsumeConcurrentlyContext&) {
-                    consumed += static_cast<int>(messages.size());
-                    return ConsumeConcurrentlyStatus::kConsumeSuccess;
-                  })
-                  .is_ok());
-  ASSERT_TRUE(consumer->start().is_ok());
+  ASSERT_NO_FATAL_FAILURE(start_counting(*consumer, consumed));
   ASSERT_TRUE(eventually([&] { return consumed.load() == 3; })) << consumed.load();  // no client-side tag filter
 
   bool sql_pull = false;

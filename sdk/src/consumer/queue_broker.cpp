@@ -19,11 +19,22 @@ Result<std::string> master_of(ClientInstance& instance, const MessageQueue& queu
 
 namespace mqkit::client {
 
-Result<BrokerAddress> pull_broker_of(ClientInstance& instance, const MessageQueue& queue) {
-  auto broker = instance.find_broker(queue.broker_name, 0, false);
+void PullFromWhichNode::update(const MessageQueue& queue, std::int64_t broker_id) {
+  std::lock_guard lock(mutex_);
+  table_[queue] = broker_id;
+}
+
+std::int64_t PullFromWhichNode::of(const MessageQueue& queue) const {
+  std::lock_guard lock(mutex_);
+  const auto it = table_.find(queue);
+  return it == table_.end() ? 0 : it->second;
+}
+
+Result<BrokerAddress> pull_broker_of(ClientInstance& instance, const MessageQueue& queue, std::int64_t broker_id) {
+  auto broker = instance.find_broker(queue.broker_name, broker_id, false);
   if (!broker) {
     (void)instance.update_route(queue.topic);
-    broker = instance.find_broker(queue.broker_name, 0, false);
+    broker = instance.find_broker(queue.broker_name, broker_id, false);
   }
   if (!broker) {
     return Status::unavailable("no address of broker " + queue.broker_name + " (queue " + queue.to_string() +

@@ -2,6 +2,9 @@
 // refreshing the topic's route once when the broker is not known yet. Any thread.
 #pragma once
 
+#include <cstdint>
+#include <map>
+#include <mutex>
 #include <string>
 
 #include "mqkit/client/client_instance.hpp"
@@ -12,8 +15,23 @@ namespace mqkit::client {
 // when no master address is known even after a route refresh.
 Result<std::string> master_of(ClientInstance& instance, const MessageQueue& queue);
 
-// Where to pull the queue from: its master, else any address of its broker (RocketMQ's
-// findBrokerAddressInSubscribe). Unavailable naming the broker when none is known.
-Result<BrokerAddress> pull_broker_of(ClientInstance& instance, const MessageQueue& queue);
+// The broker id each queue's last pull answer suggested (suggestWhichBrokerId; RocketMQ's
+// pullFromWhichNodeTable): where that queue's next pull goes. A consumer keeps one; entries live
+// as long as it does (one per queue ever pulled). Any thread.
+class PullFromWhichNode {
+ public:
+  void update(const MessageQueue& queue, std::int64_t broker_id);
+  // 0, the master, for a queue not pulled yet.
+  std::int64_t of(const MessageQueue& queue) const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<MessageQueue, std::int64_t> table_;
+};
+
+// Where to pull the queue from: its broker's `broker_id`, else what
+// ClientInstance::find_broker falls back to (RocketMQ's findBrokerAddressInSubscribe).
+// Unavailable naming the broker when none of its addresses is known.
+Result<BrokerAddress> pull_broker_of(ClientInstance& instance, const MessageQueue& queue, std::int64_t broker_id);
 
 }  // namespace mqkit::client

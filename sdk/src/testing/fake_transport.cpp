@@ -1,5 +1,6 @@
 #include "testing/fake_transport.hpp"
 
+#include <algorithm>
 #include <atomic>
 
 #include "mqkit/plugin/v1/message_record.hpp"
@@ -196,6 +197,11 @@ void FakeCluster::add_broker(const std::string& name, const std::string& address
   brokers_[name].address = address;
 }
 
+void FakeCluster::add_slave(const std::string& name, std::int64_t broker_id, const std::string& address) {
+  std::lock_guard lock(mutex_);
+  brokers_[name].slaves[broker_id] = address;
+}
+
 void FakeCluster::add_topic(const std::string& topic, const std::string& broker, int queues, int perm) {
   std::lock_guard lock(mutex_);
   topics_.emplace(topic, TopicQueues{broker, queues, perm});
@@ -238,7 +244,8 @@ Result<RemotingCommand> FakeCluster::respond(const std::string& address, const R
     return with_code(rc::kSuccess);
   }
   for (const auto& [name, broker] : brokers_) {
-    if (broker.address != address) continue;
+    const bool a_slave = std::ranges::any_of(broker.slaves, [&](const auto& slave) { return slave.second == address; });
+    if (broker.address != address && !a_slave) continue;
     if (const auto handler = broker_handlers_.find(request.code); handler != broker_handlers_.end()) {
       return handler->second(name, request);
     }
@@ -266,7 +273,8 @@ RemotingCommand FakeCluster::route_response(const RemotingCommand& request) {
     protocol::BrokerData data;
     data.cluster = "DefaultCluster";
     data.broker_name = name;
-    data.broker_addrs[0] = brokers_[name].address;
+    if (!brokers_[name].address.empty()) data.broker_addrs[0] = brokers_[name].address;  // else: master down
+    for (const auto& [id, address] : brokers_[name].slaves) data.broker_addrs[id] = address;
     route.broker_datas.push_back(std::move(data));
   }
   auto response = with_code(rc::kSuccess);

@@ -89,6 +89,8 @@ class FakeCluster {
   FakeCluster();
 
   void add_broker(const std::string& name, const std::string& address);
+  // A slave of broker `name` (routed with its id; its requests go to the same handlers).
+  void add_slave(const std::string& name, std::int64_t broker_id, const std::string& address);
   void add_topic(const std::string& topic, const std::string& broker, int queues, int perm = 6);
   // Sends to the broker are answered with `code` (0 = store them).
   void set_send_code(const std::string& broker, std::int32_t code);
@@ -120,6 +122,7 @@ class FakeCluster {
 
   struct Broker {
     std::string address;
+    std::map<std::int64_t, std::string> slaves;
     std::int32_t send_code = 0;
     std::map<std::pair<std::string, std::int32_t>, std::int64_t> next_offset;
   };

@@ -154,6 +154,45 @@ void keep_selected(plugin::v1::ReadResult& result, const filter::SqlFilter& sql,
   if (kept == 0) result.status = ReadStatus::kNoMatchedMessage;
 }
 
+// RocketMQ's isSuggestPullingFromSlave: the consumer reads data the commit log has outgrown by
+// more than access_message_in_memory_max_ratio % of physical memory, which is likely out of the
+// page cache. RocketMQ measures from the last consume queue entry it examined; here from the last
+// record the store returned, so a read that returned none is never slow.
+bool reads_beyond_memory(const BrokerContext& context, const plugin::v1::ReadResult& result) {
+  if (result.records.empty()) return false;
+  const auto last = plugin::v1::decode_record(result.records.back().bytes);
+  if (!last) return false;
+  const std::int64_t behind = context.store->stats().commit_log_max_offset - last->commit_offset;
+  const auto in_memory = static_cast<std::int64_t>(static_cast<double>(context.physical_memory_bytes) *
+                                                   (context.config->access_message_in_memory_max_ratio / 100.0));
+  return behind > in_memory;
+}
+
+// suggestWhichBrokerId as RocketMQ 4.9 answers it. A slave with slave_read_enable off still
+// serves the pull and suggests the master: RocketMQ sets PULL_RETRY_IMMEDIATELY there but the
+// store status overwrites that code, which is what lets consumers read a slave whose master is
+// down (docs/slave-read.md).
+std::int64_t suggested_broker(const BrokerConfig& config, const SubscriptionGroupConfig& group, bool slow) {
+  if (!config.slave_read_enable) return 0;
+  return slow ? group.which_broker_when_consume_slowly : group.broker_id;
+}
+
+// The store statuses whose next_begin_offset moves the consumer elsewhere. A slave leaves the
+// consumer where it is (RocketMQ's nextOffsetCorrection without offsetCheckInSlave): it may just
+// not have replicated that far yet.
+bool corrects_offset(ReadStatus status) {
+  switch (status) {
+    case ReadStatus::kNoMatchedLogicQueue:
+    case ReadStatus::kNoMessageInQueue:
+    case ReadStatus::kOffsetTooSmall:
+    case ReadStatus::kOffsetOverflowBadly:
+    case ReadStatus::kOffsetFoundNull:
+      return true;
+    default:
+      return false;
+  }
+}
+
 void run_parked(BrokerContext& context, const std::shared_ptr<filter::SqlFilterCache>& sql_filters,
                 const std::shared_ptr<const PullHeader>& header, const Responder& responder) noexcept;
 
@@ -211,12 +250,22 @@ std::optional<RemotingCommand> pull_once(BrokerContext& context,
   read.tag_codes = tag_codes;
   auto result = context.store->read(read);
   if (!result) return refusal(rc::kSystemError, "store getMessage failed: " + result.status().message());
+  // Judged on what the store read, before the SQL filter drops records, as RocketMQ does.
+  const bool slow = config.slave_read_enable && reads_beyond_memory(context, *result);
   if (sql && result->status == ReadStatus::kFound) keep_selected(*result, *sql, header);
+  const bool slave = config.broker_id != 0;
+  if (slave && corrects_offset(result->status)) result->next_begin_offset = header.queue_offset;
 
   RemotingCommand response;
   response.code = pull_code(result->status, header.queue_offset);
   response.remark = std::string(status_name(result->status));
-  response.ext_fields.set("suggestWhichBrokerId", std::int64_t{0});  // always the master: no slave reads
+  std::int64_t suggested = suggested_broker(config, *group, slow);
+  if (slave && response.code == rc::kPullOffsetMoved) {
+    // Not the consumer's offset that is wrong, maybe: send it to the group's broker to check.
+    response.code = rc::kPullRetryImmediately;
+    suggested = group->broker_id;
+  }
+  response.ext_fields.set("suggestWhichBrokerId", suggested);
   response.ext_fields.set("nextBeginOffset", result->next_begin_offset);
   response.ext_fields.set("minOffset", result->min_offset);
   response.ext_fields.set("maxOffset", result->max_offset);

@@ -395,5 +395,100 @@ TEST_F(PullMessageProcessorTest, WithoutSubscriptionFlagTheHeartbeatSubscription
   EXPECT_EQ(bodies(found), std::vector<std::string>{"b"});
 }
 
+// slave_read_enable: suggestWhichBrokerId tells a consumer reading data far behind the commit
+// log's end to go to the group's which_broker_when_consume_slowly. "Far" is a share of physical
+// memory, made small here: the threshold sits exactly at how far record 1 is behind the log end.
+class PullMessageProcessorSlaveReadTest : public PullMessageProcessorTest {
+ protected:
+  void SetUp() override {
+    PullMessageProcessorTest::SetUp();
+    for (int i = 0; i < 3; ++i) put(0, "m" + std::to_string(i));
+    harness_.wait_dispatched();
+    const auto records = testing::records_of(call(pull_request(0, 0, kSubscriptionOnly)));
+    ASSERT_EQ(records.size(), 3u);
+    const std::int64_t log_end = context().store->stats().commit_log_max_offset;
+    harness_.config().slave_read_enable = true;
+    harness_.config().access_message_in_memory_max_ratio = 50;
+    context().physical_memory_bytes = 2 * (log_end - records[1].commit_offset);
+  }
+
+  // suggestWhichBrokerId of a pull of `max` records of queue 0 from `offset`.
+  std::int64_t suggested(std::int64_t offset, std::int32_t max = 1) {
+    return testing::ext_int(call(pull_request(0, offset, kSubscriptionOnly, "*", max)), "suggestWhichBrokerId");
+  }
+
+  void update_group(std::int64_t broker_id, std::int64_t when_slow) {
+    auto group = context().groups->find_or_create("cg").value();
+    group.broker_id = broker_id;
+    group.which_broker_when_consume_slowly = when_slow;
+    ASSERT_TRUE(context().groups->update(group).is_ok());
+  }
+};
+
+TEST_F(PullMessageProcessorSlaveReadTest, BeyondTheRatioOfMemoryTheSlowBrokerIsSuggested) {
+  EXPECT_EQ(suggested(0), 1) << "record 0 lies beyond the threshold";
+  EXPECT_EQ(suggested(1), 0) << "record 1 lies exactly at it: not slow";
+  EXPECT_EQ(suggested(2), 0);
+  // Measured from the last record returned, as RocketMQ measures from the last entry it read.
+  EXPECT_EQ(suggested(0, 3), 0);
+
+  update_group(2, 3);
+  EXPECT_EQ(suggested(0), 3);
+  EXPECT_EQ(suggested(1), 2) << "not slow: the group's broker_id";
+}
+
+TEST_F(PullMessageProcessorSlaveReadTest, NothingReadIsNotSlow) {
+  update_group(2, 3);
+  context().physical_memory_bytes = 0;
+  EXPECT_EQ(suggested(0), 3) << "no memory at all: every record read is slow";
+  const RemotingCommand caught_up = call(pull_request(0, 3, kSubscriptionOnly));
+  EXPECT_EQ(caught_up.code, rc::kPullNotFound);
+  EXPECT_EQ(testing::ext_int(caught_up, "suggestWhichBrokerId"), 2);
+}
+
+TEST_F(PullMessageProcessorSlaveReadTest, RatioBoundsAreNeverAndAlways) {
+  harness_.config().access_message_in_memory_max_ratio = 0;
+  EXPECT_EQ(suggested(2), 1) << "every record is some bytes behind the log end";
+  harness_.config().access_message_in_memory_max_ratio = 100;
+  EXPECT_EQ(suggested(0), 0);
+}
+
+TEST_F(PullMessageProcessorSlaveReadTest, WithoutSlaveReadTheMasterIsAlwaysSuggested) {
+  update_group(2, 3);
+  harness_.config().slave_read_enable = false;
+  EXPECT_EQ(suggested(0), 0);
+  EXPECT_EQ(suggested(1), 0);
+}
+
+// A slave with slave_read_enable off still serves pulls (RocketMQ's PULL_RETRY_IMMEDIATELY there
+// is overwritten by the store status), so consumers read it while its master is down.
+TEST_F(PullMessageProcessorSlaveReadTest, ASlaveWithoutSlaveReadServesAndSuggestsTheMaster) {
+  harness_.config().broker_id = 1;
+  harness_.config().slave_read_enable = false;
+  RemotingCommand request = pull_request(0, 0, kSubscriptionOnly | pull_sys_flag::kCommitOffset);
+  request.ext_fields.set("commitOffset", std::int64_t{2});
+  const RemotingCommand response = call(std::move(request));
+  EXPECT_EQ(response.code, rc::kSuccess);
+  EXPECT_EQ(bodies(response), (std::vector<std::string>{"m0", "m1", "m2"}));
+  EXPECT_EQ(testing::ext_int(response, "suggestWhichBrokerId"), 0);
+  EXPECT_FALSE(context().offsets->query("cg", "T", 0).has_value()) << "a slave stores no offsets";
+}
+
+// A slave may simply not have replicated that far: it never moves the consumer's offset but
+// sends it to the group's broker_id at the same offset.
+TEST_F(PullMessageProcessorSlaveReadTest, ASlaveSendsOffsetsItCannotServeToTheGroupsBroker) {
+  harness_.config().broker_id = 1;
+  update_group(0, 1);
+  const RemotingCommand beyond = call(pull_request(0, 10, kSubscriptionOnly));
+  EXPECT_EQ(beyond.code, rc::kPullRetryImmediately);
+  EXPECT_EQ(beyond.remark, "OFFSET_OVERFLOW_BADLY");
+  EXPECT_EQ(testing::ext_int(beyond, "nextBeginOffset"), 10);
+  EXPECT_EQ(testing::ext_int(beyond, "suggestWhichBrokerId"), 0);
+
+  const RemotingCommand empty_queue = call(pull_request(1, 5, kSubscriptionOnly));
+  EXPECT_EQ(empty_queue.code, rc::kPullRetryImmediately);
+  EXPECT_EQ(testing::ext_int(empty_queue, "nextBeginOffset"), 5);
+}
+
 }  // namespace
 }  // namespace mqkit::broker

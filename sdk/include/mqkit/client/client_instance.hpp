@@ -125,8 +125,8 @@ class ClientInstance {
   std::shared_ptr<const TopicRouteInfo> cached_route(std::string_view topic) const;
   // Master address of a broker, empty when unknown.
   std::string find_broker_master(std::string_view broker_name) const;
-  // The address of `broker_id` of a broker; unless `only_this_broker`, any address of it when
-  // that id is unknown (RocketMQ's findBrokerAddressInSubscribe).
+  // The address of `broker_id` of a broker, else of slave `broker_id + 1` when a slave was asked
+  // for; unless `only_this_broker`, then its lowest id (RocketMQ's findBrokerAddressInSubscribe).
   std::optional<BrokerAddress> find_broker(std::string_view broker_name, std::int64_t broker_id,
                                            bool only_this_broker) const;
   // A broker address serving `topic` (master preferred), empty when the route is unknown.

@@ -29,6 +29,8 @@ struct BrokerConfig {
   bool long_polling_enable = true;
   std::int64_t short_polling_time_ms = 1000;
   bool enable_property_filter = false;  // RocketMQ's enablePropertyFilter: SQL92 subscriptions
+  bool slave_read_enable = false;       // RocketMQ's slaveReadEnable (docs/slave-read.md)
+  std::int32_t access_message_in_memory_max_ratio = 40;  // percent of physical memory
   std::int64_t max_message_size = 4 * 1024 * 1024;
   std::vector<std::int64_t> delay_level_ms;  // index 0 = level 1
   std::int64_t flush_consumer_offset_interval_ms = 5000;

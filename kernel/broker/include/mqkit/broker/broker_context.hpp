@@ -22,6 +22,9 @@ namespace mqkit::broker {
 class ScheduleMessageService;
 class TransactionService;
 
+// The machine's RAM in bytes (24 GiB when the OS does not say, as RocketMQ assumes).
+std::int64_t total_physical_memory_bytes();
+
 struct BrokerContext {
   const BrokerConfig* config = nullptr;
   plugin::v1::HostAddress store_host{};  // stamped into every record (offset message ids)
@@ -37,6 +40,8 @@ struct BrokerContext {
   ScheduleMessageService* schedule = nullptr;  // delayed messages (delay levels)
   TransactionService* transactions = nullptr;  // half messages, END_TRANSACTION, checks
   std::function<std::int64_t()> clock;  // milliseconds since the epoch
+  // What access_message_in_memory_max_ratio is a share of (tests make it small).
+  std::int64_t physical_memory_bytes = total_physical_memory_bytes();
 };
 
 }  // namespace mqkit::broker

@@ -11,6 +11,12 @@
 // PULL_RETRY_IMMEDIATELY past the ones examined when none matched (RocketMQ's
 // NO_MATCHED_MESSAGE), and SUBSCRIPTION_PARSE_FAILED for an expression that does not parse.
 //
+// suggestWhichBrokerId is 0 unless slave_read_enable: then the group's broker_id, or its
+// which_broker_when_consume_slowly when the records read lie more than
+// access_message_in_memory_max_ratio % of physical memory behind the commit log's end. A slave
+// (broker_id > 0) never moves a consumer's offset: what would be PULL_OFFSET_MOVED is
+// PULL_RETRY_IMMEDIATELY at the same offset, pointing at the group's broker_id (docs/slave-read.md).
+//
 // Threads: process() runs on the transport's request threads; a parked pull is re-run on the
 // dispatch thread (a message arrived) or the long-polling timer thread (deadline). The context
 // must outlive LongPollingService::stop(); the filter cache is shared with parked pulls.
