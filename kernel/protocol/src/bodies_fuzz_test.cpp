@@ -144,16 +144,24 @@ std::vector<Case> cases() {
   return out;
 }
 
-TEST(BodiesFuzzTest, EveryBodyDecoderSurvivesCorruption) {
-  const std::vector<Case> all = cases();
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    // A different mutation sequence per decoder; a few thousand inputs each.
-    const auto broken = check_seeds_truncations_and_mutations(
-        all[i].seeds, all[i].check,
-        {.iterations = 2500, .seed = 0x9e3779b97f4a7c15ULL * (i + 1), .dictionary = kJsonTokens});
-    EXPECT_EQ(broken, std::nullopt) << all[i].name;
-  }
+class BodiesFuzzTest : public ::testing::TestWithParam<std::size_t> {};
+
+TEST_P(BodiesFuzzTest, DecoderSurvivesCorruption) {
+  const std::size_t index = GetParam();
+  const Case c = cases().at(index);
+  // A different mutation sequence per decoder.
+  EXPECT_EQ(check_seeds_truncations_and_mutations(
+                c.seeds, c.check, {.iterations = 2500, .seed = 0x9e3779b97f4a7c15ULL * (index + 1), .dictionary = kJsonTokens}),
+            std::nullopt)
+      << c.name;
 }
+
+INSTANTIATE_TEST_SUITE_P(EveryBody, BodiesFuzzTest, ::testing::Range(std::size_t{0}, cases().size()),
+                         [](const ::testing::TestParamInfo<std::size_t>& param_info) {
+                           std::string name = cases().at(param_info.param).name;
+                           std::erase(name, ' ');
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace mqkit::protocol
