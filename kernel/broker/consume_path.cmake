@@ -15,4 +15,5 @@ set(MQKIT_BROKER_CONSUME_TESTS
   src/consume/client_manage_processor_test.cpp
   src/consume/consumer_manage_processor_test.cpp
   src/consume/query_message_processor_test.cpp
-  src/consume/admin_broker_processor_test.cpp)
+  src/consume/admin_broker_processor_test.cpp
+  src/consume/admin_bodies_fuzz_test.cpp)

@@ -23,7 +23,7 @@ Status ConsumerOffsetManager::load() {
   // Files written by RocketMQ itself have bare numeric keys; normalize first.
   const std::string json = protocol::quote_bare_keys(**text);
   rapidjson::Document doc;
-  doc.Parse(json.c_str());
+  doc.Parse<rapidjson::kParseIterativeFlag>(json.c_str());
   const auto corrupt = [] { return Status::corruption(std::string(kFileName) + " is not a valid offset table"); };
   if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("offsetTable") || !doc["offsetTable"].IsObject()) {
     return corrupt();

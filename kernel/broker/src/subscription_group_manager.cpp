@@ -30,7 +30,7 @@ Status SubscriptionGroupManager::load() {
   if (!text) return text.status().with_context("loading subscription groups");
   if (!text->has_value()) return Status::ok();
   rapidjson::Document doc;
-  doc.Parse((*text)->c_str());
+  doc.Parse<rapidjson::kParseIterativeFlag>((*text)->c_str());
   if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("subscriptionGroupTable") ||
       !doc["subscriptionGroupTable"].IsObject()) {
     return Status::corruption(std::string(kFileName) + " is not a valid subscription group table");

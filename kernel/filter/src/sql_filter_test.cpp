@@ -186,5 +186,33 @@ TEST(SqlFilterCache, CompilesOncePerGroupTopicAndExpression) {
   EXPECT_EQ(cache.size(), 1u);
 }
 
+// Found by probing what sql_filter_fuzz_test cannot reach with small mutations: deep nesting
+// recursed in the parser, and long AND/OR chains in the evaluator, until the stack overflowed.
+std::string repeated(std::string_view part, int times) {
+  std::string out;
+  for (int i = 0; i < times; ++i) out += part;
+  return out;
+}
+
+TEST(SqlFilter, DeepNestingIsRefusedNotOverflowingTheStack) {
+  for (const std::string& deep : {repeated("(", 100'000) + "a" + repeated(")", 100'000), repeated("NOT ", 100'000) + "a",
+                                  repeated("- ", 100'000) + "a > 1"}) {
+    auto filter = SqlFilter::compile(deep);
+    ASSERT_FALSE(filter.is_ok());
+    EXPECT_NE(filter.status().message().find("nest deeper than 100 levels"), std::string::npos)
+        << filter.status().message().substr(filter.status().message().size() - 200);
+  }
+  auto chain = SqlFilter::compile(repeated("a = '1' OR ", 100'000) + "a = '2'");
+  ASSERT_FALSE(chain.is_ok());
+  EXPECT_NE(chain.status().message().find("nests deeper than 2000 levels"), std::string::npos);
+  // What real filters do stays allowed.
+  auto nested = SqlFilter::compile(repeated("(", 50) + "NOT region = 'x'" + repeated(")", 50));
+  ASSERT_TRUE(nested.is_ok()) << nested.status().message();
+  EXPECT_TRUE(nested->matches(kMessage));
+  auto long_chain = SqlFilter::compile(repeated("region = 'x' OR ", 1500) + "region = 'eu-west'");
+  ASSERT_TRUE(long_chain.is_ok()) << long_chain.status().message();
+  EXPECT_TRUE(long_chain->matches(kMessage));
+}
+
 }  // namespace
 }  // namespace mqkit::filter

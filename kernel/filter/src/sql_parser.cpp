@@ -158,19 +158,64 @@ struct errors {
 };
 
 template <typename Rule>
-using control = typename peg::must_if<errors, peg::normal, false>::template control<Rule>;
+using base_control = typename peg::must_if<errors, peg::normal, false>::template control<Rule>;
+
+// Parentheses, NOT and signs recurse in the parser, once per level: an expression of a hundred
+// thousand '(' would overflow the stack. Real filters nest a few levels.
+inline constexpr int kMaxNesting = 100;
+
+template <typename Rule>
+struct control : base_control<Rule> {};
+
+template <typename Rule>
+struct nesting_control : base_control<Rule> {
+  template <typename Input, typename State>
+  static void start(const Input& in, State& state) {
+    if (++state.nesting > kMaxNesting) {
+      throw peg::parse_error("parentheses, NOT and signs nest deeper than " + std::to_string(kMaxNesting) + " levels",
+                             in);
+    }
+    base_control<Rule>::start(in, state);
+  }
+  template <typename Input, typename State>
+  static void success(const Input& in, State& state) {
+    --state.nesting;
+    base_control<Rule>::success(in, state);
+  }
+  template <typename Input, typename State>
+  static void failure(const Input& in, State& state) {
+    --state.nesting;
+    base_control<Rule>::failure(in, state);
+  }
+};
+template <> struct control<paren> : nesting_control<paren> {};
+template <> struct control<negate> : nesting_control<negate> {};
+template <> struct control<positive> : nesting_control<positive> {};
+template <> struct control<negation> : nesting_control<negation> {};
 
 }  // namespace grammar
 
 // The tree under construction: finished operands wait on a stack until their operator is parsed.
 // Every action runs once its rule has matched completely, and a rule that matched is never
 // rewound (the grammar commits with must<> after each operator), so the stack stays exact.
+// Evaluation recurses once per level of the tree, and a chain of N ANDs or ORs is N levels deep:
+// deeper trees are refused rather than left to overflow the stack of the thread that filters.
+inline constexpr std::int32_t kMaxTreeDepth = 2000;
+
+struct TooDeep {};
+
 struct Builder {
   ExpressionTree tree;
   std::vector<std::int32_t> operands;
   std::vector<std::size_t> in_list_starts;
+  std::vector<std::int32_t> depths;  // by node index
+  int nesting = 0;                   // parser recursion, see grammar::nesting_control
 
   std::int32_t add(Node node) {
+    const auto depth_of = [&](std::int32_t index) { return index < 0 ? 0 : depths[static_cast<std::size_t>(index)]; };
+    const std::int32_t depth = 1 + std::max(depth_of(node.left), depth_of(node.right));
+    if (depth > kMaxTreeDepth) throw TooDeep{};
+    depths.push_back(depth);
     tree.nodes.push_back(std::move(node));
     return static_cast<std::int32_t>(tree.nodes.size() - 1);
   }
@@ -554,6 +599,9 @@ plugin::v1::Result<SqlFilter> SqlFilter::compile(std::string_view expression) {
   builder.tree.expression = std::string(expression);
   try {
     peg::parse<grammar::expression, action, grammar::control>(in, builder);
+  } catch (const TooDeep&) {
+    return plugin::v1::Status::invalid_argument("SQL92 expression nests deeper than " + std::to_string(kMaxTreeDepth) +
+                                                " levels (each AND or OR of a chain is one level; IN takes a long list)");
   } catch (const peg::parse_error& e) {
     const peg::position& at = e.positions().front();
     std::string where = at.line > 1 ? "line " + std::to_string(at.line) + ", column " : "column ";

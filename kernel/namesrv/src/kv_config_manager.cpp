@@ -16,7 +16,7 @@ Status KvConfigManager::load() {
   if (!text) return text.status();
   if (!text->has_value()) return Status::ok();
   rapidjson::Document doc;
-  doc.Parse((*text)->c_str());
+  doc.Parse<rapidjson::kParseIterativeFlag>((*text)->c_str());
   const auto corrupt = [&] { return Status::corruption("KV config file " + file_.string() + " is not valid"); };
   if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("configTable") || !doc["configTable"].IsObject()) {
     return corrupt();

@@ -8,6 +8,7 @@
 #include <cctype>
 #include <charconv>
 #include <functional>
+#include <utility>
 
 namespace mqkit::protocol {
 
@@ -84,17 +85,33 @@ void write_string_map(Writer& w, std::string_view name, const std::map<std::stri
   w.EndObject();
 }
 
-// Broker ids become map keys; the legacy style leaves them unquoted, as fastjson does. Legacy
-// keys are marked with a sentinel and unquoted after writing (RapidJSON always quotes keys).
-constexpr std::string_view kBareKeyMark = "\x01#";
+template <typename F>
+std::string write_json(F&& body) {
+  rapidjson::StringBuffer buffer;
+  Writer w(buffer);
+  body(w);
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
 
+// Broker ids become map keys; the legacy style leaves them unquoted, as fastjson does. No JSON
+// writer does that, so the legacy object is assembled around individually written addresses
+// (marking keys and unquoting them afterwards would also unquote a string that held the mark).
 void write_broker_addrs(Writer& w, const BrokerData& b, JsonStyle style) {
-  w.StartObject();
-  for (const auto& [id, addr] : b.broker_addrs) {
-    const std::string k = (style == JsonStyle::kLegacy ? std::string(kBareKeyMark) : "") + std::to_string(id);
-    key(w, k), str(w, addr);
+  if (style == JsonStyle::kStandard) {
+    w.StartObject();
+    for (const auto& [id, addr] : b.broker_addrs) key(w, std::to_string(id)), str(w, addr);
+    w.EndObject();
+    return;
   }
-  w.EndObject();
+  std::string raw = "{";
+  for (const auto& [id, addr] : b.broker_addrs) {
+    if (raw.size() > 1) raw += ',';
+    raw += std::to_string(id);
+    raw += ':';
+    raw += write_json([&](Writer& vw) { str(vw, addr); });
+  }
+  raw += '}';
+  w.RawValue(raw.data(), raw.size(), rapidjson::kObjectType);
 }
 
 void write(Writer& w, const BrokerData& b, JsonStyle style) {
@@ -105,32 +122,14 @@ void write(Writer& w, const BrokerData& b, JsonStyle style) {
   w.EndObject();
 }
 
-std::string finish(const rapidjson::StringBuffer& buffer) {
-  std::string out(buffer.GetString(), buffer.GetSize());
-  // Drop the quotes around marked keys: "\u0001#0" → 0.
-  const std::string marked = "\"\\u0001#";
-  for (auto pos = out.find(marked); pos != std::string::npos; pos = out.find(marked, pos)) {
-    const auto close = out.find('"', pos + marked.size());
-    out = out.substr(0, pos) + out.substr(pos + marked.size(), close - pos - marked.size()) + out.substr(close + 1);
-  }
-  return out;
-}
-
-template <typename F>
-std::string write_json(F&& body) {
-  rapidjson::StringBuffer buffer;
-  Writer w(buffer);
-  body(w);
-  return finish(buffer);
-}
-
 // ---------------------------------------------------------------------------------------------
 // Reading
 
 Result<rapidjson::Document> parse(std::string_view json, std::string_view what) {
   const std::string normalized = quote_bare_keys(json);
   rapidjson::Document doc;
-  doc.Parse(normalized.data(), normalized.size());
+  // Iterative: the recursive parser overflows the stack on a body of a million '['.
+  doc.Parse<rapidjson::kParseIterativeFlag>(normalized.data(), normalized.size());
   if (doc.HasParseError()) {
     return Status::invalid_argument(std::string(what) + " is not valid JSON: " +
                                     rapidjson::GetParseError_En(doc.GetParseError()) + " at offset " +
@@ -170,6 +169,8 @@ class Fields {
     const Value* v = find(name);
     if (!v) return Status::ok();
     if (v->IsInt64()) {
+      // A value the field cannot hold is refused, not wrapped (2^32 + 16 queues is not 16).
+      if (!std::in_range<Int>(v->GetInt64())) return wrong(what_, name, "an integer in range");
       out = static_cast<Int>(v->GetInt64());
       return Status::ok();
     }
@@ -362,7 +363,8 @@ void write_queue_map(Writer& w, std::string_view name, const std::map<MessageQue
 template <typename V, typename ReadValue>
 Status read_queue_map(const Fields& f, std::string_view name, std::map<MessageQueue, V>& out, ReadValue read_value) {
   const Value* v = f.find(name);
-  if (!v) return Status::ok();
+  // An empty map stays {} (quote_bare_keys turns only object-keyed entries into pairs).
+  if (!v || (v->IsObject() && v->ObjectEmpty())) return Status::ok();
   if (!v->IsArray()) return Status::invalid_argument(std::string(name) + " must be a map keyed by MessageQueue");
   for (const auto& pair : v->GetArray()) {
     if (!pair.IsArray() || pair.Size() != 2) {
@@ -911,7 +913,15 @@ std::string quote_bare_keys(std::string_view json) {
     }
     return j;
   };
-  std::function<void(std::size_t, std::size_t)> emit = [&](std::size_t from, std::size_t to) {
+  // Object keys nest a level or two in real bodies. Deeper ones are copied as they are (the JSON
+  // parser then refuses them): unbounded, a body of '{'s would recurse until the stack overflows.
+  constexpr int kMaxObjectKeyNesting = 16;
+  std::function<void(std::size_t, std::size_t, int)> emit = [&](std::size_t from, std::size_t to, int depth) {
+    if (depth > kMaxObjectKeyNesting) {
+      if (from < to) out.append(json.substr(from, to - from));
+      i = to;
+      return;
+    }
     i = from;
     while (i < to) {
       const char c = json[i];
@@ -936,9 +946,9 @@ std::string quote_bare_keys(std::string_view json) {
             if (!first) out += ',';
             first = false;
             out += '[';
-            emit(pos, key_end);
+            emit(pos, key_end, depth + 1);
             out += ',';
-            emit(val_start, val_end);
+            emit(val_start, val_end, depth + 1);
             out += ']';
             pos = next_non_space(val_end);
             if (pos < to && json[pos] == ',') pos = next_non_space(pos + 1);
@@ -976,7 +986,7 @@ std::string quote_bare_keys(std::string_view json) {
       ++i;
     }
   };
-  emit(0, json.size());
+  emit(0, json.size(), 0);
   return out;
 }
 

@@ -176,5 +176,55 @@ TEST(BodiesTest, ClusterInfoAndSmallBodies) {
   EXPECT_EQ(encode(ConsumerIdList{{"c1", "c2"}}), R"({"consumerIdList":["c1","c2"]})");
 }
 
+// Found by bodies_fuzz_test: an empty map keyed by MessageQueue is written as {} (and Java
+// writes it so too), which the decoder refused because only non-empty ones become pairs.
+TEST(BodiesTest, EmptyQueueKeyedMapsRoundTrip) {
+  const std::string json = encode(ConsumeStats{});
+  EXPECT_EQ(json, R"({"consumeTps":0.0,"offsetTable":{}})");
+  auto stats = decode_consume_stats(json);
+  ASSERT_TRUE(stats.is_ok()) << stats.status().to_string();
+  EXPECT_TRUE(stats->offset_table.empty());
+  EXPECT_TRUE(decode_topic_stats(R"({"offsetTable":{}})").is_ok());
+  EXPECT_TRUE(decode_consumer_running_info(R"({"mqTable":{},"statusTable":{}})").is_ok());
+  EXPECT_FALSE(decode_topic_stats(R"({"offsetTable":{"T":1}})").is_ok());
+}
+
+// Found by bodies_fuzz_test: legacy keys used to be marked "\x01#" and unquoted after writing,
+// so any string holding the mark lost its quotes and the body was no longer JSON.
+TEST(BodiesTest, StringsThatLookLikeTheOldBareKeyMarkStayQuoted) {
+  const KvTable kv{{{"ORDER_TOPIC", "\x01#broker-a:4"}}};
+  auto decoded = decode_kv_table(encode(kv));
+  ASSERT_TRUE(decoded.is_ok()) << decoded.status().to_string();
+  EXPECT_EQ(decoded->table, kv.table);
+  ClusterInfo c;
+  c.broker_addr_table["\x01#b"] = {"C", "\x01#b", {{0, "\x01#10.0.0.1:10911"}, {1, "10.0.0.2:10911"}}};
+  const std::string legacy = encode(c, JsonStyle::kLegacy);
+  EXPECT_NE(legacy.find(R"({0:"\u0001#10.0.0.1:10911",1:"10.0.0.2:10911"})"), std::string::npos) << legacy;
+  auto cluster = decode_cluster_info(legacy);
+  ASSERT_TRUE(cluster.is_ok()) << cluster.status().to_string();
+  EXPECT_EQ(cluster->broker_addr_table.at("\x01#b"), c.broker_addr_table.at("\x01#b"));
+}
+
+TEST(BodiesTest, DeeplyNestedBodiesAreRefusedNotOverflowingTheStack) {
+  const std::string arrays(1'000'000, '[');
+  EXPECT_EQ(decode_heartbeat(arrays).status().code(), plugin::v1::StatusCode::kInvalidArgument);
+  std::string objects;
+  for (int i = 0; i < 300'000; ++i) objects += R"({"a":)";
+  EXPECT_EQ(decode_register_broker_body(objects).status().code(), plugin::v1::StatusCode::kInvalidArgument);
+  const std::string object_keys(1'000'000, '{');
+  EXPECT_EQ(decode_consume_stats(object_keys).status().code(), plugin::v1::StatusCode::kInvalidArgument);
+}
+
+
+TEST(BodiesTest, IntegersOutsideTheFieldAreRefusedNotWrapped) {
+  const auto route = decode_topic_route(R"({"queueDatas":[{"brokerName":"b","readQueueNums":4294967312}]})");
+  ASSERT_FALSE(route.is_ok());
+  EXPECT_EQ(route.status().message(), "QueueData: field 'readQueueNums' must be an integer in range");
+  EXPECT_FALSE(decode_lock_batch_request(R"({"mqSet":[{"topic":"T","queueId":"2147483648"}]})").is_ok());
+  auto fits = decode_topic_route(R"({"queueDatas":[{"brokerName":"b","readQueueNums":2147483647}]})");
+  ASSERT_TRUE(fits.is_ok());
+  EXPECT_EQ(fits->queue_datas.at(0).read_queue_nums, 2147483647);
+}
+
 }  // namespace
 }  // namespace mqkit::protocol

@@ -18,19 +18,50 @@ constexpr std::int64_t kTimestampMargin = 3000;
 
 }  // namespace
 
+ScanStep inspect_scan_position(std::span<const std::uint8_t> rest_of_file, std::int64_t position,
+                               plugin::v1::CrcCheck crc) {
+  ScanStep step;
+  const auto problem = [&](std::string why) {
+    step.kind = ScanStep::Kind::kProblem;
+    step.problem = std::move(why);
+    return step;
+  };
+  const auto room = static_cast<std::int64_t>(rest_of_file.size());
+  if (room < plugin::v1::kBlankHeaderSize) {
+    return problem("only " + std::to_string(room) + " bytes left before the end of the file");
+  }
+  const std::int32_t size = load_i32(rest_of_file.data());
+  const std::int32_t magic = load_i32(rest_of_file.data() + 4);
+  if (magic == kBlankMagic) {
+    if (size != room) {
+      return problem("end-of-file blank says " + std::to_string(size) + " bytes but " + std::to_string(room) +
+                     " remain");
+    }
+    step.kind = ScanStep::Kind::kBlank;
+    step.length = room;
+    return step;
+  }
+  if (size == 0 && magic == 0) return step;  // never written: the end of the log
+  auto record = plugin::v1::decode_record(rest_of_file, crc);
+  if (!record.is_ok()) {
+    return problem(size == 0 ? "record was not completely written (its size field is still 0)"
+                             : record.status().message());
+  }
+  if (record->commit_offset != position) {
+    return problem("record says it is at commit offset " + std::to_string(record->commit_offset));
+  }
+  step.kind = ScanStep::Kind::kRecord;
+  step.length = record->total_size;
+  step.record = *record;
+  return step;
+}
+
 std::int64_t Recovery::aligned_scan_start(std::int64_t offset) const {
   auto file = commit_log_.files().find(offset);
   if (!file || offset == file->start_offset()) return offset;
   const std::int64_t position = offset - file->start_offset();
-  const std::uint8_t* at = file->data() + position;
-  const std::int64_t room = file->size() - position;
-  if (room >= 8) {
-    const std::int32_t size = load_i32(at);
-    const std::int32_t magic = load_i32(at + 4);
-    if (magic == kBlankMagic || (size == 0 && magic == 0)) return offset;
-    auto record = plugin::v1::decode_record({at, static_cast<std::size_t>(room)});
-    if (record.is_ok() && record->commit_offset == offset) return offset;
-  }
+  const std::span<const std::uint8_t> rest(file->data() + position, static_cast<std::size_t>(file->size() - position));
+  if (inspect_scan_position(rest, offset, plugin::v1::CrcCheck::kSkip).kind != ScanStep::Kind::kProblem) return offset;
   log_.warn("recovery: checkpoint offset " + std::to_string(offset) + " is not a record boundary in " + file->path() +
             "; scanning from the start of that file");
   return file->start_offset();
@@ -88,40 +119,23 @@ Recovery::Scan Recovery::scan(std::int64_t from) const {
   std::int64_t position = from;
   while (auto file = commit_log_.files().find(position)) {
     const std::int64_t within = position - file->start_offset();
-    const std::uint8_t* at = file->data() + within;
-    const std::int64_t room = file->size() - within;
-    if (room < plugin::v1::kBlankHeaderSize) {
-      out.problem = "only " + std::to_string(room) + " bytes left before the end of the file";
+    const std::span<const std::uint8_t> rest(file->data() + within, static_cast<std::size_t>(file->size() - within));
+    const ScanStep step = inspect_scan_position(rest, position, crc);
+    if (step.kind == ScanStep::Kind::kEnd) break;
+    if (step.kind == ScanStep::Kind::kProblem) {
+      out.problem = step.problem;
       break;
     }
-    const std::int32_t size = load_i32(at);
-    const std::int32_t magic = load_i32(at + 4);
-    if (magic == kBlankMagic) {
-      if (size != room) {
-        out.problem = "end-of-file blank says " + std::to_string(size) + " bytes but " + std::to_string(room) + " remain";
-        break;
+    if (step.kind == ScanStep::Kind::kRecord) {
+      const plugin::v1::RecordView& record = step.record;
+      if (takes_queue_offset(record.sys_flag)) {
+        out.next_offsets.raise(record.topic, record.queue_id, record.queue_offset + 1);
+        out.first_offsets.try_emplace({std::string(record.topic), record.queue_id}, record.queue_offset);
       }
-      position = file->end_offset();
-      continue;
+      out.last_store_timestamp = record.store_timestamp;
+      ++out.records;
     }
-    if (size == 0 && magic == 0) break;  // never written: the end of the log
-    auto record = plugin::v1::decode_record({at, static_cast<std::size_t>(room)}, crc);
-    if (!record.is_ok()) {
-      out.problem = size == 0 ? "record was not completely written (its size field is still 0)"
-                              : record.status().message();
-      break;
-    }
-    if (record->commit_offset != position) {
-      out.problem = "record says it is at commit offset " + std::to_string(record->commit_offset);
-      break;
-    }
-    if (takes_queue_offset(record->sys_flag)) {
-      out.next_offsets.raise(record->topic, record->queue_id, record->queue_offset + 1);
-      out.first_offsets.try_emplace({std::string(record->topic), record->queue_id}, record->queue_offset);
-    }
-    out.last_store_timestamp = record->store_timestamp;
-    ++out.records;
-    position += record->total_size;
+    position += step.length;
   }
   out.end = position;
   return out;

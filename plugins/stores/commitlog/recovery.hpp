@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -31,10 +32,28 @@
 #include "env.hpp"
 #include "index_service.hpp"
 #include "logger.hpp"
+#include "mqkit/plugin/v1/message_record.hpp"
 #include "mqkit/plugin/v1/store.hpp"
 #include "options.hpp"
 
 namespace mqkit::plugins::stores::commitlog {
+
+// What the recovery scan finds at `position`, given the bytes from there to the end of its file
+// (a pure function of those bytes, so that corrupt files can be tested without a store).
+struct ScanStep {
+  enum class Kind : std::uint8_t {
+    kRecord,   // a whole, valid record that says it is at `position`; `length` is its size
+    kBlank,    // the end-of-file blank; `length` is the rest of the file
+    kEnd,      // never written (size and magic still 0): the end of the log
+    kProblem,  // anything else: the log is cut here, `problem` says why
+  };
+  Kind kind = Kind::kEnd;
+  std::int64_t length = 0;
+  std::string problem;
+  plugin::v1::RecordView record{};  // kRecord; views into the scanned bytes
+};
+ScanStep inspect_scan_position(std::span<const std::uint8_t> rest_of_file, std::int64_t position,
+                               plugin::v1::CrcCheck crc);
 
 struct RecoveryOutcome {
   plugin::v1::RecoveryReport report{};

@@ -8,7 +8,7 @@ namespace mqkit::client {
 
 Result<std::map<MessageQueue, std::int64_t>> decode_offset_table(const std::string& text) {
   rapidjson::Document doc;
-  doc.Parse(text.data(), text.size());
+  doc.Parse<rapidjson::kParseIterativeFlag>(text.data(), text.size());
   if (doc.HasParseError() || !doc.IsObject()) return Status::corruption("not a JSON object");
   const auto table = doc.FindMember("offsetTable");
   if (table == doc.MemberEnd() || !table->value.IsArray()) return Status::corruption("no offsetTable array");

@@ -6,6 +6,7 @@
 
 #include <charconv>
 #include <type_traits>
+#include <utility>
 
 #include "mqkit/protocol/bodies.hpp"
 
@@ -68,6 +69,8 @@ bool convert(const rapidjson::Value& v, T& out) {
     return true;
   } else {
     if (v.IsInt64()) {
+      // A value the field cannot hold is refused, not wrapped (2^32 + 1 retry queues is not 1).
+      if (!std::in_range<T>(v.GetInt64())) return false;
       out = static_cast<T>(v.GetInt64());
       return true;
     }
@@ -94,7 +97,7 @@ std::string encode_subscription_group(const SubscriptionGroupConfig& group) {
 
 Result<SubscriptionGroupConfig> decode_subscription_group(std::string_view json) {
   rapidjson::Document doc;
-  doc.Parse(json.data(), json.size());
+  doc.Parse<rapidjson::kParseIterativeFlag>(json.data(), json.size());
   if (doc.HasParseError() || !doc.IsObject()) {
     return Status::invalid_argument("SubscriptionGroupConfig is not a JSON object");
   }

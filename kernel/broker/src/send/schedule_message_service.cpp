@@ -132,7 +132,7 @@ Status ScheduleMessageService::load_offsets() {
   std::map<std::int32_t, std::int64_t> loaded;
   if (text->has_value()) {
     rapidjson::Document doc;
-    doc.Parse((*text)->c_str());
+    doc.Parse<rapidjson::kParseIterativeFlag>((*text)->c_str());
     if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("offsetTable") || !doc["offsetTable"].IsObject()) {
       return Status::corruption(std::string(kOffsetsFile) + " is not a valid delay offset table");
     }
