@@ -108,7 +108,9 @@ TEST_F(CommitLogPoolTest, RingWrapsAndBlanksKeepTheFilesByteForByteAsWithoutTheP
   for (int i = 0; i < 600; ++i) {
     const std::string body(200 + (i * 37) % 900, static_cast<char>('a' + i % 26));
     placed.push_back({append(message("T", i % 3, body)), body});
-    if (i % 50 == 0) ASSERT_TRUE(log_->commit(4).is_ok());
+    if (i % 50 == 0) {
+      ASSERT_TRUE(log_->commit(4).is_ok());
+    }
   }
   ASSERT_TRUE(log_->commit(0).is_ok());
   EXPECT_EQ(log_->max_offset(), log_->written_offset());
