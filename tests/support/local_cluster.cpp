@@ -32,8 +32,10 @@ Status LocalCluster::add_namesrv(const std::vector<std::string>& overrides) {
 
 Status LocalCluster::add_broker(const BrokerSpec& spec) {
   Node node;
-  node.log_name = test_name_ + "-" + spec.name;
-  const auto store_dir = dir_ / spec.name;
+  // A master and its slaves share the broker name, not the store.
+  const std::string node_name = spec.broker_id == 0 ? spec.name : spec.name + "-" + std::to_string(spec.broker_id);
+  node.log_name = test_name_ + "-" + node_name;
+  const auto store_dir = dir_ / node_name;
   node.args = {"--set", "broker.broker_name=" + spec.name, "--set", "broker.broker_cluster_name=" + spec.cluster,
                "--set", "broker.broker_ip1=127.0.0.1", "--set", "broker.listen_host=127.0.0.1",
                "--set", "broker.listen_port=0", "--set", "broker.namesrv_addr=" + namesrv_addrs(),
@@ -44,6 +46,8 @@ Status LocalCluster::add_broker(const BrokerSpec& spec) {
                                        "store.mapped_file_size_commit_log=64MiB", "--set",
                                        "store.mapped_file_size_consume_queue=600000"});
   }
+  if (spec.broker_id != 0) node.args.insert(node.args.end(), {"--set", "broker.broker_id=" + std::to_string(spec.broker_id)});
+  if (!spec.role.empty()) node.args.insert(node.args.end(), {"--set", "broker.broker_role=" + spec.role});
   for (const auto& o : spec.overrides) node.args.insert(node.args.end(), {"--set", o});
   MQKIT_RETURN_IF_ERROR(launch("mqbroker", node));
   // Restarts keep the port, so clients and routes stay valid.

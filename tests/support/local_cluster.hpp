@@ -16,6 +16,9 @@ struct BrokerSpec {
   std::string cluster = "DefaultCluster";
   std::string store = "commitlog";         // store plugin
   std::vector<std::string> overrides{};    // extra --set values
+  // Replication: a slave (id > 0, role SLAVE) shares `name` with its master and follows it.
+  std::int64_t broker_id = 0;
+  std::string role{};                      // broker_role; empty = the default (ASYNC_MASTER)
 };
 
 class LocalCluster {

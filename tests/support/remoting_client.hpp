@@ -22,6 +22,10 @@ class RemotingClient {
   // finds nothing (a record that does not decode fails the test).
   std::vector<std::string> pull_bodies(const std::string& broker, const std::string& topic, int queue_id,
                                        const std::string& group = "G");
+  // The stored records (whole, as the broker sent them) of one pull of at most 32 messages from
+  // `offset`; empty when the pull finds nothing.
+  std::vector<std::vector<std::uint8_t>> pull_records(const std::string& broker, const std::string& topic,
+                                                      int queue_id, std::int64_t offset, const std::string& group = "G");
 
  private:
   std::shared_ptr<plugin::v1::Transport> transport_;

@@ -21,6 +21,10 @@ namespace mqkit::broker {
 
 class ScheduleMessageService;
 class TransactionService;
+class ReplicaAcks;
+namespace ha {
+class HaMaster;
+}
 
 struct BrokerContext {
   const BrokerConfig* config = nullptr;
@@ -36,6 +40,8 @@ struct BrokerContext {
   LongPollingService* long_polling = nullptr;
   ScheduleMessageService* schedule = nullptr;  // delayed messages (delay levels)
   TransactionService* transactions = nullptr;  // half messages, END_TRANSACTION, checks
+  ReplicaAcks* replicas = nullptr;  // masters: what slaves acknowledged (SYNC_MASTER waits on it)
+  ha::HaMaster* ha_master = nullptr;  // masters: woken after appends so slaves get them at once
   std::function<std::int64_t()> clock;  // milliseconds since the epoch
 };
 
