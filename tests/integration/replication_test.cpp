@@ -27,33 +27,18 @@ constexpr int kQueues = 2;
 // Quick heartbeats and reconnects, so a slave finds its master soon after it starts.
 const std::vector<std::string> kFastHa = {"broker.ha_send_heartbeat_interval=200ms"};
 
-RemotingCommand request(std::int32_t c, std::initializer_list<std::pair<const char*, std::string>> fields) {
-  auto r = RemotingCommand::request(c);
-  for (const auto& [k, v] : fields) r.ext_fields.set(k, v);
-  return r;
-}
+constexpr auto request = &make_request;
 
 class ReplicationTest : public ::testing::Test {
  protected:
   RemotingClient client_;
 
-  bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds limit = std::chrono::seconds(30)) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (condition()) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    return condition();
+  static bool eventually(const std::function<bool()>& condition) {
+    return testing::eventually(condition, std::chrono::seconds(30));
   }
 
   void create_topic(const std::string& broker, const std::string& topic) {
-    auto r = client_.call(broker, request(code::kUpdateAndCreateTopic,
-                                          {{"topic", topic}, {"defaultTopic", "TBW102"},
-                                           {"readQueueNums", std::to_string(kQueues)},
-                                           {"writeQueueNums", std::to_string(kQueues)}, {"perm", "6"},
-                                           {"topicFilterType", "SINGLE_TAG"}, {"topicSysFlag", "0"}, {"order", "false"}}));
-    ASSERT_TRUE(r.is_ok()) << r.status().to_string();
-    ASSERT_EQ(r->code, rc::kSuccess) << r->remark.value_or("");
+    client_.create_topic(broker, topic, kQueues);
   }
 
   // SEND_MESSAGE_V2 of one message; the response code (-1 when the call failed).

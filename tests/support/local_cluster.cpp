@@ -39,7 +39,9 @@ Status LocalCluster::add_broker(const BrokerSpec& spec) {
   node.args = {"--set", "broker.broker_name=" + spec.name, "--set", "broker.broker_cluster_name=" + spec.cluster,
                "--set", "broker.broker_ip1=127.0.0.1", "--set", "broker.listen_host=127.0.0.1",
                "--set", "broker.listen_port=0", "--set", "broker.namesrv_addr=" + namesrv_addrs(),
-               "--set", "store.plugin=" + spec.store};
+               "--set", "store.plugin=" + spec.store,
+               // listen_port + 1 may be taken once a restart fixes listen_port: any free port.
+               "--set", "broker.ha_listen_port=0"};
   if (spec.store == "commitlog") {
     // Small files: tests write little, and CI machines have limited disk.
     node.args.insert(node.args.end(), {"--set", "store.store_path=" + store_dir.string(), "--set",

@@ -13,6 +13,12 @@ namespace mqkit::testing {
 using plugin::v1::RemotingCommand;
 using plugin::v1::Result;
 
+RemotingCommand make_request(std::int32_t code, std::initializer_list<std::pair<const char*, std::string>> fields) {
+  auto r = RemotingCommand::request(code);
+  for (const auto& [k, v] : fields) r.ext_fields.set(k, v);
+  return r;
+}
+
 RemotingClient::RemotingClient() : transport_(load_plugin<plugin::v1::Transport>("remoting")) {}
 
 RemotingClient::~RemotingClient() {
@@ -27,6 +33,16 @@ Result<RemotingCommand> RemotingClient::call(const std::string& address, Remotin
   transport_->invoke(address, std::move(request), timeout,
                      [promise](Result<RemotingCommand> response) { promise->set_value(std::move(response)); });
   return future.get();
+}
+
+void RemotingClient::create_topic(const std::string& broker, const std::string& topic, int queues) {
+  auto r = call(broker, make_request(protocol::request_code::kUpdateAndCreateTopic,
+                                     {{"topic", topic}, {"defaultTopic", "TBW102"},
+                                      {"readQueueNums", std::to_string(queues)},
+                                      {"writeQueueNums", std::to_string(queues)}, {"perm", "6"},
+                                      {"topicFilterType", "SINGLE_TAG"}, {"topicSysFlag", "0"}, {"order", "false"}}));
+  ASSERT_TRUE(r.is_ok()) << r.status().to_string();
+  ASSERT_EQ(r->code, protocol::response_code::kSuccess) << r->remark.value_or("");
 }
 
 std::vector<std::vector<std::uint8_t>> RemotingClient::pull_records(const std::string& broker, const std::string& topic,
