@@ -19,11 +19,7 @@ namespace code = protocol::request_code;
 namespace rc = protocol::response_code;
 using plugin::v1::RemotingCommand;
 
-RemotingCommand request(std::int32_t c, std::initializer_list<std::pair<const char*, std::string>> fields) {
-  auto r = RemotingCommand::request(c);
-  for (const auto& [k, v] : fields) r.ext_fields.set(k, v);
-  return r;
-}
+constexpr auto request = &make_request;
 
 class ClusterTest : public ::testing::Test {
  protected:
@@ -40,23 +36,13 @@ class ClusterTest : public ::testing::Test {
     return names;
   }
 
-  bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds limit = std::chrono::seconds(15)) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (condition()) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    return condition();
+  static bool eventually(const std::function<bool()>& condition,
+                         std::chrono::milliseconds limit = std::chrono::seconds(15)) {
+    return testing::eventually(condition, limit);
   }
 
   void create_topic(const std::string& broker, const std::string& topic, int queues = 4) {
-    auto r = client_.call(broker, request(code::kUpdateAndCreateTopic,
-                                          {{"topic", topic}, {"defaultTopic", "TBW102"},
-                                           {"readQueueNums", std::to_string(queues)},
-                                           {"writeQueueNums", std::to_string(queues)}, {"perm", "6"},
-                                           {"topicFilterType", "SINGLE_TAG"}, {"topicSysFlag", "0"}, {"order", "false"}}));
-    ASSERT_TRUE(r.is_ok()) << r.status().to_string();
-    ASSERT_EQ(r->code, rc::kSuccess) << r->remark.value_or("");
+    client_.create_topic(broker, topic, queues);
   }
 
   // SEND_MESSAGE_V2 of one message; returns the queue offset.

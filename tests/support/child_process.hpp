@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,6 +58,9 @@ class ChildProcess {
   std::string buffered_;
   std::optional<int> exit_status_;
 };
+
+// Polls `condition` every 100 ms until it holds or `limit` passed; its last value.
+bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds limit = std::chrono::seconds(40));
 
 // A fresh empty directory under the test temp dir.
 std::filesystem::path fresh_directory(const std::string& name);

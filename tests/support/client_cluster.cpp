@@ -6,15 +6,6 @@ namespace mqkit::testing {
 
 using std::chrono::milliseconds;
 
-bool eventually(const std::function<bool()>& condition, milliseconds limit) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(milliseconds(100));
-  }
-  return condition();
-}
-
 client::ClientConfig fast_client_config(const LocalCluster& cluster) {
   client::ClientConfig client;
   client.namesrv_addresses = client::split_namesrv_addresses(cluster.namesrv_addrs());

@@ -15,9 +15,6 @@
 
 namespace mqkit::testing {
 
-// Polls `condition` every 100 ms until it holds or `limit` passed; its last value.
-bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds limit = std::chrono::seconds(40));
-
 // The cluster's name servers, the built plugins, and 1 s rebalance, heartbeat, offset
 // persistence and route refresh intervals.
 client::ClientConfig fast_client_config(const LocalCluster& cluster);

@@ -34,22 +34,24 @@ Status LocalCluster::add_namesrv(const std::vector<std::string>& overrides) {
 
 Status LocalCluster::add_broker(const BrokerSpec& spec) {
   Node node;
-  node.broker_name = spec.name;
-  // A master and its slaves share a broker name; each needs its own log and store.
-  const auto same_name = std::ranges::count(brokers_, spec.name, &Node::broker_name);
-  const std::string node_name = same_name == 0 ? spec.name : spec.name + "-" + std::to_string(same_name);
+  // A master and its slaves share the broker name, not the store.
+  const std::string node_name = spec.broker_id == 0 ? spec.name : spec.name + "-" + std::to_string(spec.broker_id);
   node.log_name = test_name_ + "-" + node_name;
   const auto store_dir = dir_ / node_name;
   node.args = {"--set", "broker.broker_name=" + spec.name, "--set", "broker.broker_cluster_name=" + spec.cluster,
                "--set", "broker.broker_ip1=127.0.0.1", "--set", "broker.listen_host=127.0.0.1",
                "--set", "broker.listen_port=0", "--set", "broker.namesrv_addr=" + namesrv_addrs(),
-               "--set", "store.plugin=" + spec.store};
+               "--set", "store.plugin=" + spec.store,
+               // listen_port + 1 may be taken once a restart fixes listen_port: any free port.
+               "--set", "broker.ha_listen_port=0"};
   if (spec.store == "commitlog") {
     // Small files: tests write little, and CI machines have limited disk.
     node.args.insert(node.args.end(), {"--set", "store.store_path=" + store_dir.string(), "--set",
                                        "store.mapped_file_size_commit_log=64MiB", "--set",
                                        "store.mapped_file_size_consume_queue=600000"});
   }
+  if (spec.broker_id != 0) node.args.insert(node.args.end(), {"--set", "broker.broker_id=" + std::to_string(spec.broker_id)});
+  if (!spec.role.empty()) node.args.insert(node.args.end(), {"--set", "broker.broker_role=" + spec.role});
   for (const auto& o : spec.overrides) node.args.insert(node.args.end(), {"--set", o});
   MQKIT_RETURN_IF_ERROR(launch("mqbroker", node));
   // Restarts keep the port, so clients and routes stay valid.

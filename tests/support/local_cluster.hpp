@@ -16,6 +16,9 @@ struct BrokerSpec {
   std::string cluster = "DefaultCluster";
   std::string store = "commitlog";         // store plugin
   std::vector<std::string> overrides{};    // extra --set values
+  // Replication: a slave (id > 0, role SLAVE) shares `name` with its master and follows it.
+  std::int64_t broker_id = 0;
+  std::string role{};                      // broker_role; empty = the default (ASYNC_MASTER)
 };
 
 class LocalCluster {
@@ -43,7 +46,6 @@ class LocalCluster {
     int port = 0;
     std::vector<std::string> args;
     std::string log_name;
-    std::string broker_name;  // brokers only
   };
   plugin::v1::Status launch(const std::string& binary, Node& node);
 

@@ -12,6 +12,8 @@ using plugin::v1::ValueType;
 
 namespace {
 
+constexpr const char* kBrokerRoles[] = {"ASYNC_MASTER", "SYNC_MASTER", "SLAVE", nullptr};
+
 constexpr plugin::v1::ConfigField kFields[] = {
     {.key = "broker_cluster_name", .type = ValueType::kString, .default_value = "DefaultCluster",
      .description = "Cluster this broker belongs to"},
@@ -76,6 +78,27 @@ constexpr plugin::v1::ConfigField kFields[] = {
      .max = 1000},
     {.key = "transaction_check_interval", .type = ValueType::kDuration, .default_value = "60s",
      .description = "How often the half messages are walked for checks", .min = 10},
+    // Master/slave replication (docs/replication.md), RocketMQ 4.x MessageStoreConfig's HA keys.
+    {.key = "broker_role", .type = ValueType::kString, .default_value = "ASYNC_MASTER",
+     .description = "ASYNC_MASTER, SYNC_MASTER (a send waits for a slave) or SLAVE (copies its master)",
+     .allowed = kBrokerRoles},
+    {.key = "ha_listen_port", .type = ValueType::kInt, .default_value = "-1",
+     .description = "Port masters accept slaves on (-1 = listen_port + 1, 0 = any free port)", .min = -1,
+     .max = 65535},
+    {.key = "ha_send_heartbeat_interval", .type = ValueType::kDuration, .default_value = "5s",
+     .description = "A slave reports its offset, and a master sends an empty frame, at least this often",
+     .min = 10},
+    {.key = "ha_housekeeping_interval", .type = ValueType::kDuration, .default_value = "20s",
+     .description = "A replication connection silent this long is closed", .min = 100},
+    {.key = "ha_transfer_batch_size", .type = ValueType::kSize, .default_value = "32KiB",
+     .description = "Most commit log bytes in one replication frame", .min = 1024, .max = 64.0 * 1024 * 1024},
+    {.key = "ha_max_gap_not_in_sync", .type = ValueType::kSize, .default_value = "256MiB",
+     .description = "SYNC_MASTER: a slave further behind than this is not available (haSlaveFallbehindMax)",
+     .min = 1},
+    {.key = "ha_slave_timeout", .type = ValueType::kDuration, .default_value = "3s",
+     .description = "SYNC_MASTER: how long a send waits for a slave before FLUSH_SLAVE_TIMEOUT", .min = 1},
+    {.key = "ha_master_address", .type = ValueType::kString, .default_value = "",
+     .description = "SLAVE: the master's replication address host:port (empty = learnt from the name server)"},
 };
 constexpr plugin::v1::ConfigSchema kSchema{kFields, std::size(kFields)};
 
@@ -95,6 +118,25 @@ Result<std::vector<std::int64_t>> parse_delay_levels(const std::string& text) {
   }
   if (levels.empty()) return Status::invalid_argument("message_delay_level: no levels given");
   return levels;
+}
+
+std::string_view to_string(BrokerRole role) {
+  switch (role) {
+    case BrokerRole::kSyncMaster:
+      return "SYNC_MASTER";
+    case BrokerRole::kSlave:
+      return "SLAVE";
+    case BrokerRole::kAsyncMaster:
+      break;
+  }
+  return "ASYNC_MASTER";
+}
+
+Result<BrokerRole> broker_role_from(std::string_view text) {
+  for (const BrokerRole role : {BrokerRole::kAsyncMaster, BrokerRole::kSyncMaster, BrokerRole::kSlave}) {
+    if (text == to_string(role)) return role;
+  }
+  return Status::invalid_argument("broker_role \"" + std::string(text) + "\" is not ASYNC_MASTER, SYNC_MASTER or SLAVE");
 }
 
 Result<BrokerConfig> broker_config_from(const plugin::v1::ConfigValues& v) {
@@ -137,6 +179,24 @@ Result<BrokerConfig> broker_config_from(const plugin::v1::ConfigValues& v) {
   c.transaction_timeout_ms = v.get_duration_ms("transaction_time_out");
   c.transaction_check_max = static_cast<std::int32_t>(v.get_int("transaction_check_max"));
   c.transaction_check_interval_ms = v.get_duration_ms("transaction_check_interval");
+  MQKIT_ASSIGN_OR_RETURN(c.broker_role, broker_role_from(v.get_string("broker_role")));
+  c.ha_listen_port = static_cast<std::int32_t>(v.get_int("ha_listen_port"));
+  c.ha_send_heartbeat_interval_ms = v.get_duration_ms("ha_send_heartbeat_interval");
+  c.ha_housekeeping_interval_ms = v.get_duration_ms("ha_housekeeping_interval");
+  c.ha_transfer_batch_size = v.get_size("ha_transfer_batch_size");
+  c.ha_max_gap_not_in_sync = v.get_size("ha_max_gap_not_in_sync");
+  c.ha_slave_timeout_ms = v.get_duration_ms("ha_slave_timeout");
+  c.ha_master_address = v.get_string("ha_master_address");
+  if (c.broker_role == BrokerRole::kSlave && c.broker_id == 0) {
+    return Status::invalid_argument("broker_role is SLAVE but broker_id is 0: a slave needs a broker_id > 0");
+  }
+  if (c.broker_role != BrokerRole::kSlave && c.broker_id != 0) {
+    return Status::invalid_argument("broker_role is " + std::string(to_string(c.broker_role)) + " but broker_id is " +
+                                    std::to_string(c.broker_id) + ": a master's broker_id must be 0");
+  }
+  if (!c.ha_master_address.empty() && c.ha_master_address.rfind(':') == std::string::npos) {
+    return Status::invalid_argument("ha_master_address \"" + c.ha_master_address + "\" is not host:port");
+  }
   return c;
 }
 

@@ -7,6 +7,8 @@
 namespace mqkit::broker {
 namespace {
 
+using plugin::v1::Result;
+
 TEST(BrokerConfigTest, DefaultsMatchRocketMq) {
   auto doc = kernel::ConfigDocument::parse("", "t").value();
   auto values = doc.section("broker", broker_schema());
@@ -80,6 +82,43 @@ TEST(BrokerConfigTest, BadDelayLevelsAreRejected) {
             "message_delay_level: expected a duration, got \"soon\"");
   EXPECT_FALSE(parse_delay_levels("").is_ok());
   EXPECT_EQ(parse_delay_levels("500ms 2h")->at(1), 7'200'000);
+}
+
+Result<BrokerConfig> config_of(const std::string& text) {
+  auto doc = kernel::ConfigDocument::parse(text, "t");
+  if (!doc) return doc.status();
+  auto values = doc->section("broker", broker_schema());
+  if (!values) return values.status();
+  return broker_config_from(*values);
+}
+
+TEST(BrokerConfigTest, ReplicationKeysTakeRocketMqDefaults) {
+  auto c = config_of("");
+  ASSERT_TRUE(c.is_ok()) << c.status().to_string();
+  EXPECT_EQ(c->broker_role, BrokerRole::kAsyncMaster);
+  EXPECT_EQ(c->ha_listen_port, -1);  // listen_port + 1
+  EXPECT_EQ(c->ha_send_heartbeat_interval_ms, 5000);
+  EXPECT_EQ(c->ha_housekeeping_interval_ms, 20'000);
+  EXPECT_EQ(c->ha_transfer_batch_size, 32 * 1024);
+  EXPECT_EQ(c->ha_max_gap_not_in_sync, 256LL * 1024 * 1024);
+  EXPECT_EQ(c->ha_slave_timeout_ms, 3000);
+  EXPECT_TRUE(c->ha_master_address.empty());
+}
+
+TEST(BrokerConfigTest, RoleAndBrokerIdMustAgree) {
+  auto slave = config_of("[broker]\nbrokerRole = \"SLAVE\"\nbrokerId = 1\nhaMasterAddress = \"10.0.0.1:10912\"\n");
+  ASSERT_TRUE(slave.is_ok()) << slave.status().to_string();
+  EXPECT_TRUE(slave->is_slave());
+  EXPECT_EQ(slave->ha_master_address, "10.0.0.1:10912");
+
+  auto slave_as_zero = config_of("[broker]\nbroker_role = \"SLAVE\"\n");
+  ASSERT_FALSE(slave_as_zero.is_ok());
+  EXPECT_NE(slave_as_zero.status().message().find("broker_id"), std::string::npos);
+  auto master_not_zero = config_of("[broker]\nbroker_role = \"SYNC_MASTER\"\nbroker_id = 2\n");
+  ASSERT_FALSE(master_not_zero.is_ok());
+  EXPECT_NE(master_not_zero.status().message().find("SYNC_MASTER"), std::string::npos);
+  EXPECT_FALSE(config_of("[broker]\nbroker_role = \"MASTER\"\n").is_ok());
+  EXPECT_FALSE(config_of("[broker]\nbroker_role = \"SLAVE\"\nbroker_id = 1\nha_master_address = \"nohost\"\n").is_ok());
 }
 
 }  // namespace

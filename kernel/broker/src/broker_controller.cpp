@@ -6,9 +6,15 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <future>
 
+#include "ha/ha_client.hpp"
+#include "ha/ha_master.hpp"
+#include "mqkit/broker/ha/replica_acks.hpp"
 #include "mqkit/kernel/logging.hpp"
+#include "mqkit/protocol/bodies.hpp"
 #include "mqkit/protocol/codes.hpp"
+#include "mqkit/protocol/header_fields.hpp"
 #include "mqkit/kernel/wall_clock.hpp"
 
 namespace mqkit::broker {
@@ -96,25 +102,32 @@ Status BrokerController::start_services() {
   dispatch_->start(recovered->dispatch_from_offset);
   long_polling_->start();
 
+  const bool any_listen_port = config_.listen_port == 0;
   auto port = transport_->listen({config_.listen_host, config_.listen_port}, handler_);
   if (!port) return port.status().with_context("listening on " + config_.listen_host + ":" + std::to_string(config_.listen_port));
   config_.listen_port = *port;
   auto host = plugin::v1::parse_host_address(config_.address());
   if (!host) return host.status().with_context("broker_ip1");
   context_.store_host = *host;
+  MQKIT_RETURN_IF_ERROR(start_replication(any_listen_port));
   // Delayed delivery and transaction checks append records, which carry the store host: only
-  // once it is known.
-  MQKIT_RETURN_IF_ERROR(start_processor_services(extra_services_));
+  // once it is known. A slave runs neither (RocketMQ starts them on masters only): its records
+  // come from the master.
+  if (!config_.is_slave()) MQKIT_RETURN_IF_ERROR(start_processor_services(extra_services_));
 
   registrar_ = std::make_unique<NameServerRegistrar>(config_, transport_, *topics_);
   topics_->on_change([this] { registration_needed_ = true; });
-  registrar_->register_all();
+  register_all();
   const auto period = std::chrono::milliseconds(config_.register_name_server_period_ms);
-  tasks_.add("register-broker", period, period, [this] { registrar_->register_all(); });
+  tasks_.add("register-broker", period, period, [this] { register_all(); });
   tasks_.add("register-after-change", std::chrono::milliseconds(200), std::chrono::milliseconds(200), [this] {
-    if (registration_needed_.exchange(false)) registrar_->register_all();
+    if (registration_needed_.exchange(false)) register_all();
   });
   const auto persist = std::chrono::milliseconds(config_.flush_consumer_offset_interval_ms);
+  if (config_.is_slave()) {
+    // RocketMQ's SlaveSynchronize: 3 s after start, then every 10 s.
+    tasks_.add("slave-synchronize", std::chrono::seconds(3), std::chrono::seconds(10), [this] { synchronize_from_master(); });
+  }
   tasks_.add("persist-offsets", persist, persist, [this] {
     if (auto s = offsets_->persist(); !s) kernel::logger("broker")->error("persisting offsets: {}", s.to_string());
   });
@@ -126,6 +139,69 @@ Status BrokerController::start_services() {
   log->info("broker {} ({}) serving on {} in cluster {}", config_.broker_name, config_.broker_id, config_.address(),
             config_.cluster_name);
   return Status::ok();
+}
+
+Status BrokerController::start_replication(bool any_listen_port) {
+  if (config_.is_slave()) {
+    ha_client_ = std::make_unique<ha::HaClient>(
+        store_, dispatch_.get(),
+        ha::HaClientOptions{.heartbeat_interval_ms = config_.ha_send_heartbeat_interval_ms,
+                            .housekeeping_interval_ms = config_.ha_housekeeping_interval_ms,
+                            .max_unit_size = config_.max_message_size + 64 * 1024 * 1024});
+    if (!config_.ha_master_address.empty()) ha_client_->set_master_address(config_.ha_master_address);
+    ha_client_->start();
+    return Status::ok();
+  }
+  replicas_ = std::make_unique<ReplicaAcks>();
+  std::uint16_t ha_port = 0;
+  if (config_.ha_listen_port > 0) {
+    ha_port = static_cast<std::uint16_t>(config_.ha_listen_port);
+  } else if (config_.ha_listen_port < 0 && !any_listen_port) {
+    ha_port = static_cast<std::uint16_t>(config_.listen_port + 1);  // RocketMQ's listenPort + 1
+  }
+  ha_master_ = std::make_unique<ha::HaMaster>(
+      store_, *replicas_,
+      ha::HaMasterOptions{.host = config_.listen_host,
+                          .port = ha_port,
+                          .heartbeat_interval_ms = config_.ha_send_heartbeat_interval_ms,
+                          .housekeeping_interval_ms = config_.ha_housekeeping_interval_ms,
+                          .transfer_batch_size = config_.ha_transfer_batch_size});
+  MQKIT_ASSIGN_OR_RETURN(const std::uint16_t bound, ha_master_->start());
+  config_.ha_listen_port = bound;  // registered as haServerAddr
+  context_.replicas = replicas_.get();
+  context_.ha_master = ha_master_.get();
+  return Status::ok();
+}
+
+void BrokerController::register_all() {
+  registrar_->register_all();
+  // A slave follows the master the name servers name, unless told where it is.
+  if (ha_client_ && config_.ha_master_address.empty()) {
+    if (auto address = registrar_->master_ha_address(); !address.empty()) ha_client_->set_master_address(address);
+  }
+}
+
+void BrokerController::synchronize_from_master() {
+  const std::string master = registrar_->master_address();
+  if (master.empty() || master == config_.address()) return;
+  auto log = kernel::logger("broker");
+  auto answer = std::make_shared<std::promise<plugin::v1::Result<plugin::v1::RemotingCommand>>>();
+  auto future = answer->get_future();
+  transport_->invoke(master, plugin::v1::RemotingCommand::request(protocol::request_code::kGetAllTopicConfig),
+                     std::chrono::seconds(3),
+                     [answer](plugin::v1::Result<plugin::v1::RemotingCommand> r) { answer->set_value(std::move(r)); });
+  auto response = future.get();
+  if (!response || response->code != protocol::response_code::kSuccess) {
+    log->warn("topic configs from master {}: {}", master,
+              response ? response->remark.value_or("code " + std::to_string(response->code))
+                       : response.status().to_string());
+    return;
+  }
+  auto table = protocol::decode_topic_config_table(protocol::body_text(*response));
+  if (!table) return log->warn("topic configs from master {}: {}", master, table.status().to_string());
+  auto replaced = topics_->replace_from_master(std::move(*table));
+  if (!replaced) return log->error("taking the topic configs of master {}: {}", master, replaced.status().to_string());
+  if (*replaced) log->info("topic configs updated from master {}", master);
 }
 
 void BrokerController::notify_group_change(const std::string& group, const std::vector<ClientConnection>& members) {
@@ -146,6 +222,9 @@ void BrokerController::stop() noexcept {
   started_ = false;
   tasks_.stop();
   if (registrar_) registrar_->unregister_all();
+  if (ha_client_) ha_client_->stop();
+  if (ha_master_) ha_master_->stop();
+  context_.ha_master = nullptr;
   if (long_polling_) long_polling_->stop();
   stop_processor_services(extra_services_);
   extra_services_.reset();

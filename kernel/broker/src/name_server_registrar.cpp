@@ -16,7 +16,11 @@ using plugin::v1::Result;
 namespace {
 constexpr std::chrono::milliseconds kRpcTimeout{6000};
 
-std::string ha_address(const BrokerConfig& c) { return c.broker_ip + ":" + std::to_string(c.listen_port + 1); }
+// The controller has put the bound HA port in ha_listen_port (masters); a slave accepts no
+// slaves, but registers the address RocketMQ would.
+std::string ha_address(const BrokerConfig& c) {
+  return c.broker_ip + ":" + std::to_string(c.ha_listen_port > 0 ? c.ha_listen_port : c.listen_port + 1);
+}
 
 // Sends one request to every name server at once and collects the answers.
 std::vector<std::pair<std::string, Result<RemotingCommand>>> invoke_all(plugin::v1::Transport& transport,
@@ -74,6 +78,10 @@ std::size_t NameServerRegistrar::register_all() {
       std::lock_guard lock(mutex_);
       master_address_ = std::string(*master);
     }
+    if (auto ha = response->ext_fields.get("haServerAddr"); ha && !ha->empty()) {
+      std::lock_guard lock(mutex_);
+      master_ha_address_ = std::string(*ha);
+    }
   }
   return accepted;
 }
@@ -92,6 +100,11 @@ void NameServerRegistrar::unregister_all() {
 std::string NameServerRegistrar::master_address() const {
   std::lock_guard lock(mutex_);
   return master_address_;
+}
+
+std::string NameServerRegistrar::master_ha_address() const {
+  std::lock_guard lock(mutex_);
+  return master_ha_address_;
 }
 
 }  // namespace mqkit::broker

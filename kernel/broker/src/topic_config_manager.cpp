@@ -75,6 +75,17 @@ Status TopicConfigManager::update(TopicConfig config) {
   return Status::ok();
 }
 
+plugin::v1::Result<bool> TopicConfigManager::replace_from_master(TopicConfigTable master) {
+  {
+    std::lock_guard lock(mutex_);
+    if (table_.data_version == master.data_version) return false;
+    table_ = std::move(master);
+    MQKIT_RETURN_IF_ERROR(persist_locked());
+  }
+  if (listener_) listener_();
+  return true;
+}
+
 Status TopicConfigManager::remove(const std::string& topic) {
   {
     std::lock_guard lock(mutex_);

@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "../ha/ha_master.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
 
 namespace mqkit::broker {
@@ -22,9 +23,33 @@ struct PendingAppend {
   std::vector<v1::MessageToAppend> views;
 };
 
+// RocketMQ stores nothing on a slave (DefaultMessageStore.checkStoreStatus) and answers
+// SERVICE_NOT_AVAILABLE naming the slave among the causes.
+constexpr const char* kSlaveRefusal =
+    "service not available now: this broker is a slave (broker_role SLAVE); send to its master";
+
+// What a SYNC_MASTER send waits for after the store answered: a slave's acknowledgement.
+struct ReplicaWait {
+  ReplicaAcks* replicas = nullptr;  // null: nothing to wait for
+  std::int64_t max_gap = 0;
+  std::int64_t timeout_ms = 0;
+};
+
+ReplicaWait replica_wait_of(const BrokerContext& context, bool wait_for_flush) {
+  if (context.replicas == nullptr || context.config == nullptr || !wait_for_flush ||
+      context.config->broker_role != BrokerRole::kSyncMaster) {
+    return {};
+  }
+  return {context.replicas, context.config->ha_max_gap_not_in_sync, context.config->ha_slave_timeout_ms};
+}
+
 // Hands `pending->views` to the store; `done` gets each record's commit offset.
 void store_views(BrokerContext& context, std::shared_ptr<PendingAppend> pending, bool wait_for_flush,
                  AppendedCallback done) {
+  if (context.config != nullptr && context.config->is_slave()) {
+    done(v1::Status::unavailable(kSlaveRefusal));
+    return;
+  }
   for (const auto& view : pending->views) {
     // Checked here rather than left to the store so that every store answers alike.
     if (view.properties.size() > v1::kMaxPropertiesLength) {
@@ -36,15 +61,18 @@ void store_views(BrokerContext& context, std::shared_ptr<PendingAppend> pending,
   v1::AppendOptions options;
   options.wait_for_flush = wait_for_flush;
   kernel::DispatchPipeline* dispatch = context.dispatch;
+  ha::HaMaster* ha_master = context.ha_master;
+  const ReplicaWait replica = replica_wait_of(context, wait_for_flush);
   const auto& views = pending->views;
   context.store->append(views, options,
-                        [pending = std::move(pending), dispatch, done = std::move(done)](
+                        [pending = std::move(pending), dispatch, ha_master, replica, done = std::move(done)](
                             v1::Result<v1::AppendResult> result) {
                           if (!result) {
                             done(result.status());
                             return;
                           }
                           if (dispatch != nullptr) dispatch->notify_appended();
+                          if (ha_master != nullptr) ha_master->notify_appended();
                           AppendedMessages appended{*result, {}};
                           appended.commit_offsets.reserve(pending->views.size());
                           std::int64_t offset = result->commit_offset;
@@ -52,7 +80,14 @@ void store_views(BrokerContext& context, std::shared_ptr<PendingAppend> pending,
                             appended.commit_offsets.push_back(offset);
                             offset += v1::record_size(view);
                           }
-                          done(std::move(appended));
+                          if (replica.replicas == nullptr) return done(std::move(appended));
+                          const std::int64_t end = result->commit_offset + result->bytes;
+                          replica.replicas->wait(
+                              end, replica.max_gap, ReplicaAcks::steady_ms() + replica.timeout_ms,
+                              [appended = std::move(appended), done](ReplicaOutcome outcome) mutable {
+                                appended.replica = outcome;
+                                done(std::move(appended));
+                              });
                         });
 }
 

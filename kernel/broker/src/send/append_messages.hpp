@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "mqkit/broker/broker_context.hpp"
+#include "mqkit/broker/ha/replica_acks.hpp"
 #include "mqkit/broker/send/outgoing_message.hpp"
 
 namespace mqkit::broker {
@@ -20,6 +21,8 @@ namespace mqkit::broker {
 struct AppendedMessages {
   plugin::v1::AppendResult result;
   std::vector<std::int64_t> commit_offsets;  // of each message, in order
+  // SYNC_MASTER: whether a slave has the records (SLAVE_NOT_AVAILABLE, FLUSH_SLAVE_TIMEOUT).
+  ReplicaOutcome replica = ReplicaOutcome::kOk;
 };
 
 using AppendedCallback = std::function<void(plugin::v1::Result<AppendedMessages>)>;
@@ -28,8 +31,10 @@ using AppendedCallback = std::function<void(plugin::v1::Result<AppendedMessages>
 // caller's to set.
 plugin::v1::MessageToAppend view_of(const OutgoingMessage& message, const plugin::v1::HostAddress& store_host);
 
-// Appends `messages` (non-empty). `done` runs exactly once, on this thread or the store's; the
-// messages (and the bodies they keep alive) live until then. Properties longer than 32767
+// Appends `messages` (non-empty). `done` runs exactly once, on this thread, the store's or the
+// replication thread's; the messages (and the bodies they keep alive) live until then. A slave
+// stores nothing (Unavailable). On a SYNC_MASTER, when `wait_for_flush`, `done` runs once a slave
+// acknowledged the records or the wait failed (RocketMQ's submitReplicaRequest, after the flush). Properties longer than 32767
 // bytes fail with InvalidArgument and store nothing.
 void append_messages(BrokerContext& context, std::vector<OutgoingMessage> messages, bool wait_for_flush,
                      AppendedCallback done);

@@ -39,7 +39,19 @@ RemotingCommand send_response(const plugin::v1::Result<AppendedMessages>& append
                               const plugin::v1::HostAddress& store_host, std::int32_t queue_id) {
   if (!appended) return failure(appended.status());
   RemotingCommand response;
-  response.code = appended->result.flush_timed_out ? rc::kFlushDiskTimeout : rc::kSuccess;
+  // As RocketMQ: the slave's outcome, when not OK, replaces the flush's. The records are stored
+  // either way, so the answer still names them.
+  switch (appended->replica) {
+    case ReplicaOutcome::kSlaveNotAvailable:
+      response.code = rc::kSlaveNotAvailable;
+      break;
+    case ReplicaOutcome::kFlushSlaveTimeout:
+      response.code = rc::kFlushSlaveTimeout;
+      break;
+    case ReplicaOutcome::kOk:
+      response.code = appended->result.flush_timed_out ? rc::kFlushDiskTimeout : rc::kSuccess;
+      break;
+  }
   std::string ids;
   ids.reserve(appended->commit_offsets.size() * 33);  // 32 hex digits and a comma each
   for (const std::int64_t offset : appended->commit_offsets) {

@@ -423,14 +423,14 @@ TEST_F(TransactionTest, RestartResumesFromThePersistedOffsetsAndRemembersEnds) {
   f_.context().transactions = &f_.transactions();
 }
 
-class SlaveTransactionTest : public TransactionTest {
- protected:
-  SlaveTransactionTest() : TransactionTest("broker_id = 1\ntransaction_time_out = \"1s\"") {}
-};
+using SlaveTransactionTest = TransactionTest;
 
 TEST_F(SlaveTransactionTest, SlaveNeitherEndsNorChecks) {
   auto producer = connect_producer();
   const Half half = send_half();
+  // A slave takes no sends: the half message stands for one replicated from its master.
+  f_.harness().config().broker_role = BrokerRole::kSlave;
+  f_.harness().config().broker_id = 1;
   const auto refused = end(half, tx::Resolution::kCommit);
   EXPECT_EQ(refused.code, rc::kSlaveNotAvailable);
   const CheckPassReport report = pass_after(60'000);

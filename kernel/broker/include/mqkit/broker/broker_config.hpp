@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mqkit/plugin/v1/config.hpp"
@@ -12,6 +13,12 @@
 namespace mqkit::broker {
 
 const plugin::v1::ConfigSchema& broker_schema();
+
+// RocketMQ's BrokerRole: a master answers sends (SYNC_MASTER only once a slave has the bytes);
+// a slave copies its master's commit log and refuses sends.
+enum class BrokerRole : std::uint8_t { kAsyncMaster, kSyncMaster, kSlave };
+std::string_view to_string(BrokerRole role);
+plugin::v1::Result<BrokerRole> broker_role_from(std::string_view text);
 
 struct BrokerConfig {
   std::string cluster_name;
@@ -43,6 +50,17 @@ struct BrokerConfig {
   std::int64_t transaction_timeout_ms = 6000;
   std::int32_t transaction_check_max = 15;
   std::int64_t transaction_check_interval_ms = 60'000;
+  // Replication (docs/replication.md).
+  BrokerRole broker_role = BrokerRole::kAsyncMaster;
+  std::int32_t ha_listen_port = -1;  // -1 = listen_port + 1, 0 = any free port
+  std::int64_t ha_send_heartbeat_interval_ms = 5000;
+  std::int64_t ha_housekeeping_interval_ms = 20'000;
+  std::int64_t ha_transfer_batch_size = 32 * 1024;
+  std::int64_t ha_max_gap_not_in_sync = 256LL * 1024 * 1024;
+  std::int64_t ha_slave_timeout_ms = 3000;
+  std::string ha_master_address;  // slave: overrides the address learnt from the name server
+
+  bool is_slave() const noexcept { return broker_role == BrokerRole::kSlave; }
 
   // "ip:port" this broker registers and stamps into records.
   std::string address() const { return broker_ip + ":" + std::to_string(listen_port); }

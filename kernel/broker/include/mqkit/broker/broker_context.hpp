@@ -21,6 +21,10 @@ namespace mqkit::broker {
 
 class ScheduleMessageService;
 class TransactionService;
+class ReplicaAcks;
+namespace ha {
+class HaMaster;
+}
 
 // The machine's RAM in bytes (24 GiB when the OS does not say, as RocketMQ assumes).
 std::int64_t total_physical_memory_bytes();
@@ -39,6 +43,8 @@ struct BrokerContext {
   LongPollingService* long_polling = nullptr;
   ScheduleMessageService* schedule = nullptr;  // delayed messages (delay levels)
   TransactionService* transactions = nullptr;  // half messages, END_TRANSACTION, checks
+  ReplicaAcks* replicas = nullptr;  // masters: what slaves acknowledged (SYNC_MASTER waits on it)
+  ha::HaMaster* ha_master = nullptr;  // masters: woken after appends so slaves get them at once
   std::function<std::int64_t()> clock;  // milliseconds since the epoch
   // What access_message_in_memory_max_ratio is a share of (tests make it small).
   std::int64_t physical_memory_bytes = total_physical_memory_bytes();

@@ -1,10 +1,12 @@
 // BrokerController: the mqbroker process as a lifecycle component. Owns the store and
 // transport plugins it is given, the broker's services, the dispatch pipeline and the periodic
 // tasks, and starts/stops them in order:
-//   start: store recovery → metadata → dispatch → processors → listen → delayed delivery and
-//          transaction checks → registration with name servers → periodic tasks
-//   stop:  periodic tasks → unregister → held pulls answered → transaction checks and delayed
-//          delivery → transport → dispatch → offsets persisted → store shutdown
+//   start: store recovery → metadata → dispatch → processors → listen → replication (master:
+//          accept slaves; slave: follow the master) → delayed delivery and transaction checks
+//          (masters only) → registration with name servers → periodic tasks
+//   stop:  periodic tasks → unregister → replication (waiting sends answered) → held pulls
+//          answered → transaction checks and delayed delivery → transport → dispatch → offsets
+//          persisted → store shutdown
 #pragma once
 
 #include <atomic>
@@ -19,6 +21,12 @@
 #include "mqkit/plugin/v1/transport.hpp"
 
 namespace mqkit::broker {
+
+class ReplicaAcks;
+namespace ha {
+class HaMaster;
+class HaClient;
+}  // namespace ha
 
 class BrokerController final : public kernel::Component {
  public:
@@ -37,6 +45,10 @@ class BrokerController final : public kernel::Component {
 
  private:
   plugin::v1::Status start_services();
+  plugin::v1::Status start_replication(bool any_listen_port);
+  void register_all();
+  // Slave: takes the master's topic configs (the rest of RocketMQ's SlaveSynchronize is missing).
+  void synchronize_from_master();
   void notify_group_change(const std::string& group, const std::vector<ClientConnection>& members);
 
   BrokerConfig config_;
@@ -54,6 +66,9 @@ class BrokerController final : public kernel::Component {
   std::shared_ptr<BrokerRequestHandler> handler_;
   std::unique_ptr<NameServerRegistrar> registrar_;
   std::shared_ptr<void> extra_services_;  // processors' own services (delayed delivery, transactions)
+  std::unique_ptr<ReplicaAcks> replicas_;
+  std::unique_ptr<ha::HaMaster> ha_master_;
+  std::unique_ptr<ha::HaClient> ha_client_;
   kernel::PeriodicTasks tasks_;
   std::atomic<bool> registration_needed_{false};
   BrokerContext context_;

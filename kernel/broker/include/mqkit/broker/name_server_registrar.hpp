@@ -24,6 +24,8 @@ class NameServerRegistrar {
   void unregister_all();
   // The master address learnt from the last registration (for slaves), empty otherwise.
   std::string master_address() const;
+  // The master's HA address (haServerAddr) learnt from the last registration (for slaves).
+  std::string master_ha_address() const;
 
  private:
   plugin::v1::RemotingCommand registration_request() const;
@@ -33,6 +35,7 @@ class NameServerRegistrar {
   TopicConfigManager& topics_;
   mutable std::mutex mutex_;
   std::string master_address_;
+  std::string master_ha_address_;
 };
 
 }  // namespace mqkit::broker

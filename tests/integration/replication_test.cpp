@@ -1,0 +1,176 @@
+// Master/slave replication (docs/replication.md) with real processes on 127.0.0.1: a slave copies
+// its master's commit log byte for byte and serves the same records, refuses sends, resumes from
+// its own log after a restart; a SYNC_MASTER answers sends only once a slave has them.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "local_cluster.hpp"
+#include "mqkit/plugin/v1/message_record.hpp"
+#include "mqkit/protocol/bodies.hpp"
+#include "mqkit/protocol/codes.hpp"
+#include "mqkit/protocol/header_fields.hpp"
+#include "remoting_client.hpp"
+
+namespace mqkit::testing {
+namespace {
+
+namespace code = protocol::request_code;
+namespace rc = protocol::response_code;
+using plugin::v1::RemotingCommand;
+using Records = std::vector<std::vector<std::uint8_t>>;
+
+constexpr int kQueues = 2;
+// Quick heartbeats and reconnects, so a slave finds its master soon after it starts.
+const std::vector<std::string> kFastHa = {"broker.ha_send_heartbeat_interval=200ms"};
+
+constexpr auto request = &make_request;
+
+class ReplicationTest : public ::testing::Test {
+ protected:
+  RemotingClient client_;
+
+  static bool eventually(const std::function<bool()>& condition) {
+    return testing::eventually(condition, std::chrono::seconds(30));
+  }
+
+  void create_topic(const std::string& broker, const std::string& topic) {
+    client_.create_topic(broker, topic, kQueues);
+  }
+
+  // SEND_MESSAGE_V2 of one message; the response code (-1 when the call failed).
+  int send(const std::string& broker, const std::string& topic, int queue, const std::string& body) {
+    auto r = request(code::kSendMessageV2, {{"a", "PG"}, {"b", topic}, {"c", "TBW102"}, {"d", "4"},
+                                            {"e", std::to_string(queue)}, {"f", "0"}, {"g", "1700000000000"},
+                                            {"h", "0"}, {"i", plugin::v1::encode_properties({{"TAGS", "TagA"}, {"KEYS", body}})},
+                                            {"j", "0"}, {"k", "false"}});
+    r.body.assign(body.begin(), body.end());
+    auto response = client_.call(broker, std::move(r));
+    if (!response) return -1;
+    last_remark_ = response->remark.value_or("");
+    return response->code;
+  }
+
+  std::int64_t commit_log_max_offset(const std::string& broker) {
+    auto r = client_.call(broker, request(code::kGetBrokerRuntimeInfo, {}));
+    if (!r || r->code != rc::kSuccess) return -1;
+    auto info = protocol::decode_kv_table(protocol::body_text(*r));
+    if (!info) return -1;
+    auto it = info->table.find("commitLogMaxOffset");
+    return it == info->table.end() ? -1 : std::stoll(it->second);
+  }
+
+  // Every record of a queue, pulled 32 at a time (bounded by `limit` pulls).
+  Records all_records(const std::string& broker, const std::string& topic, int queue, int limit = 100) {
+    Records out;
+    for (int i = 0; i < limit; ++i) {
+      auto batch = client_.pull_records(broker, topic, queue, static_cast<std::int64_t>(out.size()));
+      if (batch.empty()) break;
+      out.insert(out.end(), batch.begin(), batch.end());
+    }
+    return out;
+  }
+
+  void produce(const std::string& broker, const std::string& topic, int from, int count) {
+    for (int i = from; i < from + count; ++i) {
+      // Bodies of varying sizes, some larger than a 1 KiB transfer batch.
+      const std::string body = "message-" + std::to_string(i) + std::string(static_cast<std::size_t>(i * 37 % 3000), 'x');
+      ASSERT_EQ(send(broker, topic, i % kQueues, body), rc::kSuccess) << last_remark_;
+    }
+  }
+
+  // The slave has the master's whole log, and serves every record of every queue byte for byte.
+  void expect_same_records(const std::string& master, const std::string& slave, const std::string& topic,
+                           std::size_t expected) {
+    const std::int64_t master_end = commit_log_max_offset(master);
+    ASSERT_GT(master_end, 0);
+    ASSERT_TRUE(eventually([&] { return commit_log_max_offset(slave) == master_end; }))
+        << "slave at " << commit_log_max_offset(slave) << ", master at " << master_end;
+    std::size_t total = 0;
+    for (int q = 0; q < kQueues; ++q) {
+      Records from_master = all_records(master, topic, q);
+      Records from_slave;
+      // The slave's consume queues are built after its commit log grew: wait for them.
+      ASSERT_TRUE(eventually([&] {
+        from_slave = all_records(slave, topic, q);
+        return from_slave.size() >= from_master.size();
+      }));
+      ASSERT_EQ(from_slave.size(), from_master.size()) << "queue " << q;
+      for (std::size_t i = 0; i < from_master.size(); ++i) EXPECT_EQ(from_slave[i], from_master[i]) << "queue " << q << " #" << i;
+      total += from_master.size();
+    }
+    EXPECT_EQ(total, expected);
+  }
+
+  std::string last_remark_;
+};
+
+std::string file_text(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST_F(ReplicationTest, SlaveCopiesTheMasterRefusesSendsAndResumesAfterARestart) {
+  LocalCluster cluster("replication-async");
+  ASSERT_TRUE(cluster.add_namesrv());
+  // A small transfer batch: records are cut across frames as a RocketMQ master cuts them.
+  ASSERT_TRUE(cluster.add_broker({.overrides = {"broker.ha_transfer_batch_size=1KiB"}}));
+  const std::string master = cluster.broker_addr(0);
+  create_topic(master, "ReplicatedTopic");
+  produce(master, "ReplicatedTopic", 0, 100);
+
+  // The slave learns the master's HA address from the name server.
+  ASSERT_TRUE(cluster.add_broker({.overrides = kFastHa, .broker_id = 1, .role = "SLAVE"}));
+  const std::string slave = cluster.broker_addr(1);
+  produce(master, "ReplicatedTopic", 100, 100);
+  expect_same_records(master, slave, "ReplicatedTopic", 200);
+
+  // A slave stores nothing a producer sends.
+  EXPECT_EQ(send(slave, "ReplicatedTopic", 0, "refused"), rc::kServiceNotAvailable);
+  EXPECT_NE(last_remark_.find("slave"), std::string::npos) << last_remark_;
+
+  // Restarted, it reports its own log's end and gets only what it misses.
+  cluster.broker(1).stop();
+  produce(master, "ReplicatedTopic", 200, 50);
+  ASSERT_TRUE(cluster.restart_broker(1));
+  expect_same_records(master, slave, "ReplicatedTopic", 250);
+  const std::string log = file_text(cluster.broker(1).log_path());
+  std::smatch resumed;
+  ASSERT_TRUE(std::regex_search(log, resumed, std::regex("this log ends at ([0-9]+)"))) << cluster.broker(1).log_tail();
+  EXPECT_GT(std::stoll(resumed[1]), 0);
+}
+
+TEST_F(ReplicationTest, SyncMasterAnswersOnlyOnceASlaveHasTheMessage) {
+  LocalCluster cluster("replication-sync");
+  ASSERT_TRUE(cluster.add_namesrv());
+  ASSERT_TRUE(cluster.add_broker({.role = "SYNC_MASTER"}));
+  const std::string master = cluster.broker_addr(0);
+  create_topic(master, "SyncTopic");
+  // No slave: stored, but answered SLAVE_NOT_AVAILABLE.
+  EXPECT_EQ(send(master, "SyncTopic", 0, "alone"), rc::kSlaveNotAvailable);
+
+  ASSERT_TRUE(cluster.add_broker({.overrides = kFastHa, .broker_id = 1, .role = "SLAVE"}));
+  const std::string slave = cluster.broker_addr(1);
+  // Once the slave has connected, every send is acknowledged by it before the answer.
+  int attempts = 0;
+  ASSERT_TRUE(eventually([&] {
+    ++attempts;
+    return send(master, "SyncTopic", 1, "probe-" + std::to_string(attempts)) == rc::kSuccess;
+  }));
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_EQ(send(master, "SyncTopic", i % kQueues, "sync-" + std::to_string(i)), rc::kSuccess) << last_remark_;
+  }
+  expect_same_records(master, slave, "SyncTopic", static_cast<std::size_t>(1 + attempts + 20));
+
+  // The slave gone: SLAVE_NOT_AVAILABLE again.
+  cluster.broker(1).stop();
+  ASSERT_TRUE(eventually([&] { return send(master, "SyncTopic", 0, "gone") == rc::kSlaveNotAvailable; }));
+}
+
+}  // namespace
+}  // namespace mqkit::testing
