@@ -378,6 +378,19 @@ void BM_FsyncRate(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
 }
 
+// The sync-flush benchmarks' counters: messages per second of wall time, CPU per message, and
+// how many appends were answered FLUSH_DISK_TIMEOUT.
+void report_sync_flush(benchmark::State& state, bool failed, double messages, double seconds, double cpu_ns,
+                       std::int64_t timed_out) {
+  if (failed) {
+    state.SkipWithError("append failed");
+    return;
+  }
+  state.counters["msgs_per_s"] = messages / seconds;
+  state.counters["cpu_ns_per_msg"] = cpu_ns / messages;
+  state.counters["flush_timed_out"] = static_cast<double>(timed_out);
+}
+
 // SYNC_FLUSH (group commit): range(0) writer threads, each appending one 1 KiB message and
 // waiting for its callback (flushed) before the next; range(1) messages in all. One iteration.
 void BM_SyncFlushWriters(benchmark::State& state) {
@@ -417,14 +430,7 @@ void BM_SyncFlushWriters(benchmark::State& state) {
     cpu_ns = process_cpu_ns() - cpu_start;
     state.SetIterationTime(seconds);
   }
-  if (failed) {
-    state.SkipWithError("append failed");
-    return;
-  }
-  const double messages = static_cast<double>((total / writers) * writers);
-  state.counters["msgs_per_s"] = messages / seconds;
-  state.counters["cpu_ns_per_msg"] = cpu_ns / messages;
-  state.counters["flush_timed_out"] = static_cast<double>(timed_out.load());
+  report_sync_flush(state, failed, static_cast<double>((total / writers) * writers), seconds, cpu_ns, timed_out.load());
 }
 
 // SYNC_FLUSH as the broker drives it: range(0) writers each keep one 1 KiB message in flight,
@@ -482,13 +488,7 @@ void BM_SyncFlushInFlight(benchmark::State& state) {
     cpu_ns = process_cpu_ns() - cpu_start;
     state.SetIterationTime(seconds);
   }
-  if (failed) {
-    state.SkipWithError("append failed");
-    return;
-  }
-  state.counters["msgs_per_s"] = static_cast<double>(total) / seconds;
-  state.counters["cpu_ns_per_msg"] = cpu_ns / static_cast<double>(total);
-  state.counters["flush_timed_out"] = static_cast<double>(timed_out);
+  report_sync_flush(state, failed, static_cast<double>(total), seconds, cpu_ns, timed_out);
 }
 
 // Recovery after a crash: write range(0) MiB of 1 KiB messages (ASYNC), crash-stop, then time
