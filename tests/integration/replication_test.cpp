@@ -42,10 +42,13 @@ class ReplicationTest : public ::testing::Test {
   }
 
   // SEND_MESSAGE_V2 of one message; the response code (-1 when the call failed).
-  int send(const std::string& broker, const std::string& topic, int queue, const std::string& body) {
+  int send(const std::string& broker, const std::string& topic, int queue, const std::string& body,
+           const std::string& delay_level = "") {
+    plugin::v1::Properties properties{{"TAGS", "TagA"}, {"KEYS", body}};
+    if (!delay_level.empty()) properties.emplace_back("DELAY", delay_level);
     auto r = request(code::kSendMessageV2, {{"a", "PG"}, {"b", topic}, {"c", "TBW102"}, {"d", "4"},
                                             {"e", std::to_string(queue)}, {"f", "0"}, {"g", "1700000000000"},
-                                            {"h", "0"}, {"i", plugin::v1::encode_properties({{"TAGS", "TagA"}, {"KEYS", body}})},
+                                            {"h", "0"}, {"i", plugin::v1::encode_properties(properties)},
                                             {"j", "0"}, {"k", "false"}});
     r.body.assign(body.begin(), body.end());
     auto response = client_.call(broker, std::move(r));
@@ -103,6 +106,23 @@ class ReplicationTest : public ::testing::Test {
       total += from_master.size();
     }
     EXPECT_EQ(total, expected);
+  }
+
+  // The body of a request without header fields; empty when it failed.
+  std::string body_of(const std::string& broker, std::int32_t request_code) {
+    auto r = client_.call(broker, request(request_code, {}));
+    if (!r || r->code != rc::kSuccess) return {};
+    return std::string(protocol::body_text(*r));
+  }
+
+  // QUERY_CONSUMER_OFFSET; -1 when the broker has none (or the call failed).
+  std::int64_t committed_offset(const std::string& broker, const std::string& group, const std::string& topic,
+                                int queue) {
+    auto r = client_.call(broker, request(code::kQueryConsumerOffset,
+                                          {{"consumerGroup", group}, {"topic", topic}, {"queueId", std::to_string(queue)}}));
+    if (!r || r->code != rc::kSuccess) return -1;
+    auto offset = r->ext_fields.get("offset");
+    return offset ? std::stoll(std::string(*offset)) : -1;
   }
 
   std::string last_remark_;
@@ -170,6 +190,56 @@ TEST_F(ReplicationTest, SyncMasterAnswersOnlyOnceASlaveHasTheMessage) {
   // The slave gone: SLAVE_NOT_AVAILABLE again.
   cluster.broker(1).stop();
   ASSERT_TRUE(eventually([&] { return send(master, "SyncTopic", 0, "gone") == rc::kSlaveNotAvailable; }));
+}
+
+TEST_F(ReplicationTest, SlaveTakesTheMastersOffsetsGroupsAndDelayOffsets) {
+  LocalCluster cluster("replication-metadata");
+  ASSERT_TRUE(cluster.add_namesrv());
+  ASSERT_TRUE(cluster.add_broker({}));
+  ASSERT_TRUE(cluster.add_broker({.overrides = kFastHa, .broker_id = 1, .role = "SLAVE"}));
+  const std::string master = cluster.broker_addr(0);
+  const std::string slave = cluster.broker_addr(1);
+  create_topic(master, "OffsetTopic");
+  produce(master, "OffsetTopic", 0, 10);
+
+  // A consumer commits its offsets on the master (a slave keeps no commits of its own).
+  for (int q = 0; q < kQueues; ++q) {
+    auto r = client_.call(master, request(code::kUpdateConsumerOffset, {{"consumerGroup", "SyncedGroup"},
+                                                                        {"topic", "OffsetTopic"},
+                                                                        {"queueId", std::to_string(q)},
+                                                                        {"commitOffset", std::to_string(3 + q)}}));
+    ASSERT_TRUE(r.is_ok() && r->code == rc::kSuccess);
+  }
+  // A group created on the master.
+  auto group = request(code::kUpdateAndCreateSubscriptionGroup, {});
+  protocol::set_body(group, R"({"groupName":"CreatedOnMaster","retryMaxTimes":5})");
+  ASSERT_EQ(client_.call(master, std::move(group))->code, rc::kSuccess);
+  // A delayed message (level 1, 1 s) delivered on the master moves its delay offset.
+  ASSERT_EQ(send(master, "OffsetTopic", 0, "delayed", "1"), rc::kSuccess) << last_remark_;
+  ASSERT_TRUE(eventually([&] { return body_of(master, code::kGetAllDelayOffset).find(R"("1":1)") != std::string::npos; }))
+      << body_of(master, code::kGetAllDelayOffset);
+
+  // The slave copies all three (first after 3 s, then every 10 s).
+  ASSERT_TRUE(eventually([&] {
+    return committed_offset(slave, "SyncedGroup", "OffsetTopic", 0) == 3 &&
+           committed_offset(slave, "SyncedGroup", "OffsetTopic", 1) == 4;
+  })) << cluster.broker(1).log_tail();
+  EXPECT_EQ(body_of(slave, code::kGetAllConsumerOffset), body_of(master, code::kGetAllConsumerOffset));
+  ASSERT_TRUE(eventually([&] {
+    return body_of(slave, code::kGetAllSubscriptionGroupConfig).find(R"("CreatedOnMaster":{)") != std::string::npos;
+  })) << body_of(slave, code::kGetAllSubscriptionGroupConfig);
+  EXPECT_EQ(body_of(slave, code::kGetAllSubscriptionGroupConfig), body_of(master, code::kGetAllSubscriptionGroupConfig));
+  ASSERT_TRUE(eventually([&] {
+    return body_of(slave, code::kGetAllDelayOffset) == body_of(master, code::kGetAllDelayOffset);
+  })) << body_of(slave, code::kGetAllDelayOffset);
+
+  // A later commit on the master reaches the slave too.
+  auto r = client_.call(master, request(code::kUpdateConsumerOffset, {{"consumerGroup", "SyncedGroup"},
+                                                                      {"topic", "OffsetTopic"},
+                                                                      {"queueId", "0"},
+                                                                      {"commitOffset", "8"}}));
+  ASSERT_TRUE(r.is_ok() && r->code == rc::kSuccess);
+  ASSERT_TRUE(eventually([&] { return committed_offset(slave, "SyncedGroup", "OffsetTopic", 0) == 8; }));
 }
 
 }  // namespace
