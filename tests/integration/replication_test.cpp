@@ -57,13 +57,25 @@ class ReplicationTest : public ::testing::Test {
     return response->code;
   }
 
-  std::int64_t commit_log_max_offset(const std::string& broker) {
+  std::int64_t commit_log_max_offset(const std::string& broker) { return runtime_value(broker, "commitLogMaxOffset"); }
+  std::int64_t commit_log_min_offset(const std::string& broker) { return runtime_value(broker, "commitLogMinOffset"); }
+
+  // A number of GET_BROKER_RUNTIME_INFO; -1 when absent.
+  std::int64_t runtime_value(const std::string& broker, const std::string& key) {
     auto r = client_.call(broker, request(code::kGetBrokerRuntimeInfo, {}));
     if (!r || r->code != rc::kSuccess) return -1;
     auto info = protocol::decode_kv_table(protocol::body_text(*r));
     if (!info) return -1;
-    auto it = info->table.find("commitLogMaxOffset");
+    auto it = info->table.find(key);
     return it == info->table.end() ? -1 : std::stoll(it->second);
+  }
+
+  // GET_MIN_OFFSET of a queue; -1 when the call failed.
+  std::int64_t queue_min_offset(const std::string& broker, const std::string& topic, int queue) {
+    auto r = client_.call(broker, request(code::kGetMinOffset, {{"topic", topic}, {"queueId", std::to_string(queue)}}));
+    if (!r || r->code != rc::kSuccess) return -1;
+    auto offset = r->ext_fields.get("offset");
+    return offset ? std::stoll(std::string(*offset)) : -1;
   }
 
   // Every record of a queue, pulled 32 at a time (bounded by `limit` pulls).
@@ -163,6 +175,63 @@ TEST_F(ReplicationTest, SlaveCopiesTheMasterRefusesSendsAndResumesAfterARestart)
   std::smatch resumed;
   ASSERT_TRUE(std::regex_search(log, resumed, std::regex("this log ends at ([0-9]+)"))) << cluster.broker(1).log_tail();
   EXPECT_GT(std::stoll(resumed[1]), 0);
+}
+
+TEST_F(ReplicationTest, AnEmptySlaveStartsAtTheMastersLastCommitLogFile) {
+  LocalCluster cluster("replication-last-file");
+  ASSERT_TRUE(cluster.add_namesrv());
+  constexpr std::int64_t kFileSize = 64 * 1024;
+  const std::vector<std::string> small_files = {"store.mapped_file_size_commit_log=64KiB"};
+  ASSERT_TRUE(cluster.add_broker({.overrides = small_files}));
+  const std::string master = cluster.broker_addr(0);
+  create_topic(master, "LastFileTopic");
+  produce(master, "LastFileTopic", 0, 120);  // about 180 KB: three files and part of a fourth
+  const std::int64_t master_end = commit_log_max_offset(master);
+  ASSERT_GT(master_end, 2 * kFileSize);
+  const std::int64_t last_file = master_end - master_end % kFileSize;
+
+  std::vector<std::string> slave_overrides = kFastHa;
+  slave_overrides.insert(slave_overrides.end(), small_files.begin(), small_files.end());
+  ASSERT_TRUE(cluster.add_broker({.overrides = slave_overrides, .broker_id = 1, .role = "SLAVE"}));
+  const std::string slave = cluster.broker_addr(1);
+  ASSERT_TRUE(eventually([&] { return commit_log_max_offset(slave) == master_end; }))
+      << "slave at " << commit_log_max_offset(slave) << "\n" << cluster.broker(1).log_tail();
+  EXPECT_EQ(commit_log_min_offset(slave), last_file) << "the slave holds the master's last file only";
+
+  // Each queue starts on the slave at the first record of that file, with the master's queue
+  // offsets, and serves the same bytes from there; what is sent later follows.
+  produce(master, "LastFileTopic", 120, 10);
+  const std::int64_t new_end = commit_log_max_offset(master);
+  ASSERT_TRUE(eventually([&] { return commit_log_max_offset(slave) == new_end; }));
+  for (int q = 0; q < kQueues; ++q) {
+    const std::int64_t first = queue_min_offset(slave, "LastFileTopic", q);
+    ASSERT_GT(first, 0) << "queue " << q;
+    Records from_master;
+    for (int i = 0; i < 100; ++i) {
+      auto batch = client_.pull_records(master, "LastFileTopic", q, first + static_cast<std::int64_t>(from_master.size()));
+      if (batch.empty()) break;
+      from_master.insert(from_master.end(), batch.begin(), batch.end());
+    }
+    ASSERT_FALSE(from_master.empty());
+    Records from_slave;
+    ASSERT_TRUE(eventually([&] {
+      from_slave.clear();
+      for (int i = 0; i < 100; ++i) {
+        auto batch = client_.pull_records(slave, "LastFileTopic", q, first + static_cast<std::int64_t>(from_slave.size()));
+        if (batch.empty()) break;
+        from_slave.insert(from_slave.end(), batch.begin(), batch.end());
+      }
+      return from_slave.size() >= from_master.size();
+    })) << "queue " << q;
+    ASSERT_EQ(from_slave.size(), from_master.size()) << "queue " << q;
+    for (std::size_t i = 0; i < from_master.size(); ++i) EXPECT_EQ(from_slave[i], from_master[i]) << "queue " << q;
+    // The record before the slave's first is in an earlier file of the master.
+    const auto before = client_.pull_records(master, "LastFileTopic", q, first - 1);
+    ASSERT_FALSE(before.empty());
+    auto record = plugin::v1::decode_record(before.front());
+    ASSERT_TRUE(record.is_ok());
+    EXPECT_LT(record->commit_offset, last_file);
+  }
 }
 
 TEST_F(ReplicationTest, SyncMasterAnswersOnlyOnceASlaveHasTheMessage) {

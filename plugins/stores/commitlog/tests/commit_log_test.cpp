@@ -163,5 +163,29 @@ TEST_F(CommitLogTest, ReplicatedBytesAreCheckedThenCopied) {
   EXPECT_EQ(append(message("T", 0, "next")).queue_offset, 20) << "queue offsets continue the copy's";
 }
 
+TEST_F(CommitLogTest, AnEmptyLogTakesACopyFromTheStartOfAFile) {
+  std::vector<std::uint8_t> last_file;
+  {
+    TempDir other;
+    CommitLog source(*env_, Logger(host_), {other / "commitlog", kFileSize, 16 * 1024});
+    for (int i = 0; i < 40; ++i) {
+      const Message m = message("T", i % 2, std::string(100, 'm'));
+      const auto view = m.view();
+      ASSERT_TRUE(source.append(std::span(&view, 1)).is_ok());
+    }
+    ASSERT_GT(source.max_offset(), kFileSize) << "the source needs a second file";
+    auto file = source.files().find(kFileSize);
+    last_file.assign(file->data(), file->data() + (source.max_offset() - kFileSize));
+  }
+  // As a master starts an empty slave: at its last file. Anywhere else is refused.
+  EXPECT_EQ(log_.append_replicated(kFileSize + 1, last_file).code(), v1::StatusCode::kInvalidArgument);
+  ASSERT_TRUE(log_.append_replicated(kFileSize, last_file).is_ok());
+  EXPECT_EQ(log_.min_offset(), kFileSize);
+  EXPECT_EQ(log_.max_offset(), kFileSize + static_cast<std::int64_t>(last_file.size()));
+  EXPECT_EQ(log_.files().first()->start_offset(), kFileSize);
+  // No longer empty: the next copy must continue it.
+  EXPECT_EQ(log_.append_replicated(2 * kFileSize, last_file).code(), v1::StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace mqkit::plugins::stores::commitlog::testing
