@@ -311,5 +311,29 @@ TEST_F(ReplicationTest, SlaveTakesTheMastersOffsetsGroupsAndDelayOffsets) {
   ASSERT_TRUE(eventually([&] { return committed_offset(slave, "SyncedGroup", "OffsetTopic", 0) == 8; }));
 }
 
+TEST_F(ReplicationTest, SyncMasterAnswersFlushSlaveTimeoutWhenTheSlaveStopsAcknowledging) {
+  LocalCluster cluster("replication-flush-slave-timeout");
+  ASSERT_TRUE(cluster.add_namesrv());
+  ASSERT_TRUE(cluster.add_broker({.overrides = {"broker.ha_slave_timeout=1s"}, .role = "SYNC_MASTER"}));
+  const std::string master = cluster.broker_addr(0);
+  create_topic(master, "PausedSlaveTopic");
+  ASSERT_TRUE(cluster.add_broker({.overrides = kFastHa, .broker_id = 1, .role = "SLAVE"}));
+  int attempts = 0;
+  ASSERT_TRUE(eventually([&] {
+    return send(master, "PausedSlaveTopic", 0, "probe-" + std::to_string(++attempts)) == rc::kSuccess;
+  }));
+
+  // A frozen slave keeps its connection (well within ha_housekeeping_interval) but acknowledges
+  // nothing: the send is stored and answered FLUSH_SLAVE_TIMEOUT once ha_slave_timeout passed.
+  cluster.broker(1).pause();
+  EXPECT_EQ(send(master, "PausedSlaveTopic", 0, "unacknowledged"), rc::kFlushSlaveTimeout) << last_remark_;
+  cluster.broker(1).resume();
+
+  // Thawed, it catches up and acknowledges again; the message it missed is on both.
+  int after = 0;  // every send is stored, whatever it is answered
+  ASSERT_TRUE(eventually([&] { return send(master, "PausedSlaveTopic", 1, "after-" + std::to_string(++after)) == rc::kSuccess; }));
+  expect_same_records(master, cluster.broker_addr(1), "PausedSlaveTopic", static_cast<std::size_t>(attempts + 1 + after));
+}
+
 }  // namespace
 }  // namespace mqkit::testing
