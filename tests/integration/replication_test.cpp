@@ -42,10 +42,13 @@ class ReplicationTest : public ::testing::Test {
   }
 
   // SEND_MESSAGE_V2 of one message; the response code (-1 when the call failed).
-  int send(const std::string& broker, const std::string& topic, int queue, const std::string& body) {
+  int send(const std::string& broker, const std::string& topic, int queue, const std::string& body,
+           const std::string& delay_level = "") {
+    plugin::v1::Properties properties{{"TAGS", "TagA"}, {"KEYS", body}};
+    if (!delay_level.empty()) properties.emplace_back("DELAY", delay_level);
     auto r = request(code::kSendMessageV2, {{"a", "PG"}, {"b", topic}, {"c", "TBW102"}, {"d", "4"},
                                             {"e", std::to_string(queue)}, {"f", "0"}, {"g", "1700000000000"},
-                                            {"h", "0"}, {"i", plugin::v1::encode_properties({{"TAGS", "TagA"}, {"KEYS", body}})},
+                                            {"h", "0"}, {"i", plugin::v1::encode_properties(properties)},
                                             {"j", "0"}, {"k", "false"}});
     r.body.assign(body.begin(), body.end());
     auto response = client_.call(broker, std::move(r));
@@ -54,13 +57,25 @@ class ReplicationTest : public ::testing::Test {
     return response->code;
   }
 
-  std::int64_t commit_log_max_offset(const std::string& broker) {
+  std::int64_t commit_log_max_offset(const std::string& broker) { return runtime_value(broker, "commitLogMaxOffset"); }
+  std::int64_t commit_log_min_offset(const std::string& broker) { return runtime_value(broker, "commitLogMinOffset"); }
+
+  // A number of GET_BROKER_RUNTIME_INFO; -1 when absent.
+  std::int64_t runtime_value(const std::string& broker, const std::string& key) {
     auto r = client_.call(broker, request(code::kGetBrokerRuntimeInfo, {}));
     if (!r || r->code != rc::kSuccess) return -1;
     auto info = protocol::decode_kv_table(protocol::body_text(*r));
     if (!info) return -1;
-    auto it = info->table.find("commitLogMaxOffset");
+    auto it = info->table.find(key);
     return it == info->table.end() ? -1 : std::stoll(it->second);
+  }
+
+  // GET_MIN_OFFSET of a queue; -1 when the call failed.
+  std::int64_t queue_min_offset(const std::string& broker, const std::string& topic, int queue) {
+    auto r = client_.call(broker, request(code::kGetMinOffset, {{"topic", topic}, {"queueId", std::to_string(queue)}}));
+    if (!r || r->code != rc::kSuccess) return -1;
+    auto offset = r->ext_fields.get("offset");
+    return offset ? std::stoll(std::string(*offset)) : -1;
   }
 
   // Every record of a queue, pulled 32 at a time (bounded by `limit` pulls).
@@ -105,6 +120,23 @@ class ReplicationTest : public ::testing::Test {
     EXPECT_EQ(total, expected);
   }
 
+  // The body of a request without header fields; empty when it failed.
+  std::string body_of(const std::string& broker, std::int32_t request_code) {
+    auto r = client_.call(broker, request(request_code, {}));
+    if (!r || r->code != rc::kSuccess) return {};
+    return std::string(protocol::body_text(*r));
+  }
+
+  // QUERY_CONSUMER_OFFSET; -1 when the broker has none (or the call failed).
+  std::int64_t committed_offset(const std::string& broker, const std::string& group, const std::string& topic,
+                                int queue) {
+    auto r = client_.call(broker, request(code::kQueryConsumerOffset,
+                                          {{"consumerGroup", group}, {"topic", topic}, {"queueId", std::to_string(queue)}}));
+    if (!r || r->code != rc::kSuccess) return -1;
+    auto offset = r->ext_fields.get("offset");
+    return offset ? std::stoll(std::string(*offset)) : -1;
+  }
+
   std::string last_remark_;
 };
 
@@ -145,6 +177,63 @@ TEST_F(ReplicationTest, SlaveCopiesTheMasterRefusesSendsAndResumesAfterARestart)
   EXPECT_GT(std::stoll(resumed[1]), 0);
 }
 
+TEST_F(ReplicationTest, AnEmptySlaveStartsAtTheMastersLastCommitLogFile) {
+  LocalCluster cluster("replication-last-file");
+  ASSERT_TRUE(cluster.add_namesrv());
+  constexpr std::int64_t kFileSize = 64 * 1024;
+  const std::vector<std::string> small_files = {"store.mapped_file_size_commit_log=64KiB"};
+  ASSERT_TRUE(cluster.add_broker({.overrides = small_files}));
+  const std::string master = cluster.broker_addr(0);
+  create_topic(master, "LastFileTopic");
+  produce(master, "LastFileTopic", 0, 120);  // about 180 KB: three files and part of a fourth
+  const std::int64_t master_end = commit_log_max_offset(master);
+  ASSERT_GT(master_end, 2 * kFileSize);
+  const std::int64_t last_file = master_end - master_end % kFileSize;
+
+  std::vector<std::string> slave_overrides = kFastHa;
+  slave_overrides.insert(slave_overrides.end(), small_files.begin(), small_files.end());
+  ASSERT_TRUE(cluster.add_broker({.overrides = slave_overrides, .broker_id = 1, .role = "SLAVE"}));
+  const std::string slave = cluster.broker_addr(1);
+  ASSERT_TRUE(eventually([&] { return commit_log_max_offset(slave) == master_end; }))
+      << "slave at " << commit_log_max_offset(slave) << "\n" << cluster.broker(1).log_tail();
+  EXPECT_EQ(commit_log_min_offset(slave), last_file) << "the slave holds the master's last file only";
+
+  // Each queue starts on the slave at the first record of that file, with the master's queue
+  // offsets, and serves the same bytes from there; what is sent later follows.
+  produce(master, "LastFileTopic", 120, 10);
+  const std::int64_t new_end = commit_log_max_offset(master);
+  ASSERT_TRUE(eventually([&] { return commit_log_max_offset(slave) == new_end; }));
+  for (int q = 0; q < kQueues; ++q) {
+    const std::int64_t first = queue_min_offset(slave, "LastFileTopic", q);
+    ASSERT_GT(first, 0) << "queue " << q;
+    Records from_master;
+    for (int i = 0; i < 100; ++i) {
+      auto batch = client_.pull_records(master, "LastFileTopic", q, first + static_cast<std::int64_t>(from_master.size()));
+      if (batch.empty()) break;
+      from_master.insert(from_master.end(), batch.begin(), batch.end());
+    }
+    ASSERT_FALSE(from_master.empty());
+    Records from_slave;
+    ASSERT_TRUE(eventually([&] {
+      from_slave.clear();
+      for (int i = 0; i < 100; ++i) {
+        auto batch = client_.pull_records(slave, "LastFileTopic", q, first + static_cast<std::int64_t>(from_slave.size()));
+        if (batch.empty()) break;
+        from_slave.insert(from_slave.end(), batch.begin(), batch.end());
+      }
+      return from_slave.size() >= from_master.size();
+    })) << "queue " << q;
+    ASSERT_EQ(from_slave.size(), from_master.size()) << "queue " << q;
+    for (std::size_t i = 0; i < from_master.size(); ++i) EXPECT_EQ(from_slave[i], from_master[i]) << "queue " << q;
+    // The record before the slave's first is in an earlier file of the master.
+    const auto before = client_.pull_records(master, "LastFileTopic", q, first - 1);
+    ASSERT_FALSE(before.empty());
+    auto record = plugin::v1::decode_record(before.front());
+    ASSERT_TRUE(record.is_ok());
+    EXPECT_LT(record->commit_offset, last_file);
+  }
+}
+
 TEST_F(ReplicationTest, SyncMasterAnswersOnlyOnceASlaveHasTheMessage) {
   LocalCluster cluster("replication-sync");
   ASSERT_TRUE(cluster.add_namesrv());
@@ -170,6 +259,80 @@ TEST_F(ReplicationTest, SyncMasterAnswersOnlyOnceASlaveHasTheMessage) {
   // The slave gone: SLAVE_NOT_AVAILABLE again.
   cluster.broker(1).stop();
   ASSERT_TRUE(eventually([&] { return send(master, "SyncTopic", 0, "gone") == rc::kSlaveNotAvailable; }));
+}
+
+TEST_F(ReplicationTest, SlaveTakesTheMastersOffsetsGroupsAndDelayOffsets) {
+  LocalCluster cluster("replication-metadata");
+  ASSERT_TRUE(cluster.add_namesrv());
+  ASSERT_TRUE(cluster.add_broker({}));
+  ASSERT_TRUE(cluster.add_broker({.overrides = kFastHa, .broker_id = 1, .role = "SLAVE"}));
+  const std::string master = cluster.broker_addr(0);
+  const std::string slave = cluster.broker_addr(1);
+  create_topic(master, "OffsetTopic");
+  produce(master, "OffsetTopic", 0, 10);
+
+  // A consumer commits its offsets on the master (a slave keeps no commits of its own).
+  for (int q = 0; q < kQueues; ++q) {
+    auto r = client_.call(master, request(code::kUpdateConsumerOffset, {{"consumerGroup", "SyncedGroup"},
+                                                                        {"topic", "OffsetTopic"},
+                                                                        {"queueId", std::to_string(q)},
+                                                                        {"commitOffset", std::to_string(3 + q)}}));
+    ASSERT_TRUE(r.is_ok() && r->code == rc::kSuccess);
+  }
+  // A group created on the master.
+  auto group = request(code::kUpdateAndCreateSubscriptionGroup, {});
+  protocol::set_body(group, R"({"groupName":"CreatedOnMaster","retryMaxTimes":5})");
+  ASSERT_EQ(client_.call(master, std::move(group))->code, rc::kSuccess);
+  // A delayed message (level 1, 1 s) delivered on the master moves its delay offset.
+  ASSERT_EQ(send(master, "OffsetTopic", 0, "delayed", "1"), rc::kSuccess) << last_remark_;
+  ASSERT_TRUE(eventually([&] { return body_of(master, code::kGetAllDelayOffset).find(R"("1":1)") != std::string::npos; }))
+      << body_of(master, code::kGetAllDelayOffset);
+
+  // The slave copies all three (first after 3 s, then every 10 s).
+  ASSERT_TRUE(eventually([&] {
+    return committed_offset(slave, "SyncedGroup", "OffsetTopic", 0) == 3 &&
+           committed_offset(slave, "SyncedGroup", "OffsetTopic", 1) == 4;
+  })) << cluster.broker(1).log_tail();
+  EXPECT_EQ(body_of(slave, code::kGetAllConsumerOffset), body_of(master, code::kGetAllConsumerOffset));
+  ASSERT_TRUE(eventually([&] {
+    return body_of(slave, code::kGetAllSubscriptionGroupConfig).find(R"("CreatedOnMaster":{)") != std::string::npos;
+  })) << body_of(slave, code::kGetAllSubscriptionGroupConfig);
+  EXPECT_EQ(body_of(slave, code::kGetAllSubscriptionGroupConfig), body_of(master, code::kGetAllSubscriptionGroupConfig));
+  ASSERT_TRUE(eventually([&] {
+    return body_of(slave, code::kGetAllDelayOffset) == body_of(master, code::kGetAllDelayOffset);
+  })) << body_of(slave, code::kGetAllDelayOffset);
+
+  // A later commit on the master reaches the slave too.
+  auto r = client_.call(master, request(code::kUpdateConsumerOffset, {{"consumerGroup", "SyncedGroup"},
+                                                                      {"topic", "OffsetTopic"},
+                                                                      {"queueId", "0"},
+                                                                      {"commitOffset", "8"}}));
+  ASSERT_TRUE(r.is_ok() && r->code == rc::kSuccess);
+  ASSERT_TRUE(eventually([&] { return committed_offset(slave, "SyncedGroup", "OffsetTopic", 0) == 8; }));
+}
+
+TEST_F(ReplicationTest, SyncMasterAnswersFlushSlaveTimeoutWhenTheSlaveStopsAcknowledging) {
+  LocalCluster cluster("replication-flush-slave-timeout");
+  ASSERT_TRUE(cluster.add_namesrv());
+  ASSERT_TRUE(cluster.add_broker({.overrides = {"broker.ha_slave_timeout=1s"}, .role = "SYNC_MASTER"}));
+  const std::string master = cluster.broker_addr(0);
+  create_topic(master, "PausedSlaveTopic");
+  ASSERT_TRUE(cluster.add_broker({.overrides = kFastHa, .broker_id = 1, .role = "SLAVE"}));
+  int attempts = 0;
+  ASSERT_TRUE(eventually([&] {
+    return send(master, "PausedSlaveTopic", 0, "probe-" + std::to_string(++attempts)) == rc::kSuccess;
+  }));
+
+  // A frozen slave keeps its connection (well within ha_housekeeping_interval) but acknowledges
+  // nothing: the send is stored and answered FLUSH_SLAVE_TIMEOUT once ha_slave_timeout passed.
+  cluster.broker(1).pause();
+  EXPECT_EQ(send(master, "PausedSlaveTopic", 0, "unacknowledged"), rc::kFlushSlaveTimeout) << last_remark_;
+  cluster.broker(1).resume();
+
+  // Thawed, it catches up and acknowledges again; the message it missed is on both.
+  int after = 0;  // every send is stored, whatever it is answered
+  ASSERT_TRUE(eventually([&] { return send(master, "PausedSlaveTopic", 1, "after-" + std::to_string(++after)) == rc::kSuccess; }));
+  expect_same_records(master, cluster.broker_addr(1), "PausedSlaveTopic", static_cast<std::size_t>(attempts + 1 + after));
 }
 
 }  // namespace

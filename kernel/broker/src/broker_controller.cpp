@@ -6,15 +6,13 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <future>
 
 #include "ha/ha_client.hpp"
 #include "ha/ha_master.hpp"
+#include "ha/slave_synchronize.hpp"
 #include "mqkit/broker/ha/replica_acks.hpp"
 #include "mqkit/kernel/logging.hpp"
-#include "mqkit/protocol/bodies.hpp"
 #include "mqkit/protocol/codes.hpp"
-#include "mqkit/protocol/header_fields.hpp"
 #include "mqkit/kernel/wall_clock.hpp"
 
 namespace mqkit::broker {
@@ -184,24 +182,7 @@ void BrokerController::register_all() {
 void BrokerController::synchronize_from_master() {
   const std::string master = registrar_->master_address();
   if (master.empty() || master == config_.address()) return;
-  auto log = kernel::logger("broker");
-  auto answer = std::make_shared<std::promise<plugin::v1::Result<plugin::v1::RemotingCommand>>>();
-  auto future = answer->get_future();
-  transport_->invoke(master, plugin::v1::RemotingCommand::request(protocol::request_code::kGetAllTopicConfig),
-                     std::chrono::seconds(3),
-                     [answer](plugin::v1::Result<plugin::v1::RemotingCommand> r) { answer->set_value(std::move(r)); });
-  auto response = future.get();
-  if (!response || response->code != protocol::response_code::kSuccess) {
-    log->warn("topic configs from master {}: {}", master,
-              response ? response->remark.value_or("code " + std::to_string(response->code))
-                       : response.status().to_string());
-    return;
-  }
-  auto table = protocol::decode_topic_config_table(protocol::body_text(*response));
-  if (!table) return log->warn("topic configs from master {}: {}", master, table.status().to_string());
-  auto replaced = topics_->replace_from_master(std::move(*table));
-  if (!replaced) return log->error("taking the topic configs of master {}: {}", master, replaced.status().to_string());
-  if (*replaced) log->info("topic configs updated from master {}", master);
+  ha::synchronize_from_master(context_, *transport_, master);
 }
 
 void BrokerController::notify_group_change(const std::string& group, const std::vector<ClientConnection>& members) {

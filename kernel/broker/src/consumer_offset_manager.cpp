@@ -10,6 +10,7 @@
 
 namespace mqkit::broker {
 
+using plugin::v1::Result;
 using plugin::v1::Status;
 
 namespace {
@@ -20,50 +21,66 @@ Status ConsumerOffsetManager::load() {
   auto text = files_.load(kFileName);
   if (!text) return text.status().with_context("loading consumer offsets");
   if (!text->has_value()) return Status::ok();
-  // Files written by RocketMQ itself have bare numeric keys; normalize first.
-  const std::string json = protocol::quote_bare_keys(**text);
+  auto loaded = decode(**text);
+  if (!loaded) return Status::corruption(std::string(kFileName) + ": " + loaded.status().message());
+  std::lock_guard lock(mutex_);
+  table_ = std::move(*loaded);
+  return Status::ok();
+}
+
+Result<ConsumerOffsetManager::Table> ConsumerOffsetManager::decode(std::string_view text) {
+  // RocketMQ writes the queue ids as bare numbers; normalize first.
+  const std::string json = protocol::quote_bare_keys(text);
   rapidjson::Document doc;
   doc.Parse<rapidjson::kParseIterativeFlag>(json.c_str());
-  const auto corrupt = [] { return Status::corruption(std::string(kFileName) + " is not a valid offset table"); };
+  const auto invalid = [] { return Status::invalid_argument("not a valid consumer offset table"); };
   if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("offsetTable") || !doc["offsetTable"].IsObject()) {
-    return corrupt();
+    return invalid();
   }
-  std::lock_guard lock(mutex_);
+  Table table;
   for (const auto& entry : doc["offsetTable"].GetObject()) {
-    if (!entry.value.IsObject()) return corrupt();
-    auto& queues = table_[entry.name.GetString()];
+    if (!entry.value.IsObject()) return invalid();
+    auto& queues = table[entry.name.GetString()];
     for (const auto& q : entry.value.GetObject()) {
       std::int32_t queue_id = 0;
       const std::string_view k(q.name.GetString(), q.name.GetStringLength());
       auto [ptr, ec] = std::from_chars(k.data(), k.data() + k.size(), queue_id);
-      if (ec != std::errc() || ptr != k.data() + k.size() || !q.value.IsInt64()) return corrupt();
+      if (ec != std::errc() || ptr != k.data() + k.size() || !q.value.IsInt64()) return invalid();
       queues[queue_id] = q.value.GetInt64();
     }
   }
-  return Status::ok();
+  return table;
 }
 
-Status ConsumerOffsetManager::persist() const {
+std::string ConsumerOffsetManager::encode() const {
   rapidjson::StringBuffer buffer;
   rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
-  {
-    std::lock_guard lock(mutex_);
+  std::lock_guard lock(mutex_);
+  w.StartObject();
+  w.Key("offsetTable");
+  w.StartObject();
+  for (const auto& [k, queues] : table_) {
+    w.Key(k.c_str());
     w.StartObject();
-    w.Key("offsetTable");
-    w.StartObject();
-    for (const auto& [k, queues] : table_) {
-      w.Key(k.c_str());
-      w.StartObject();
-      for (const auto& [q, offset] : queues) {
-        w.Key(std::to_string(q).c_str());
-        w.Int64(offset);
-      }
-      w.EndObject();
+    for (const auto& [q, offset] : queues) {
+      w.Key(std::to_string(q).c_str());
+      w.Int64(offset);
     }
     w.EndObject();
-    w.EndObject();
   }
-  return files_.save(kFileName, {buffer.GetString(), buffer.GetSize()});
+  w.EndObject();
+  w.EndObject();
+  return {buffer.GetString(), buffer.GetSize()};
+}
+
+Status ConsumerOffsetManager::persist() const { return files_.save(kFileName, encode()); }
+
+Status ConsumerOffsetManager::merge_from_master(Table master) {
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& [k, queues] : master) table_[k] = std::move(queues);
+  }
+  return persist();
 }
 
 void ConsumerOffsetManager::commit(const std::string& group, const std::string& topic, std::int32_t queue_id,

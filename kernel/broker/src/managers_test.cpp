@@ -103,6 +103,30 @@ TEST(ConsumerOffsetManagerTest, ReadsRocketMqFilesWithBareKeys) {
   EXPECT_EQ(offsets.query("g", "T", 1), 456);
 }
 
+TEST(ConsumerOffsetManagerTest, SlaveTakesTheMastersOffsetsAndKeepsItsOwnOthers) {
+  InMemoryMetadataFiles files;
+  ConsumerOffsetManager master(files);
+  master.commit("g", "T", 0, 12);
+  master.commit("g", "T", 1, 3);
+  EXPECT_EQ(master.encode(), R"({"offsetTable":{"T@g":{"0":12,"1":3}}})");
+
+  InMemoryMetadataFiles slave_files;
+  ConsumerOffsetManager slave(slave_files);
+  slave.commit("g", "T", 2, 99);     // replaced: the master has T@g
+  slave.commit("only", "T", 0, 7);   // kept: the master does not know the group (RocketMQ's putAll)
+  auto table = ConsumerOffsetManager::decode(master.encode());
+  ASSERT_TRUE(table.is_ok()) << table.status().to_string();
+  ASSERT_TRUE(slave.merge_from_master(std::move(*table)).is_ok());
+  EXPECT_EQ(slave.offsets("g", "T"), (std::map<std::int32_t, std::int64_t>{{0, 12}, {1, 3}}));
+  EXPECT_EQ(slave.query("only", "T", 0), 7);
+  EXPECT_EQ(*slave_files.load("consumerOffset.json").value(), slave.encode());  // persisted
+
+  // A RocketMQ master answers with bare queue ids.
+  EXPECT_EQ(ConsumerOffsetManager::decode(R"({"offsetTable":{"T@g":{0:5}}})")->at("T@g").at(0), 5);
+  EXPECT_FALSE(ConsumerOffsetManager::decode(R"({"offsetTable":{"T@g":{"x":5}}})").is_ok());
+  EXPECT_FALSE(ConsumerOffsetManager::decode(R"({"table":{}})").is_ok());
+}
+
 TEST(SubscriptionGroupManagerTest, AutoCreateAndPersist) {
   InMemoryMetadataFiles files;
   BrokerConfig config = default_config();
@@ -122,6 +146,24 @@ TEST(SubscriptionGroupManagerTest, AutoCreateAndPersist) {
   config.auto_create_subscription_group = false;
   SubscriptionGroupManager strict(config, files);
   EXPECT_FALSE(strict.find_or_create("other").has_value());
+}
+
+TEST(SubscriptionGroupManagerTest, SlaveTakesTheMastersGroupsWhenTheyDiffer) {
+  InMemoryMetadataFiles files;
+  const BrokerConfig config = default_config();
+  SubscriptionGroupManager slave(config, files);
+  ASSERT_TRUE(slave.load().is_ok());
+  ASSERT_TRUE(slave.find_or_create("local").has_value());
+  SubscriptionGroupConfig g;
+  g.group_name = "cg";
+  g.retry_max_times = 5;
+  const std::map<std::string, SubscriptionGroupConfig> master{{"cg", g}};
+  EXPECT_EQ(slave.replace_from_master(master).value(), true);
+  EXPECT_EQ(slave.all(), master);
+  EXPECT_EQ(slave.replace_from_master(master).value(), false);  // nothing changed, nothing written
+  SubscriptionGroupManager reloaded(config, files);
+  ASSERT_TRUE(reloaded.load().is_ok());
+  EXPECT_EQ(reloaded.all(), master);
 }
 
 }  // namespace

@@ -89,6 +89,15 @@ std::map<std::string, SubscriptionGroupConfig> SubscriptionGroupManager::all() c
   return groups_;
 }
 
+plugin::v1::Result<bool> SubscriptionGroupManager::replace_from_master(
+    std::map<std::string, SubscriptionGroupConfig> master) {
+  std::lock_guard lock(mutex_);
+  if (groups_ == master) return false;
+  groups_ = std::move(master);
+  MQKIT_RETURN_IF_ERROR(persist_locked());
+  return true;
+}
+
 Status SubscriptionGroupManager::persist_locked() const {
   rapidjson::StringBuffer buffer;
   rapidjson::Writer<rapidjson::StringBuffer> w(buffer);

@@ -343,7 +343,16 @@ v1::Result<AppendOutcome> CommitLog::append(std::span<const MessageToAppend> bat
 v1::Status CommitLog::append_replicated(std::int64_t commit_offset, std::span<const std::uint8_t> records) {
   std::lock_guard lock(put_mutex_);
   if (closed_) return v1::Status::unavailable("the store is shutting down");
-  if (commit_offset != written_offset()) {
+  // An empty log starts wherever its master's transfer starts, as long as that is where one of
+  // its files would start: a master starts an empty slave at the beginning of its last file.
+  const bool starts_empty_log = files_.empty() && written_offset() == 0 && commit_offset > 0;
+  if (starts_empty_log && commit_offset % options_.file_size != 0) {
+    return v1::Status::invalid_argument("replicated records start an empty commit log at offset " +
+                                        std::to_string(commit_offset) + ", which is not a multiple of this store's " +
+                                        std::to_string(options_.file_size) +
+                                        "-byte files (master and slave need the same mapped_file_size_commit_log)");
+  }
+  if (commit_offset != written_offset() && !starts_empty_log) {
     return v1::Status::invalid_argument("replicated records start at commit offset " + std::to_string(commit_offset) +
                                         " but the commit log ends at " + std::to_string(written_offset()));
   }

@@ -77,7 +77,9 @@ class CommitLog {
   void close();
 
   v1::Result<AppendOutcome> append(std::span<const plugin::v1::MessageToAppend> batch);
-  // Copies records encoded by another store byte for byte; `commit_offset` must be max_offset().
+  // Copies records encoded by another store byte for byte; `commit_offset` must be max_offset(),
+  // or, while the log holds nothing, the start of a file (an empty slave starts at its master's
+  // last file).
   v1::Status append_replicated(std::int64_t commit_offset, std::span<const std::uint8_t> records);
 
   // First offset still held (0 when empty) and the end of the committed (readable) records.

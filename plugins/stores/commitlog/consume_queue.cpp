@@ -46,9 +46,17 @@ v1::Result<ConsumeQueue::Recovered> ConsumeQueue::recover() {
     return out;
   }
   const std::int64_t units_per_file = files_.file_size() / kUnitSize;
+  // A queue whose first unit was not 0 (a replica that started at its master's last commit log
+  // file, or a queue recreated after its directory was removed) begins with never-written units
+  // in its first file: the queue starts at the first valid one.
+  const std::uint8_t* first_data = files.front()->data();
+  std::int64_t first_valid = 0;
+  while (first_valid < units_per_file && !decode_unit(first_data + first_valid * kUnitSize).valid()) ++first_valid;
+  if (first_valid == units_per_file) first_valid = 0;  // nothing valid at all: as before
   const auto& last = files.back();
   const std::uint8_t* data = last->data();
-  std::int64_t low = 0;
+  const std::int64_t first_in_last = files.size() == 1 ? first_valid : 0;
+  std::int64_t low = first_in_last;
   std::int64_t high = units_per_file;
   while (low < high) {
     const std::int64_t middle = low + (high - low) / 2;
@@ -60,8 +68,8 @@ v1::Result<ConsumeQueue::Recovered> ConsumeQueue::recover() {
   }
   std::int64_t end = low;
   std::int64_t previous = -1;
-  const std::int64_t checked_from = std::max<std::int64_t>(0, end - kCheckedTail);
-  if (checked_from > 0) previous = decode_unit(data + (checked_from - 1) * kUnitSize).commit_offset;
+  const std::int64_t checked_from = std::max<std::int64_t>(first_in_last, end - kCheckedTail);
+  if (checked_from > first_in_last) previous = decode_unit(data + (checked_from - 1) * kUnitSize).commit_offset;
   for (std::int64_t i = checked_from; i < end; ++i) {
     const ConsumeQueueUnit unit = decode_unit(data + i * kUnitSize);
     if (!unit.valid() || unit.commit_offset <= previous) {
@@ -79,7 +87,7 @@ v1::Result<ConsumeQueue::Recovered> ConsumeQueue::recover() {
   }
   const std::int64_t max = last->start_offset() / kUnitSize + end;
   max_offset_.store(max, std::memory_order_release);
-  min_offset_.store(files.front()->start_offset() / kUnitSize, std::memory_order_release);
+  min_offset_.store(std::min(files.front()->start_offset() / kUnitSize + first_valid, max), std::memory_order_release);
   if (!out.problem.empty()) {
     MQKIT_RETURN_IF_ERROR(files_.truncate_from(max * kUnitSize).status());
     out.rebuild_from = last_commit_end();

@@ -332,6 +332,9 @@ plugin::v1::StoreStats CommitLogStore::stats() noexcept {
 
 void* CommitLogStore::extension(std::string_view id) noexcept {
   if (id == kTestHooksId) return static_cast<TestHooks*>(this);
+  // The size of its commit log files, as a `const std::int64_t*` valid while the store lives: a
+  // master starts an empty slave at the beginning of its last file (docs/storage-format.md).
+  if (id == "mqkit.store.commit-log-file-size") return const_cast<std::int64_t*>(&options_.commit_log_file_size);
   return nullptr;
 }
 

@@ -94,6 +94,12 @@ void MemoryLog::commit(const Reservation& reservation) {
   max_offset_.store(end, std::memory_order_release);
 }
 
+void MemoryLog::start_at(std::int64_t offset) {
+  std::unique_lock lock(chunks_mutex_);
+  max_offset_.store(offset, std::memory_order_release);
+  min_offset_.store(offset, std::memory_order_release);
+}
+
 Status MemoryLog::append_blank(std::int32_t size) {
   MQKIT_ASSIGN_OR_RETURN(const Reservation header, reserve(plugin::v1::kBlankHeaderSize, 0));
   store_be32(header.bytes.data(), size);

@@ -61,6 +61,11 @@ class MemoryLog {
   // a new chunk after it.
   plugin::v1::Status append_blank(std::int32_t size);
 
+  // Put lock held, log empty (nothing ever appended): the log starts at `offset` instead of 0 (a
+  // replica whose master's transfer starts there).
+  void start_at(std::int64_t offset);
+  bool never_written() const noexcept { return chunks_.empty() && max_offset() == 0; }
+
   // Oldest offset still in memory, and the next offset to be written.
   std::int64_t min_offset() const noexcept { return min_offset_.load(std::memory_order_acquire); }
   std::int64_t max_offset() const noexcept { return max_offset_.load(std::memory_order_acquire); }

@@ -413,7 +413,10 @@ class MemoryStore final : public v1::MessageStore {
   Status append_copied(std::int64_t commit_offset, std::span<const std::uint8_t> records) {
     std::lock_guard lock(put_mutex_);
     MQKIT_RETURN_IF_ERROR(check_writable());
-    if (commit_offset != log_.max_offset()) {
+    // A log that never held anything starts where its master's transfer starts (a master starts
+    // an empty slave at the beginning of its last commit log file; this store has no files).
+    const bool starts_empty_log = log_.never_written() && commit_offset > 0;
+    if (commit_offset != log_.max_offset() && !starts_empty_log) {
       return Status::invalid_argument("replicated records start at commit offset " + std::to_string(commit_offset) +
                                       ", the log ends at " + std::to_string(log_.max_offset()));
     }
@@ -444,6 +447,7 @@ class MemoryStore final : public v1::MessageStore {
       }
       copied.push_back({bytes, record});
     }
+    if (starts_empty_log && !copied.empty()) log_.start_at(commit_offset);
     for (const Copied& item : copied) {
       if (!item.record) {
         MQKIT_RETURN_IF_ERROR(log_.append_blank(static_cast<std::int32_t>(item.bytes.size())));

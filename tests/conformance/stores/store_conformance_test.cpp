@@ -631,6 +631,47 @@ TYPED_TEST(StoreConformance, ReplicatedAppendCopiesRecordsByteForByte) {
   EXPECT_EQ(slave.append(message("TopicA", 0, "m3")).value().queue_offset, 3);
 }
 
+TYPED_TEST(StoreConformance, AnEmptyStoreTakesAReplicatedLogStartingAtAFileBoundary) {
+  // A master starts an empty slave at the beginning of its last commit log file: records there
+  // carry their own commit and queue offsets, both far from 0.
+  constexpr std::int64_t kStart = 1 << 20;  // a file boundary of the suite's commit log files
+  std::vector<std::uint8_t> copied;
+  std::int64_t offset = kStart;
+  for (int i = 0; i < 3; ++i) {
+    const TestMessage m = message("TopicA", 0, "late-" + std::to_string(i));
+    const auto view = m.view();
+    const auto size = static_cast<std::size_t>(v1::record_size(view));
+    copied.resize(copied.size() + size);
+    const v1::RecordPlacement placement{.queue_offset = 40 + i, .commit_offset = offset, .store_timestamp = now_ms()};
+    ASSERT_TRUE(v1::encode_record(view, placement, std::span(copied).last(size)).is_ok());
+    offset += static_cast<std::int64_t>(size);
+  }
+  const auto replicated = this->store().append_replicated(kStart, copied);
+  ASSERT_TRUE(replicated.is_ok()) << replicated.to_string();
+  EXPECT_EQ(this->store().stats().commit_log_min_offset, kStart);
+  EXPECT_EQ(this->store().stats().commit_log_max_offset, offset);
+  ASSERT_TRUE(this->harness().wait_dispatched());
+  // The queue starts where the records say.
+  EXPECT_EQ(this->store().min_offset("TopicA", 0), 40);
+  EXPECT_EQ(this->store().max_offset("TopicA", 0), 43);
+  EXPECT_EQ(bodies_of(this->harness().read_all("TopicA", 0)), (std::vector<std::string>{"late-0", "late-1", "late-2"}));
+  EXPECT_EQ(this->store().read_at(kStart).is_ok(), true);
+  // From now on a copy must continue the log, and local appends continue the queue.
+  EXPECT_FALSE(this->store().append_replicated(2 * kStart, copied).is_ok());
+  EXPECT_EQ(this->append(message("TopicA", 0, "next")).queue_offset, 43);
+  ASSERT_TRUE(this->harness().wait_dispatched());
+  if (!TypeParam::kind().persists) return;
+  // A log that does not start at 0 recovers as it was.
+  this->harness().close();
+  const auto reopened = this->harness().open();
+  ASSERT_TRUE(reopened.is_ok()) << reopened.to_string();
+  ASSERT_TRUE(this->harness().wait_dispatched());
+  EXPECT_EQ(this->store().stats().commit_log_min_offset, kStart);
+  EXPECT_EQ(this->store().min_offset("TopicA", 0), 40);
+  EXPECT_EQ(this->store().max_offset("TopicA", 0), 44);
+  EXPECT_EQ(this->append(message("TopicA", 0, "after-restart")).queue_offset, 44);
+}
+
 TYPED_TEST(StoreConformance, SlicesOutliveTheStore) {
   this->append(message("TopicA", 0, "kept"));
   ASSERT_TRUE(this->harness().wait_dispatched());

@@ -89,6 +89,20 @@ Status read(const rapidjson::Value& object, const char* name, T& out) {
   return Status::invalid_argument(std::string("SubscriptionGroupConfig: field '") + name + "' has the wrong type");
 }
 
+Result<SubscriptionGroupConfig> read_subscription_group(const rapidjson::Value& object) {
+  SubscriptionGroupConfig g;
+  MQKIT_RETURN_IF_ERROR(read(object, "groupName", g.group_name));
+  MQKIT_RETURN_IF_ERROR(read(object, "consumeEnable", g.consume_enable));
+  MQKIT_RETURN_IF_ERROR(read(object, "consumeFromMinEnable", g.consume_from_min_enable));
+  MQKIT_RETURN_IF_ERROR(read(object, "consumeBroadcastEnable", g.consume_broadcast_enable));
+  MQKIT_RETURN_IF_ERROR(read(object, "retryQueueNums", g.retry_queue_nums));
+  MQKIT_RETURN_IF_ERROR(read(object, "retryMaxTimes", g.retry_max_times));
+  MQKIT_RETURN_IF_ERROR(read(object, "brokerId", g.broker_id));
+  MQKIT_RETURN_IF_ERROR(read(object, "whichBrokerWhenConsumeSlowly", g.which_broker_when_consume_slowly));
+  MQKIT_RETURN_IF_ERROR(read(object, "notifyConsumerIdsChangedEnable", g.notify_consumer_ids_changed_enable));
+  return g;
+}
+
 }  // namespace
 
 std::string encode_subscription_group(const SubscriptionGroupConfig& group) {
@@ -101,18 +115,26 @@ Result<SubscriptionGroupConfig> decode_subscription_group(std::string_view json)
   if (doc.HasParseError() || !doc.IsObject()) {
     return Status::invalid_argument("SubscriptionGroupConfig is not a JSON object");
   }
-  SubscriptionGroupConfig g;
-  MQKIT_RETURN_IF_ERROR(read(doc, "groupName", g.group_name));
-  MQKIT_RETURN_IF_ERROR(read(doc, "consumeEnable", g.consume_enable));
-  MQKIT_RETURN_IF_ERROR(read(doc, "consumeFromMinEnable", g.consume_from_min_enable));
-  MQKIT_RETURN_IF_ERROR(read(doc, "consumeBroadcastEnable", g.consume_broadcast_enable));
-  MQKIT_RETURN_IF_ERROR(read(doc, "retryQueueNums", g.retry_queue_nums));
-  MQKIT_RETURN_IF_ERROR(read(doc, "retryMaxTimes", g.retry_max_times));
-  MQKIT_RETURN_IF_ERROR(read(doc, "brokerId", g.broker_id));
-  MQKIT_RETURN_IF_ERROR(read(doc, "whichBrokerWhenConsumeSlowly", g.which_broker_when_consume_slowly));
-  MQKIT_RETURN_IF_ERROR(read(doc, "notifyConsumerIdsChangedEnable", g.notify_consumer_ids_changed_enable));
+  MQKIT_ASSIGN_OR_RETURN(auto g, read_subscription_group(doc));
   if (g.group_name.empty()) return Status::invalid_argument("SubscriptionGroupConfig: groupName is missing");
   return g;
+}
+
+Result<std::map<std::string, SubscriptionGroupConfig>> decode_subscription_group_table(std::string_view json) {
+  rapidjson::Document doc;
+  doc.Parse<rapidjson::kParseIterativeFlag>(json.data(), json.size());
+  if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("subscriptionGroupTable") ||
+      !doc["subscriptionGroupTable"].IsObject()) {
+    return Status::invalid_argument("SubscriptionGroupWrapper has no subscriptionGroupTable object");
+  }
+  std::map<std::string, SubscriptionGroupConfig> groups;
+  for (const auto& entry : doc["subscriptionGroupTable"].GetObject()) {
+    if (!entry.value.IsObject()) return Status::invalid_argument("SubscriptionGroupWrapper: a group is not an object");
+    MQKIT_ASSIGN_OR_RETURN(auto g, read_subscription_group(entry.value));
+    if (g.group_name.empty()) g.group_name.assign(entry.name.GetString(), entry.name.GetStringLength());
+    groups[std::string(entry.name.GetString(), entry.name.GetStringLength())] = std::move(g);
+  }
+  return groups;
 }
 
 std::string encode_subscription_group_table(const std::map<std::string, SubscriptionGroupConfig>& groups) {

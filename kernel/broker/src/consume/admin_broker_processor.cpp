@@ -4,6 +4,7 @@
 
 #include "header_reader.hpp"
 #include "mqkit/broker/consume/admin_bodies.hpp"
+#include "mqkit/broker/send/schedule_message_service.hpp"
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/header_fields.hpp"
@@ -58,6 +59,8 @@ const std::vector<std::pair<std::int32_t, AdminBrokerProcessor::Handler>>& Admin
       {rq::kUpdateAndCreateSubscriptionGroup, &AdminBrokerProcessor::update_subscription_group},
       {rq::kDeleteSubscriptionGroup, &AdminBrokerProcessor::delete_subscription_group},
       {rq::kGetAllSubscriptionGroupConfig, &AdminBrokerProcessor::all_subscription_groups},
+      {rq::kGetAllConsumerOffset, &AdminBrokerProcessor::all_consumer_offsets},
+      {rq::kGetAllDelayOffset, &AdminBrokerProcessor::all_delay_offsets},
       {rq::kGetConsumerConnectionList, &AdminBrokerProcessor::consumer_connections},
       {rq::kGetConsumerRunningInfo, &AdminBrokerProcessor::consumer_running_info},
   };
@@ -259,6 +262,15 @@ void AdminBrokerProcessor::delete_subscription_group(const RemotingCommand& requ
 
 void AdminBrokerProcessor::all_subscription_groups(const RemotingCommand&, const Responder& responder) {
   respond_body(responder, encode_subscription_group_table(context_.groups->all()));
+}
+
+void AdminBrokerProcessor::all_consumer_offsets(const RemotingCommand&, const Responder& responder) {
+  respond_body(responder, context_.offsets->encode());
+}
+
+void AdminBrokerProcessor::all_delay_offsets(const RemotingCommand&, const Responder& responder) {
+  if (context_.schedule == nullptr) return responder.fail(rc::kSystemError, "no delayed delivery in this broker");
+  respond_body(responder, context_.schedule->encode_offsets());
 }
 
 void AdminBrokerProcessor::consumer_connections(const RemotingCommand& request, const Responder& responder) {

@@ -279,6 +279,29 @@ TEST_F(AdminBrokerProcessorTest, SubscriptionGroupsCanBeManaged) {
   EXPECT_FALSE(context().offsets->query("g1", "T", 0).has_value());
 }
 
+TEST_F(AdminBrokerProcessorTest, AllConsumerOffsetsAndGroupsForSlaves) {
+  context().offsets->commit("g1", "T", 0, 4);
+  context().offsets->commit("g1", "T", 1, 9);
+  const RemotingCommand offsets = call(testing::make_request(rq::kGetAllConsumerOffset, {}));
+  ASSERT_EQ(offsets.code, rc::kSuccess);
+  EXPECT_EQ(protocol::body_text(offsets), R"({"offsetTable":{"T@g1":{"0":4,"1":9}}})");
+
+  ASSERT_TRUE(context().groups->find_or_create("g1").has_value());
+  const RemotingCommand groups = call(testing::make_request(rq::kGetAllSubscriptionGroupConfig, {}));
+  auto decoded = decode_subscription_group_table(protocol::body_text(groups));
+  ASSERT_TRUE(decoded.is_ok()) << decoded.status().to_string();
+  EXPECT_EQ(*decoded, context().groups->all());
+  // RocketMQ's wrapper carries a data version and fields mqkit does not keep; a group may lack its name.
+  auto rocketmq = decode_subscription_group_table(
+      R"({"dataVersion":{"counter":3,"timestamp":1},"subscriptionGroupTable":{"g2":{"retryMaxTimes":2,"groupSysFlag":0}}})");
+  ASSERT_TRUE(rocketmq.is_ok()) << rocketmq.status().to_string();
+  EXPECT_EQ(rocketmq->at("g2").group_name, "g2");
+  EXPECT_EQ(rocketmq->at("g2").retry_max_times, 2);
+
+  // No delayed delivery in this context: refused as RocketMQ refuses a store without it.
+  EXPECT_EQ(call(testing::make_request(rq::kGetAllDelayOffset, {})).code, rc::kSystemError);
+}
+
 TEST_F(AdminBrokerProcessorTest, ConsumerConnectionList) {
   const RemotingCommand offline = call(testing::make_request(rq::kGetConsumerConnectionList, {{"consumerGroup", "cg"}}));
   EXPECT_EQ(offline.code, rc::kConsumerNotOnline);

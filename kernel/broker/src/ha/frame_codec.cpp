@@ -61,6 +61,10 @@ std::optional<std::int64_t> OffsetReportReader::feed(std::span<const std::uint8_
 }
 
 Status ReplicaBuffer::add(FrameHeader header, std::span<const std::uint8_t> body) {
+  if (takes_first_offset_ && header.offset >= 0) {
+    start_ = header.offset;
+    takes_first_offset_ = body.empty();
+  }
   if (header.offset != next_offset()) {
     return Status::corruption("the master sent commit log bytes from offset " + std::to_string(header.offset) +
                               " but this slave's log continues at " + std::to_string(next_offset()));

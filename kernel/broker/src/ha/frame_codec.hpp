@@ -87,9 +87,11 @@ class FrameDecoder {
 // whole units at its front.
 class ReplicaBuffer {
  public:
-  // `next_offset`: the store's max offset, where the first frame must start.
+  // `next_offset`: the store's max offset, where the first frame must start. A store whose log
+  // is empty (0) takes the master's first offset instead (RocketMQ's HAClient checks offsets only
+  // once the slave has some): a master starts an empty slave at its last commit log file.
   ReplicaBuffer(std::int64_t next_offset, std::int64_t max_unit_size)
-      : start_(next_offset), max_unit_size_(max_unit_size) {}
+      : start_(next_offset), max_unit_size_(max_unit_size), takes_first_offset_(next_offset == 0) {}
 
   // The commit offset the next frame must carry.
   std::int64_t next_offset() const noexcept { return start_ + static_cast<std::int64_t>(bytes_.size()); }
@@ -106,6 +108,7 @@ class ReplicaBuffer {
  private:
   std::int64_t start_;
   std::int64_t max_unit_size_;
+  bool takes_first_offset_;  // until the first bytes arrive
   std::vector<std::uint8_t> bytes_;
 };
 

@@ -95,6 +95,20 @@ TEST(HaFrameCodecTest, ReplicaBufferHandsOutWholeUnitsOnly) {
   EXPECT_EQ(buffer.start_offset(), 1050);
 }
 
+TEST(HaFrameCodecTest, AnEmptyReplicaStartsWhereTheMasterStarts) {
+  ReplicaBuffer buffer(0, 1 << 20);
+  // A heartbeat names where the bytes will start; the first bytes fix it.
+  ASSERT_TRUE(buffer.add({4096, 0}, {}).is_ok());
+  const std::vector<std::uint8_t> unit = {0, 0, 0, 8, 1, 2, 3, 4};
+  ASSERT_TRUE(buffer.add({8192, 8}, unit).is_ok());
+  EXPECT_EQ(buffer.start_offset(), 8192);
+  EXPECT_EQ(buffer.next_offset(), 8200);
+  EXPECT_FALSE(buffer.add({0, 8}, unit).is_ok());  // from then on, frames must follow
+  // A replica that has a log checks from the first frame.
+  ReplicaBuffer resumed(100, 1 << 20);
+  EXPECT_FALSE(resumed.add({8192, 8}, unit).is_ok());
+}
+
 TEST(HaFrameCodecTest, ReplicaBufferRefusesGapsOverlapsAndBadSizes) {
   ReplicaBuffer buffer(1000, 64);
   const auto gap = buffer.add({1008, 0}, {});

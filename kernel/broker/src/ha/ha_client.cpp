@@ -6,6 +6,7 @@
 #include <boost/asio/write.hpp>
 
 #include <algorithm>
+#include <utility>
 
 #include "mqkit/broker/ha/replica_acks.hpp"
 #include "mqkit/kernel/logging.hpp"
@@ -21,6 +22,19 @@ constexpr auto steady_ms = &ReplicaAcks::steady_ms;
 constexpr std::int64_t kMaxReconnectDelayMs = 5000;
 constexpr std::chrono::milliseconds kTick{50};
 }  // namespace
+
+std::int64_t ConnectFailureLog::failed(std::int64_t now_ms) {
+  ++failures_;
+  ++unlogged_;
+  if (failures_ > 1 && now_ms - last_logged_ms_ < kIntervalMs) return 0;
+  last_logged_ms_ = now_ms;
+  return std::exchange(unlogged_, 0);
+}
+
+std::int64_t ConnectFailureLog::connected() {
+  unlogged_ = 0;
+  return std::exchange(failures_, 0);
+}
 
 HaClient::HaClient(std::shared_ptr<plugin::v1::MessageStore> store, kernel::DispatchPipeline* dispatch,
                    HaClientOptions options)
@@ -88,7 +102,7 @@ void HaClient::connect(const std::string& address) {
   tcp::resolver resolver(io_);
   const auto endpoints = resolver.resolve(address.substr(0, colon), address.substr(colon + 1), resolve_error);
   if (resolve_error || colon == std::string::npos) {
-    kernel::logger("ha")->warn("cannot resolve the master's HA address {}: {}", address, resolve_error.message());
+    connect_failed(address, "cannot resolve it: " + resolve_error.message());
     return;
   }
   socket_.emplace(io_);
@@ -99,9 +113,12 @@ void HaClient::connect(const std::string& address) {
     if (generation != generation_) return;  // a connection closed since
     connecting_ = false;
     if (error) {
-      kernel::logger("ha")->warn("cannot connect to the master at {}: {}", address, error.message());
+      connect_failed(address, error.message());
       socket_.reset();
       return;
+    }
+    if (const std::int64_t failures = connect_failures_.connected(); failures > 0) {
+      kernel::logger("ha")->info("reached the master at {} again after {} failed attempt(s)", address, failures);
     }
     boost::system::error_code ignored;
     socket_->set_option(tcp::no_delay(true), ignored);
@@ -113,6 +130,17 @@ void HaClient::connect(const std::string& address) {
     report(offset);
     read();
   });
+}
+
+void HaClient::connect_failed(const std::string& address, const std::string& why) {
+  const std::int64_t failures = connect_failures_.failed(steady_ms());
+  if (failures == 1) {
+    kernel::logger("ha")->warn("cannot connect to the master at {}: {} (retrying; further failures are logged once a minute)",
+                               address, why);
+  } else if (failures > 1) {
+    kernel::logger("ha")->warn("cannot connect to the master at {}: {} ({} failures in the last minute)", address, why,
+                               failures);
+  }
 }
 
 void HaClient::read() {

@@ -36,6 +36,22 @@ struct HaClientOptions {
   std::int64_t max_unit_size = 64 * 1024 * 1024;
 };
 
+// The slave's "cannot connect to the master" warnings while the master is down: the first
+// failure is logged, then at most one line a minute with the number of failures since.
+class ConnectFailureLog {
+ public:
+  static constexpr std::int64_t kIntervalMs = 60'000;
+  // A failure at `now_ms`: how many failures the line to log now covers, or 0 for no line.
+  std::int64_t failed(std::int64_t now_ms);
+  // Connected: the failures before it (0 when there were none), and the count starts again.
+  std::int64_t connected();
+
+ private:
+  std::int64_t failures_ = 0;      // since the last successful connection
+  std::int64_t unlogged_ = 0;      // failures not yet in a logged line
+  std::int64_t last_logged_ms_ = 0;
+};
+
 class HaClient {
  public:
   HaClient(std::shared_ptr<plugin::v1::MessageStore> store, kernel::DispatchPipeline* dispatch,
@@ -53,6 +69,7 @@ class HaClient {
  private:
   void tick();
   void connect(const std::string& address);
+  void connect_failed(const std::string& address, const std::string& why);
   void read();
   void on_read(const boost::system::error_code& error, std::size_t n);
   plugin::v1::Status store_whole_records();
@@ -74,6 +91,7 @@ class HaClient {
   std::int64_t last_read_ms_ = 0;
   std::int64_t last_write_ms_ = 0;
   std::int64_t reported_offset_ = 0;
+  ConnectFailureLog connect_failures_;
   FrameDecoder decoder_;
   std::optional<ReplicaBuffer> received_;
   std::array<std::uint8_t, 64 * 1024> read_buffer_{};

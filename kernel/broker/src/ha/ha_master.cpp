@@ -27,6 +27,17 @@ constexpr std::int64_t kIdleWaitMs = 100;
 constexpr std::chrono::milliseconds kTick{20};
 
 constexpr auto steady_ms = &ReplicaAcks::steady_ms;
+
+// Where an empty slave's transfer starts: like RocketMQ's HAConnection, at the beginning of this
+// master's last commit log file (its max offset rounded down to the file size). A store that does
+// not say its file size (through the "mqkit.store.commit-log-file-size" extension, a
+// `const std::int64_t*`; the memory store has no files) sends everything it still has.
+std::int64_t empty_slave_start(plugin::v1::MessageStore& store, const plugin::v1::StoreStats& stats) {
+  const auto* file_size = static_cast<const std::int64_t*>(store.extension("mqkit.store.commit-log-file-size"));
+  if (file_size == nullptr || *file_size <= 0) return stats.commit_log_min_offset;
+  const std::int64_t last_file = stats.commit_log_max_offset - stats.commit_log_max_offset % *file_size;
+  return std::max(last_file, stats.commit_log_min_offset);
+}
 }  // namespace
 
 // One slave. Everything runs on the master's io thread.
@@ -88,14 +99,14 @@ class HaMaster::Connection : public std::enable_shared_from_this<Connection> {
   bool on_report(std::int64_t offset) {
     const auto stats = master_.store_->stats();
     if (next_transfer_ < 0) {
-      // The first report says where the slave's log ends: the transfer starts there. An empty
-      // slave gets everything this master still has (RocketMQ starts at its last file instead).
+      // The first report says where the slave's log ends: the transfer starts there, or for an
+      // empty slave at the start of this master's last commit log file.
       if (offset > stats.commit_log_max_offset) {
         close("its log ends at " + std::to_string(offset) + ", after this master's " +
               std::to_string(stats.commit_log_max_offset) + ": it belongs to another master");
         return false;
       }
-      next_transfer_ = offset == 0 ? stats.commit_log_min_offset : offset;
+      next_transfer_ = offset == 0 ? empty_slave_start(*master_.store_, stats) : offset;
       kernel::logger("ha")->info("slave {} connected, its log ends at {}; transfer starts at {}", peer_, offset,
                                  next_transfer_);
       master_.acks_.acked(id_, offset);

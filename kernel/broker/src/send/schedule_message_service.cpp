@@ -12,6 +12,7 @@
 #include "append_messages.hpp"
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
+#include "mqkit/protocol/bodies.hpp"
 #include "mqkit/protocol/transaction.hpp"
 #include "mqkit/protocol/validation.hpp"
 #include "mqkit/kernel/wall_clock.hpp"
@@ -19,6 +20,7 @@
 namespace mqkit::broker {
 
 namespace v1 = plugin::v1;
+using v1::Result;
 using v1::Status;
 using namespace std::chrono_literals;
 
@@ -126,24 +128,47 @@ std::string ScheduleMessageService::encode_offsets() const {
   return {buffer.GetString(), buffer.GetSize()};
 }
 
+Result<std::map<std::int32_t, std::int64_t>> ScheduleMessageService::decode_offsets(std::string_view text) {
+  const std::string json = protocol::quote_bare_keys(text);
+  rapidjson::Document doc;
+  doc.Parse<rapidjson::kParseIterativeFlag>(json.c_str());
+  if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("offsetTable") || !doc["offsetTable"].IsObject()) {
+    return Status::invalid_argument("not a valid delay offset table");
+  }
+  std::map<std::int32_t, std::int64_t> offsets;
+  for (const auto& entry : doc["offsetTable"].GetObject()) {
+    bool ok = false;
+    const std::int32_t level = parse_int32({entry.name.GetString(), entry.name.GetStringLength()}, &ok);
+    if (!ok || !entry.value.IsInt64()) {
+      return Status::invalid_argument(std::string("bad delay offset entry for level '") + entry.name.GetString() + "'");
+    }
+    offsets[level] = entry.value.GetInt64();
+  }
+  return offsets;
+}
+
+Status ScheduleMessageService::replace_offsets(std::map<std::int32_t, std::int64_t> offsets) {
+  {
+    std::lock_guard lock(mutex_);
+    if (offsets == offsets_) return Status::ok();
+    offsets_ = std::move(offsets);
+  }
+  const auto saved = files_.save(kOffsetsFile, encode_offsets());
+  if (!saved) {
+    std::lock_guard lock(mutex_);
+    dirty_ = true;  // saved again at stop
+  }
+  return saved;
+}
+
 Status ScheduleMessageService::load_offsets() {
   auto text = files_.load(kOffsetsFile);
   if (!text) return text.status().with_context(std::string("loading ") + kOffsetsFile);
   std::map<std::int32_t, std::int64_t> loaded;
   if (text->has_value()) {
-    rapidjson::Document doc;
-    doc.Parse<rapidjson::kParseIterativeFlag>((*text)->c_str());
-    if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("offsetTable") || !doc["offsetTable"].IsObject()) {
-      return Status::corruption(std::string(kOffsetsFile) + " is not a valid delay offset table");
-    }
-    for (const auto& entry : doc["offsetTable"].GetObject()) {
-      bool ok = false;
-      const std::int32_t level = parse_int32({entry.name.GetString(), entry.name.GetStringLength()}, &ok);
-      if (!ok || !entry.value.IsInt64()) {
-        return Status::corruption(std::string(kOffsetsFile) + ": bad entry for level '" + entry.name.GetString() + "'");
-      }
-      loaded[level] = entry.value.GetInt64();
-    }
+    auto decoded = decode_offsets(**text);
+    if (!decoded) return Status::corruption(std::string(kOffsetsFile) + ": " + decoded.status().message());
+    loaded = std::move(*decoded);
   }
   // Messages trimmed from a level's queue while the broker was down cannot be delivered.
   for (auto& [level, offset] : loaded) {

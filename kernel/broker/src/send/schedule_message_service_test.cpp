@@ -184,6 +184,21 @@ TEST_F(ScheduleDeliveryTest, SentBackMessageComesBackInTheRetryTopic) {
   EXPECT_FALSE(retry->property("DELAY"));
 }
 
+TEST(ScheduleMessageServiceTest, SlaveTakesTheMastersDelayOffsets) {
+  SendFixture f;
+  ScheduleMessageService service(f.context(), f.harness().files());
+  // As a RocketMQ master answers GET_ALL_DELAY_OFFSET: levels as bare numbers.
+  auto offsets = ScheduleMessageService::decode_offsets(R"({"offsetTable":{1:12,3:4}})");
+  ASSERT_TRUE(offsets.is_ok()) << offsets.status().to_string();
+  ASSERT_TRUE(service.replace_offsets(std::move(*offsets)).is_ok());
+  EXPECT_EQ(service.offsets(), (std::map<std::int32_t, std::int64_t>{{1, 12}, {3, 4}}));
+  auto saved = f.harness().files().load("delayOffset.json");
+  ASSERT_TRUE(saved.is_ok() && saved->has_value());
+  EXPECT_EQ(**saved, R"({"offsetTable":{"1":12,"3":4}})");
+  EXPECT_FALSE(ScheduleMessageService::decode_offsets(R"({"offsetTable":{"one":1}})").is_ok());
+  EXPECT_FALSE(ScheduleMessageService::decode_offsets("[]").is_ok());
+}
+
 TEST(ScheduleMessageServiceTest, CorruptOffsetFileFailsStart) {
   SendFixture f;
   ASSERT_TRUE(f.harness().files().save("delayOffset.json", "{\"offsetTable\":[1,2]}").is_ok());

@@ -21,6 +21,7 @@ class CommitLogTest : public ::testing::Test {
     EXPECT_TRUE(outcome.is_ok()) << outcome.status().to_string();
     return outcome.is_ok() ? outcome->result : v1::AppendResult{};
   }
+  std::vector<std::uint8_t> master_bytes(std::int64_t from);
 
   static constexpr std::int64_t kFileSize = 4096;
   TempDir dir_;
@@ -134,24 +135,28 @@ TEST_F(CommitLogTest, FlushMakesCommittedBytesDurable) {
   EXPECT_EQ(log_.flushed_store_timestamp(), log_.last_store_timestamp());
 }
 
-TEST_F(CommitLogTest, ReplicatedBytesAreCheckedThenCopied) {
-  std::vector<std::uint8_t> master;
-  {
-    TempDir other;
-    CommitLog source(*env_, Logger(host_), {other / "commitlog", kFileSize, 16 * 1024});
-    for (int i = 0; i < 40; ++i) {
-      const Message m = message("T", i % 2, std::string(100, 'm'));
-      const auto view = m.view();
-      ASSERT_TRUE(source.append(std::span(&view, 1)).is_ok());
-    }
-    for (std::int64_t offset = 0; offset < source.max_offset();) {
-      // A replica copies padding too: read raw file bytes, blanks included.
-      auto file = source.files().find(offset);
-      const std::int64_t end = std::min(source.max_offset(), file->end_offset());
-      master.insert(master.end(), file->data() + (offset - file->start_offset()), file->data() + (end - file->start_offset()));
-      offset = end;
-    }
+// The raw bytes from `from` on of another log holding 40 records (over a file end), as a master
+// sends them: end-of-file padding included.
+std::vector<std::uint8_t> CommitLogTest::master_bytes(std::int64_t from) {
+  std::vector<std::uint8_t> bytes;
+  TempDir other;
+  CommitLog source(*env_, Logger(host_), {other / "commitlog", kFileSize, 16 * 1024});
+  for (int i = 0; i < 40; ++i) {
+    const Message m = message("T", i % 2, std::string(100, 'm'));
+    const auto view = m.view();
+    EXPECT_TRUE(source.append(std::span(&view, 1)).is_ok());
   }
+  for (std::int64_t offset = from; offset < source.max_offset();) {
+    auto file = source.files().find(offset);
+    const std::int64_t end = std::min(source.max_offset(), file->end_offset());
+    bytes.insert(bytes.end(), file->data() + (offset - file->start_offset()), file->data() + (end - file->start_offset()));
+    offset = end;
+  }
+  return bytes;
+}
+
+TEST_F(CommitLogTest, ReplicatedBytesAreCheckedThenCopied) {
+  const std::vector<std::uint8_t> master = master_bytes(0);
   ASSERT_GT(master.size(), static_cast<std::size_t>(kFileSize)) << "the copy crosses a file end";
   EXPECT_EQ(log_.append_replicated(5, master).code(), v1::StatusCode::kInvalidArgument);
   auto corrupt = master;
@@ -161,6 +166,19 @@ TEST_F(CommitLogTest, ReplicatedBytesAreCheckedThenCopied) {
   ASSERT_TRUE(log_.append_replicated(0, master).is_ok());
   EXPECT_EQ(log_.max_offset(), static_cast<std::int64_t>(master.size()));
   EXPECT_EQ(append(message("T", 0, "next")).queue_offset, 20) << "queue offsets continue the copy's";
+}
+
+TEST_F(CommitLogTest, AnEmptyLogTakesACopyFromTheStartOfAFile) {
+  const std::vector<std::uint8_t> last_file = master_bytes(kFileSize);
+  ASSERT_FALSE(last_file.empty()) << "the master needs a second file";
+  // As a master starts an empty slave: at its last file. Anywhere else is refused.
+  EXPECT_EQ(log_.append_replicated(kFileSize + 1, last_file).code(), v1::StatusCode::kInvalidArgument);
+  ASSERT_TRUE(log_.append_replicated(kFileSize, last_file).is_ok());
+  EXPECT_EQ(log_.min_offset(), kFileSize);
+  EXPECT_EQ(log_.max_offset(), kFileSize + static_cast<std::int64_t>(last_file.size()));
+  EXPECT_EQ(log_.files().first()->start_offset(), kFileSize);
+  // No longer empty: the next copy must continue it.
+  EXPECT_EQ(log_.append_replicated(2 * kFileSize, last_file).code(), v1::StatusCode::kInvalidArgument);
 }
 
 }  // namespace

@@ -47,7 +47,7 @@ class BrokerController final : public kernel::Component {
   plugin::v1::Status start_services();
   plugin::v1::Status start_replication(bool any_listen_port);
   void register_all();
-  // Slave: takes the master's topic configs (the rest of RocketMQ's SlaveSynchronize is missing).
+  // Slave: takes the master's topic configs, consumer and delay offsets and subscription groups.
   void synchronize_from_master();
   void notify_group_change(const std::string& group, const std::vector<ClientConnection>& members);
 

@@ -23,6 +23,8 @@ struct SubscriptionGroupConfig {
   std::int64_t broker_id = 0;
   std::int64_t which_broker_when_consume_slowly = 1;
   bool notify_consumer_ids_changed_enable = true;
+
+  bool operator==(const SubscriptionGroupConfig&) const = default;
 };
 
 class SubscriptionGroupManager {
@@ -36,6 +38,9 @@ class SubscriptionGroupManager {
   plugin::v1::Status update(SubscriptionGroupConfig config);
   plugin::v1::Status remove(const std::string& group);
   std::map<std::string, SubscriptionGroupConfig> all() const;
+  // A slave takes its master's groups (RocketMQ's SlaveSynchronize): when they differ, the whole
+  // table is replaced and persisted. Returns whether it was.
+  plugin::v1::Result<bool> replace_from_master(std::map<std::string, SubscriptionGroupConfig> master);
 
  private:
   plugin::v1::Status persist_locked() const;

@@ -24,7 +24,11 @@ std::string encode_subscription_group(const SubscriptionGroupConfig& group);
 plugin::v1::Result<SubscriptionGroupConfig> decode_subscription_group(std::string_view json);
 
 // SubscriptionGroupWrapper (GET_ALL_SUBSCRIPTIONGROUP_CONFIG): {"subscriptionGroupTable":{...}}.
+// Decoding ignores RocketMQ's dataVersion and fields mqkit does not know; a group without
+// groupName takes its key.
 std::string encode_subscription_group_table(const std::map<std::string, SubscriptionGroupConfig>& groups);
+plugin::v1::Result<std::map<std::string, SubscriptionGroupConfig>> decode_subscription_group_table(
+    std::string_view json);
 
 // ResetOffsetBody (RESET_CONSUMER_CLIENT_OFFSET, INVOKE_BROKER_TO_RESET_OFFSET): a peer whose
 // language is CPP gets ResetOffsetBodyForC ({"offsetTable":[{"brokerName",...,"offset"}]}),

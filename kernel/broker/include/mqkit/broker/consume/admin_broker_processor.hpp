@@ -8,6 +8,8 @@
 //   offsets reset   INVOKE_BROKER_TO_RESET_OFFSET 222 (see reset_offset.hpp)
 //   groups          UPDATE_AND_CREATE_SUBSCRIPTIONGROUP 200, DELETE_SUBSCRIPTIONGROUP 207,
 //                   GET_ALL_SUBSCRIPTIONGROUP_CONFIG 201, GET_CONSUMER_CONNECTION_LIST 203
+//   slave sync      GET_ALL_CONSUMER_OFFSET 43, GET_ALL_DELAY_OFFSET 45 (and 21, 201 above): what a
+//                   slave copies from its master every 10 s (RocketMQ's SlaveSynchronize)
 //   consumers       GET_CONSUMER_RUNNING_INFO 307: forwarded to the named client over its own
 //                   connection, its answer relayed as it is (RocketMQ's callConsumer)
 // Topic changes go through TopicConfigManager, which bumps the data version and so makes the
@@ -51,6 +53,8 @@ class AdminBrokerProcessor final : public RequestProcessor {
   void update_subscription_group(const RemotingCommand& request, const Responder& responder);
   void delete_subscription_group(const RemotingCommand& request, const Responder& responder);
   void all_subscription_groups(const RemotingCommand& request, const Responder& responder);
+  void all_consumer_offsets(const RemotingCommand& request, const Responder& responder);
+  void all_delay_offsets(const RemotingCommand& request, const Responder& responder);
   void consumer_connections(const RemotingCommand& request, const Responder& responder);
   void consumer_running_info(const RemotingCommand& request, const Responder& responder);
 

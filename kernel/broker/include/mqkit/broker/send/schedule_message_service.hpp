@@ -17,6 +17,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -61,6 +62,12 @@ class ScheduleMessageService {
   std::map<std::int32_t, std::int64_t> offsets() const;
   // delayOffset.json: {"offsetTable":{"1":12,"2":0}} (GET_ALL_DELAY_OFFSET answers with it).
   std::string encode_offsets() const;
+  // Reads that table, also as RocketMQ writes it (levels as bare numbers: {"offsetTable":{1:12}}).
+  static plugin::v1::Result<std::map<std::int32_t, std::int64_t>> decode_offsets(std::string_view json);
+  // A slave takes its master's table (RocketMQ's SlaveSynchronize writes it to delayOffset.json):
+  // replaces this one and saves it. The slave never delivers; the table is what a broker started
+  // from this store as master would resume from.
+  plugin::v1::Status replace_offsets(std::map<std::int32_t, std::int64_t> offsets);
 
  private:
   struct LevelProgress {
