@@ -1,12 +1,13 @@
-// Robustness of the subscription group body an admin tool sends (UPDATE_AND_CREATE_SUBSCRIPTIONGROUP)
-// against corrupt JSON: seeds, every truncation and deterministic mutations
-// (tests/support/mutation_testing.hpp). What decodes re-encodes to the same group.
+// The subscription group bodies: the table round trip, and robustness of the body an admin tool
+// sends (UPDATE_AND_CREATE_SUBSCRIPTIONGROUP) against corrupt JSON: seeds, every truncation and
+// deterministic mutations (tests/support/mutation_testing.hpp). What decodes re-encodes to the
+// same group.
 #include <gtest/gtest.h>
 
-#include "mqkit/broker/consume/admin_bodies.hpp"
+#include "mqkit/protocol/subscription_group.hpp"
 #include "mutation_testing.hpp"
 
-namespace mqkit::broker {
+namespace mqkit::protocol {
 namespace {
 
 using mqkit::testing::Bytes;
@@ -26,7 +27,7 @@ std::optional<std::string> check_group(std::span<const std::uint8_t> input) {
   return std::nullopt;
 }
 
-TEST(AdminBodiesFuzzTest, SubscriptionGroupDecoderSurvivesCorruption) {
+TEST(SubscriptionGroupTest, SubscriptionGroupDecoderSurvivesCorruption) {
   SubscriptionGroupConfig group;
   group.group_name = "CG";
   group.retry_queue_nums = 2;
@@ -41,10 +42,33 @@ TEST(AdminBodiesFuzzTest, SubscriptionGroupDecoderSurvivesCorruption) {
             std::nullopt);
 }
 
-TEST(AdminBodiesFuzzTest, OutOfRangeAndDeeplyNestedGroupsAreRefused) {
+TEST(SubscriptionGroupTest, OutOfRangeAndDeeplyNestedGroupsAreRefused) {
   EXPECT_FALSE(decode_subscription_group(R"({"groupName":"G","retryQueueNums":4294967297})").is_ok());
   EXPECT_FALSE(decode_subscription_group(std::string(1'000'000, '[')).is_ok());
 }
 
+TEST(SubscriptionGroupTest, TableRoundTripsAndReadsJavaStrings) {
+  SubscriptionGroupConfig slow;
+  slow.group_name = "slow";
+  slow.consume_enable = false;
+  slow.retry_queue_nums = 3;
+  slow.which_broker_when_consume_slowly = 2;
+  const std::map<std::string, SubscriptionGroupConfig> groups = {{"slow", slow}, {"plain", {.group_name = "plain"}}};
+  const std::string json = encode_subscription_group_table(groups);
+  EXPECT_NE(json.find(R"("slow":{"brokerId":0,"consumeBroadcastEnable":true,"consumeEnable":false,)"), std::string::npos)
+      << json;
+  auto decoded = decode_subscription_group_table(json);
+  ASSERT_TRUE(decoded.is_ok()) << decoded.status().to_string();
+  EXPECT_EQ(*decoded, groups);
+  // A broker answers with a dataVersion beside the table; an empty wrapper is no groups.
+  auto java = decode_subscription_group_table(
+      R"({"subscriptionGroupTable":{"g":{"groupName":"g","retryMaxTimes":"5"}},"dataVersion":{"counter":1}})");
+  ASSERT_TRUE(java.is_ok()) << java.status().to_string();
+  EXPECT_EQ(java->at("g").retry_max_times, 5);
+  EXPECT_TRUE(decode_subscription_group_table("{}")->empty());
+  EXPECT_FALSE(decode_subscription_group_table(R"({"subscriptionGroupTable":[1]})").is_ok());
+  EXPECT_FALSE(decode_subscription_group_table(R"({"subscriptionGroupTable":{"g":{"retryMaxTimes":1}}})").is_ok());
+}
+
 }  // namespace
-}  // namespace mqkit::broker
+}  // namespace mqkit::protocol
