@@ -1,12 +1,12 @@
 #include "mqkit/protocol/subscription_group.hpp"
 
 #include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
 #include <charconv>
 #include <type_traits>
 #include <utility>
+
+#include "mqkit/protocol/json_writer.hpp"
 
 namespace mqkit::protocol {
 
@@ -15,9 +15,9 @@ using plugin::v1::Status;
 
 namespace {
 
-using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
-
-void key(Writer& w, std::string_view k) { w.Key(k.data(), static_cast<rapidjson::SizeType>(k.size())); }
+using json::key;
+using json::write_json;
+using json::Writer;
 
 void write(Writer& w, const SubscriptionGroupConfig& g) {
   w.StartObject();
@@ -25,20 +25,12 @@ void write(Writer& w, const SubscriptionGroupConfig& g) {
   key(w, "consumeBroadcastEnable"), w.Bool(g.consume_broadcast_enable);
   key(w, "consumeEnable"), w.Bool(g.consume_enable);
   key(w, "consumeFromMinEnable"), w.Bool(g.consume_from_min_enable);
-  key(w, "groupName"), w.String(g.group_name.data(), static_cast<rapidjson::SizeType>(g.group_name.size()));
+  key(w, "groupName"), json::str(w, g.group_name);
   key(w, "notifyConsumerIdsChangedEnable"), w.Bool(g.notify_consumer_ids_changed_enable);
   key(w, "retryMaxTimes"), w.Int(g.retry_max_times);
   key(w, "retryQueueNums"), w.Int(g.retry_queue_nums);
   key(w, "whichBrokerWhenConsumeSlowly"), w.Int64(g.which_broker_when_consume_slowly);
   w.EndObject();
-}
-
-template <typename F>
-std::string write_json(F&& body) {
-  rapidjson::StringBuffer buffer;
-  Writer w(buffer);
-  body(w);
-  return {buffer.GetString(), buffer.GetSize()};
 }
 
 // Converts one JSON value; false when it has the wrong type. Numbers may come as strings.

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "mqkit/protocol/bodies.hpp"
+#include "mqkit/protocol/json_writer.hpp"
 
 namespace mqkit::broker {
 
@@ -15,18 +16,10 @@ using plugin::v1::Status;
 
 namespace {
 
-using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
-
-void key(Writer& w, std::string_view k) { w.Key(k.data(), static_cast<rapidjson::SizeType>(k.size())); }
-void str(Writer& w, std::string_view s) { w.String(s.data(), static_cast<rapidjson::SizeType>(s.size())); }
-
-template <typename F>
-std::string write_json(F&& body) {
-  rapidjson::StringBuffer buffer;
-  Writer w(buffer);
-  body(w);
-  return {buffer.GetString(), buffer.GetSize()};
-}
+using protocol::json::key;
+using protocol::json::str;
+using protocol::json::write_json;
+using protocol::json::Writer;
 
 void write(Writer& w, const plugin::v1::MessageQueue& q) {
   w.StartObject();

@@ -327,8 +327,9 @@ void AdminBrokerProcessor::update_broker_config(const RemotingCommand& request, 
   }
   ++config_version_.counter;
   config_version_.timestamp = context_.clock();
-  kernel::logger("broker")->info("broker config updated by {}: {}", responder.channel()->remote_address(),
-                                 protocol::encode_java_properties(*properties));
+  std::string changes;
+  for (const auto& [key, value] : *properties) changes += (changes.empty() ? "" : ", ") + key + "=" + value;
+  kernel::logger("broker")->info("broker config updated by {}: {}", responder.channel()->remote_address(), changes);
   responder.respond(RemotingCommand{});
 }
 
