@@ -7,6 +7,7 @@ set(MQKIT_BROKER_CONSUME_SOURCES
   src/consume/query_message_processor.cpp
   src/consume/admin_bodies.cpp
   src/consume/queue_stats.cpp
+  src/consume/broker_stats.cpp
   src/consume/reset_offset.cpp
   src/consume/admin_broker_processor.cpp)
 set(MQKIT_BROKER_CONSUME_TESTS
@@ -16,4 +17,4 @@ set(MQKIT_BROKER_CONSUME_TESTS
   src/consume/consumer_manage_processor_test.cpp
   src/consume/query_message_processor_test.cpp
   src/consume/admin_broker_processor_test.cpp
-  src/consume/admin_bodies_fuzz_test.cpp)
+  src/consume/broker_stats_test.cpp)

@@ -218,6 +218,28 @@ std::string to_snake_case(std::string_view key) {
   return out;
 }
 
+std::string to_camel_case(std::string_view key) {
+  std::string out;
+  out.reserve(key.size());
+  std::size_t start = 0;
+  while (start <= key.size()) {
+    const std::size_t end = std::min(key.find('_', start), key.size());
+    const std::string_view word = key.substr(start, end - start);
+    const bool first = start == 0;
+    start = end + 1;
+    if (word.empty()) continue;
+    // RocketMQ writes the IP of brokerIP1 / brokerIP2 in capitals.
+    if (!first && word.starts_with("ip") && word.find_first_not_of("0123456789", 2) == std::string_view::npos) {
+      out += "IP";
+      out += word.substr(2);
+      continue;
+    }
+    out += first ? word[0] : static_cast<char>(std::toupper(static_cast<unsigned char>(word[0])));
+    out += word.substr(1);
+  }
+  return out;
+}
+
 std::string closest_key(const plugin::v1::ConfigSchema& schema, std::string_view key) {
   std::string best;
   std::size_t best_distance = SIZE_MAX;

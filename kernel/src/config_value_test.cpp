@@ -74,6 +74,14 @@ TEST(ConfigValueTest, SnakeCase) {
   EXPECT_EQ(to_snake_case("mappedFileSizeCommitLog"), "mapped_file_size_commit_log");
   EXPECT_EQ(to_snake_case("already_snake"), "already_snake");
   EXPECT_EQ(to_snake_case("HAListenPort"), "ha_listen_port");
+  EXPECT_EQ(to_camel_case("flush_disk_type"), "flushDiskType");
+  EXPECT_EQ(to_camel_case("broker_ip1"), "brokerIP1");
+  EXPECT_EQ(to_camel_case("ha_listen_port"), "haListenPort");
+  EXPECT_EQ(to_camel_case("already"), "already");
+  EXPECT_EQ(to_camel_case("ipv6_only"), "ipv6Only");
+  for (const char* key : {"mapped_file_size_commit_log", "broker_ip1", "ha_listen_port", "namesrv_addr"}) {
+    EXPECT_EQ(to_snake_case(to_camel_case(key)), key);
+  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "mqkit/plugin/v1/message_record.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/header_fields.hpp"
+#include "mqkit/protocol/java_properties.hpp"
 #include "mqkit/protocol/transaction.hpp"
 #include "mqkit/kernel/wall_clock.hpp"
 
@@ -540,6 +541,40 @@ Result<protocol::KvTable> ClientApi::get_broker_runtime_info(std::string_view ad
   MQKIT_ASSIGN_OR_RETURN(RemotingCommand response,
                          call(address, RemotingCommand::request(rq::kGetBrokerRuntimeInfo), timeout));
   return protocol::decode_kv_table(protocol::body_text(response));
+}
+
+Status ClientApi::update_subscription_group(std::string_view address, const protocol::SubscriptionGroupConfig& group,
+                                            milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kUpdateAndCreateSubscriptionGroup);
+  protocol::set_body(request, protocol::encode_subscription_group(group));
+  return call(address, std::move(request), timeout).status();
+}
+
+Status ClientApi::delete_subscription_group(std::string_view address, std::string_view group, milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kDeleteSubscriptionGroup);
+  put(request.ext_fields, "groupName", group);
+  return call(address, std::move(request), timeout).status();
+}
+
+Result<std::map<std::string, protocol::SubscriptionGroupConfig>> ClientApi::get_all_subscription_groups(
+    std::string_view address, milliseconds timeout) {
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response,
+                         call(address, RemotingCommand::request(rq::kGetAllSubscriptionGroupConfig), timeout));
+  return protocol::decode_subscription_group_table(protocol::body_text(response));
+}
+
+Result<std::map<std::string, std::string>> ClientApi::get_broker_config(std::string_view address,
+                                                                        milliseconds timeout) {
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response,
+                         call(address, RemotingCommand::request(rq::kGetBrokerConfig), timeout));
+  return protocol::decode_java_properties(protocol::body_text(response));
+}
+
+Status ClientApi::update_broker_config(std::string_view address, const std::map<std::string, std::string>& properties,
+                                       milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kUpdateBrokerConfig);
+  protocol::set_body(request, protocol::encode_java_properties(properties));
+  return call(address, std::move(request), timeout).status();
 }
 
 Result<QueryMessageResult> ClientApi::query_message(std::string_view address, const QueryMessageRequest& r,

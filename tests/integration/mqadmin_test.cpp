@@ -24,6 +24,7 @@ namespace {
 struct AdminRun {
   int code = -1;
   std::string out;
+  std::string err;  // the end of stderr (where failures are explained)
 };
 
 class MqadminTest : public ::testing::Test {
@@ -55,6 +56,7 @@ class MqadminTest : public ::testing::Test {
       run.out = child->output();
     }
     run.out = child->output();
+    run.err = child->log_tail();
     run.code = code.value_or(-1);
     return run;
   }
@@ -266,6 +268,96 @@ TEST_F(MqadminTest, ConsumerStatusShowsALiveConsumersQueuesAndSettings) {
   }
   EXPECT_NE(mqadmin({"consumerStatus", "-g", "StatusGroup", "-i", "10.9.9.9@nobody"}).code, 0);
   EXPECT_NE(mqadmin({"consumerStatus", "-g", "NoSuchGroup"}).code, 0);
+}
+
+TEST_F(MqadminTest, UpdateAndDeleteSubGroup) {
+  const std::string broker = cluster_->broker_addr(0);
+  auto created = mqadmin({"updateSubGroup", "-c", "DefaultCluster", "-g", "AdminSubGroup", "-q", "2", "-r", "5", "-s",
+                          "false", "-w", "1", "-i", "0"});
+  ASSERT_EQ(created.code, 0) << created.out;
+  EXPECT_NE(created.out.find("create subscription group to " + broker + " success."), std::string::npos)
+      << created.out;
+  EXPECT_NE(created.out.find("retryMaxTimes"), std::string::npos) << created.out;
+
+  auto json = mqadmin({"updateSubGroup", "-b", broker, "-g", "AdminSubGroup", "-q", "2", "-r", "7", "--json"});
+  ASSERT_EQ(json.code, 0) << json.out;
+  rapidjson::Document doc;
+  ASSERT_FALSE(doc.Parse(json.out.c_str()).HasParseError()) << json.out;
+  EXPECT_EQ(doc["group"]["retryMaxTimes"].GetInt(), 7);
+  EXPECT_FALSE(doc["group"]["consumeBroadcastEnable"].GetBool());  // RocketMQ's tool default
+  EXPECT_STREQ(doc["brokerAddrs"][0].GetString(), broker.c_str());
+
+  // A group name the broker refuses, and no target.
+  EXPECT_NE(mqadmin({"updateSubGroup", "-b", broker, "-g", "bad group!"}).code, 0);
+  EXPECT_NE(mqadmin({"updateSubGroup", "-g", "AdminSubGroup"}).code, 0);
+  EXPECT_NE(mqadmin({"updateSubGroup", "-c", "NoSuchCluster", "-g", "AdminSubGroup"}).code, 0);
+
+  auto deleted = mqadmin({"deleteSubGroup", "-c", "DefaultCluster", "-g", "AdminSubGroup", "--json"});
+  ASSERT_EQ(deleted.code, 0) << deleted.out;
+  ASSERT_FALSE(doc.Parse(deleted.out.c_str()).HasParseError()) << deleted.out;
+  EXPECT_EQ(doc["deletedTopics"].Size(), 2u);
+  // Gone now: deleting again names the group.
+  auto again = mqadmin({"deleteSubGroup", "-b", broker, "-g", "AdminSubGroup"});
+  EXPECT_NE(again.code, 0);
+  EXPECT_NE(again.err.find("no subscription group AdminSubGroup"), std::string::npos) << again.err;
+  EXPECT_NE(mqadmin({"deleteSubGroup", "-b", "127.0.0.1:1", "-g", "AdminSubGroup", "--timeout", "1000"}).code, 0);
+}
+
+TEST_F(MqadminTest, BrokerStatusCountsPutAndGet) {
+  ASSERT_EQ(mqadmin({"updateTopic", "-t", "StatsTopic", "-b", cluster_->broker_addr(0), "-r", "1", "-w", "1"}).code,
+            0);
+  ASSERT_TRUE(eventually([&] { return mqadmin({"topicRoute", "-t", "StatsTopic"}).code == 0; }));
+  auto before = mqadmin({"brokerStatus", "-b", cluster_->broker_addr(0), "--json"});
+  ASSERT_EQ(before.code, 0) << before.out;
+  rapidjson::Document doc;
+  ASSERT_FALSE(doc.Parse(before.out.c_str()).HasParseError()) << before.out;
+  const auto& was = doc[cluster_->broker_addr(0).c_str()];
+  const long long put_before = std::stoll(was["msgPutTotalTodayNow"].GetString());
+  const long long get_before = std::stoll(was["msgGetTotalTodayNow"].GetString());
+  for (int i = 0; i < 2; ++i) ASSERT_EQ(mqadmin({"sendMessage", "-t", "StatsTopic", "-p", "x"}).code, 0);
+  ASSERT_EQ(mqadmin({"consumeMessage", "-t", "StatsTopic"}).code, 0);
+
+  auto after = mqadmin({"brokerStatus", "-b", cluster_->broker_addr(0), "--json"});
+  ASSERT_FALSE(doc.Parse(after.out.c_str()).HasParseError()) << after.out;
+  const auto& now = doc[cluster_->broker_addr(0).c_str()];
+  EXPECT_EQ(std::stoll(now["msgPutTotalTodayNow"].GetString()), put_before + 2);
+  EXPECT_GE(std::stoll(now["msgGetTotalTodayNow"].GetString()), get_before + 2);
+  EXPECT_TRUE(now.HasMember("putTps"));
+  EXPECT_TRUE(now.HasMember("msgPutTotalYesterdayMorning"));
+
+  auto table = mqadmin({"brokerStatus", "-c", "DefaultCluster"});
+  ASSERT_EQ(table.code, 0) << table.out;
+  EXPECT_NE(table.out.find(cluster_->broker_addr(0)), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("msgGetTotalTodayNow"), std::string::npos) << table.out;
+  EXPECT_NE(mqadmin({"brokerStatus", "-b", "127.0.0.1:1", "--timeout", "1000"}).code, 0);
+  EXPECT_NE(mqadmin({"brokerStatus"}).code, 0);
+}
+
+TEST_F(MqadminTest, GetAndUpdateBrokerConfig) {
+  const std::string broker = cluster_->broker_addr(0);
+  auto shown = mqadmin({"getBrokerConfig", "-b", broker});
+  ASSERT_EQ(shown.code, 0) << shown.out;
+  EXPECT_NE(shown.out.find("============" + broker + "============"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("brokerName"), std::string::npos) << shown.out;
+
+  auto updated = mqadmin({"updateBrokerConfig", "-c", "DefaultCluster", "-k", "autoCreateSubscriptionGroup", "-v",
+                          "false"});
+  ASSERT_EQ(updated.code, 0) << updated.out;
+  EXPECT_NE(updated.out.find("update broker config success, " + broker), std::string::npos) << updated.out;
+  auto json = mqadmin({"getBrokerConfig", "-c", "DefaultCluster", "--json"});
+  ASSERT_EQ(json.code, 0) << json.out;
+  rapidjson::Document doc;
+  ASSERT_FALSE(doc.Parse(json.out.c_str()).HasParseError()) << json.out;
+  EXPECT_STREQ(doc[broker.c_str()]["autoCreateSubscriptionGroup"].GetString(), "false");
+  ASSERT_EQ(mqadmin({"updateBrokerConfig", "-b", broker, "-k", "autoCreateSubscriptionGroup", "-v", "true"}).code, 0);
+
+  // A key that needs a restart, an unknown key, a bad value: refused with the broker's reason.
+  auto restart = mqadmin({"updateBrokerConfig", "-b", broker, "-k", "listenPort", "-v", "1"});
+  EXPECT_NE(restart.code, 0);
+  EXPECT_NE(restart.err.find("restart"), std::string::npos) << restart.err;
+  EXPECT_NE(mqadmin({"updateBrokerConfig", "-b", broker, "-k", "noSuchKey", "-v", "1"}).code, 0);
+  EXPECT_NE(mqadmin({"updateBrokerConfig", "-b", broker, "-k", "brokerPermission", "-v", "99"}).code, 0);
+  EXPECT_NE(mqadmin({"getBrokerConfig", "-c", "NoSuchCluster"}).code, 0);
 }
 
 TEST_F(MqadminTest, ErrorsExitNonZero) {

@@ -43,6 +43,20 @@ class Table {
   std::vector<std::vector<std::string>> rows_;
 };
 
+// One broker process: its name, id (0 = master) and address.
+struct BrokerAddr {
+  std::string name;
+  std::int64_t id = 0;
+  std::string address;
+};
+// Every broker of `cluster`, masters and slaves, by name then id; NotFound when the cluster is
+// unknown or has no broker.
+client::Result<std::vector<BrokerAddr>> cluster_brokers(AdminContext& ctx, const std::string& cluster);
+// The brokers a command acts on: `broker_addr` alone (-b), or the brokers of `cluster` (-c),
+// masters only unless `with_slaves`. Exactly one of the two must be given.
+client::Result<std::vector<BrokerAddr>> command_targets(AdminContext& ctx, const std::string& broker_addr,
+                                                        const std::string& cluster, bool with_slaves);
+
 // Master address of every broker of `cluster` (broker name → address); NotFound when the
 // cluster is unknown.
 client::Result<std::vector<std::pair<std::string, std::string>>> cluster_masters(AdminContext& ctx,
@@ -69,6 +83,28 @@ int topic_status(AdminContext& ctx, const std::string& topic);
 
 // ---- cluster_commands.cpp ----
 int cluster_list(AdminContext& ctx);
+
+// ---- broker_commands.cpp ----
+// -b one broker or -c every broker of a cluster (brokerStatus and getBrokerConfig: slaves too,
+// as RocketMQ; updateBrokerConfig: masters only).
+int broker_status(AdminContext& ctx, const std::string& broker_addr, const std::string& cluster);
+int get_broker_config(AdminContext& ctx, const std::string& broker_addr, const std::string& cluster);
+int update_broker_config(AdminContext& ctx, const std::string& broker_addr, const std::string& cluster,
+                         const std::string& key, const std::string& value);
+
+// ---- group_commands.cpp ----
+struct UpdateSubGroupOptions {
+  std::string broker_addr;
+  std::string cluster;
+  // RocketMQ's updateSubGroup starts from the defaults with broadcast and from-min off.
+  protocol::SubscriptionGroupConfig group{.group_name = {}, .consume_enable = true, .consume_from_min_enable = false,
+                                          .consume_broadcast_enable = false};
+};
+int update_sub_group(AdminContext& ctx, const UpdateSubGroupOptions& options);
+// Deletes the group's settings on the brokers; with -c also its %RETRY% and %DLQ% topics. A
+// group no target broker knows is an error (RocketMQ reports success).
+int delete_sub_group(AdminContext& ctx, const std::string& group, const std::string& broker_addr,
+                     const std::string& cluster);
 
 // ---- offset_commands.cpp ----
 int consumer_progress(AdminContext& ctx, const std::string& group, const std::string& topic);

@@ -50,21 +50,41 @@ void Table::print(std::ostream& out) const {
   for (const auto& row : rows_) line(row);
 }
 
-client::Result<std::vector<std::pair<std::string, std::string>>> cluster_masters(AdminContext& ctx,
-                                                                                  const std::string& cluster) {
+client::Result<std::vector<BrokerAddr>> cluster_brokers(AdminContext& ctx, const std::string& cluster) {
   auto info = ctx.api().get_cluster_info();
   if (!info) return info.status();
   auto names = info->cluster_addr_table.find(cluster);
   if (names == info->cluster_addr_table.end()) return client::Status::not_found("no cluster named " + cluster);
-  std::vector<std::pair<std::string, std::string>> masters;
+  std::vector<BrokerAddr> brokers;
   for (const auto& name : names->second) {
     auto broker = info->broker_addr_table.find(name);
     if (broker == info->broker_addr_table.end()) continue;
-    auto master = broker->second.broker_addrs.find(0);
-    if (master != broker->second.broker_addrs.end()) masters.emplace_back(name, master->second);
+    for (const auto& [id, address] : broker->second.broker_addrs) brokers.push_back({name, id, address});
   }
-  if (masters.empty()) return client::Status::not_found("cluster " + cluster + " has no master broker");
-  return masters;
+  if (brokers.empty()) return client::Status::not_found("cluster " + cluster + " has no broker");
+  return brokers;
+}
+
+client::Result<std::vector<BrokerAddr>> command_targets(AdminContext& ctx, const std::string& broker_addr,
+                                                        const std::string& cluster, bool with_slaves) {
+  if (broker_addr.empty() == cluster.empty()) {
+    return client::Status::invalid_argument("give exactly one of -b broker-addr and -c cluster");
+  }
+  if (!broker_addr.empty()) return std::vector<BrokerAddr>{{"", 0, broker_addr}};
+  auto brokers = cluster_brokers(ctx, cluster);
+  if (!brokers || with_slaves) return brokers;
+  std::erase_if(*brokers, [](const BrokerAddr& b) { return b.id != 0; });
+  if (brokers->empty()) return client::Status::not_found("cluster " + cluster + " has no master broker");
+  return brokers;
+}
+
+client::Result<std::vector<std::pair<std::string, std::string>>> cluster_masters(AdminContext& ctx,
+                                                                                  const std::string& cluster) {
+  auto masters = command_targets(ctx, "", cluster, false);
+  if (!masters) return masters.status();
+  std::vector<std::pair<std::string, std::string>> named;
+  for (auto& broker : *masters) named.emplace_back(std::move(broker.name), std::move(broker.address));
+  return named;
 }
 
 client::Result<std::vector<std::pair<std::string, std::string>>> topic_masters(AdminContext& ctx,

@@ -59,7 +59,54 @@ int main(int argc, char** argv) {
   sub = app.add_subcommand("clusterList", "list the brokers of every cluster");
   sub->callback([&] { command = [](AdminContext& c) { return cluster_list(c); }; });
 
+  std::string broker_addr;
+  sub = app.add_subcommand("brokerStatus", "show a broker's runtime figures (GET_BROKER_RUNTIME_INFO)");
+  sub->add_option("-b,--brokerAddr", broker_addr, "this broker");
+  sub->add_option("-c,--clusterName", cluster, "every broker of this cluster, slaves too");
+  sub->callback([&] { command = [&](AdminContext& c) { return broker_status(c, broker_addr, cluster); }; });
+
+  sub = app.add_subcommand("getBrokerConfig", "show a broker's configuration");
+  sub->add_option("-b,--brokerAddr", broker_addr, "this broker");
+  sub->add_option("-c,--clusterName", cluster, "every broker of this cluster, slaves too");
+  sub->callback([&] { command = [&](AdminContext& c) { return get_broker_config(c, broker_addr, cluster); }; });
+
+  std::string config_key;
+  std::string config_value;
+  sub = app.add_subcommand("updateBrokerConfig", "change a broker setting while it runs (live settings only)");
+  sub->add_option("-b,--brokerAddr", broker_addr, "this broker");
+  sub->add_option("-c,--clusterName", cluster, "every master of this cluster");
+  sub->add_option("-k,--key", config_key, "config key (camelCase or snake_case)")->required();
+  sub->add_option("-v,--value", config_value, "config value")->required();
+  sub->callback([&] {
+    command = [&](AdminContext& c) { return update_broker_config(c, broker_addr, cluster, config_key, config_value); };
+  });
+
+  UpdateSubGroupOptions sub_group;
+  auto& g = sub_group.group;
+  sub = app.add_subcommand("updateSubGroup", "create or update a consumer group's settings");
+  sub->add_option("-b,--brokerAddr", sub_group.broker_addr, "on this broker");
+  sub->add_option("-c,--clusterName", sub_group.cluster, "on every master of this cluster");
+  sub->add_option("-g,--groupName", g.group_name, "consumer group")->required();
+  sub->add_option("-s,--consumeEnable", g.consume_enable, "consume enable (true/false, default true)");
+  sub->add_option("-m,--consumeFromMinEnable", g.consume_from_min_enable, "from min offset (default false)");
+  sub->add_option("-d,--consumeBroadcastEnable", g.consume_broadcast_enable, "broadcast (default false)");
+  sub->add_option("-q,--retryQueueNums", g.retry_queue_nums, "retry queue nums (default 1)")->check(CLI::NonNegativeNumber);
+  sub->add_option("-r,--retryMaxTimes", g.retry_max_times, "retry max times (default 16)");
+  sub->add_option("-i,--brokerId", g.broker_id, "consume from which broker id (default 0)")->check(CLI::NonNegativeNumber);
+  sub->add_option("-w,--whichBrokerWhenConsumeSlowly", g.which_broker_when_consume_slowly,
+                  "which broker id when consume slowly (default 1)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("-a,--notifyConsumerIdsChanged", g.notify_consumer_ids_changed_enable,
+                  "notify consumer ids changed (default true)");
+  sub->callback([&] { command = [&](AdminContext& c) { return update_sub_group(c, sub_group); }; });
+
   std::string group;
+  sub = app.add_subcommand("deleteSubGroup", "delete a consumer group's settings");
+  sub->add_option("-b,--brokerAddr", broker_addr, "from this broker");
+  sub->add_option("-c,--clusterName", cluster, "from every master of this cluster, with its retry and DLQ topics");
+  sub->add_option("-g,--groupName", group, "consumer group")->required();
+  sub->callback([&] { command = [&](AdminContext& c) { return delete_sub_group(c, group, broker_addr, cluster); }; });
+
   sub = app.add_subcommand("consumerProgress", "show a consumer group's offsets and lag");
   sub->add_option("-g,--groupName", group, "consumer group")->required();
   sub->add_option("-t,--topicName", topic, "only this topic");

@@ -1,6 +1,7 @@
 #include "mqkit/broker/broker_config.hpp"
 
 #include <sstream>
+#include <utility>
 
 #include "mqkit/kernel/config_value.hpp"
 
@@ -29,25 +30,25 @@ constexpr plugin::v1::ConfigField kFields[] = {
     {.key = "namesrv_addr", .type = ValueType::kString, .default_value = "127.0.0.1:9876",
      .description = "Name servers, separated by ';' (the broker registers with every one)"},
     {.key = "auto_create_topic_enable", .type = ValueType::kBool, .default_value = "true",
-     .description = "Create a topic on first send, from the TBW102 default topic"},
+     .description = "Create a topic on first send, from the TBW102 default topic", .needs_restart = false},
     {.key = "default_topic_queue_nums", .type = ValueType::kInt, .default_value = "8",
      .description = "Queues of the TBW102 default topic (caps auto-created topics)", .min = 1, .max = 1024},
     {.key = "auto_create_subscription_group", .type = ValueType::kBool, .default_value = "true",
-     .description = "Create a consumer group's settings on its first heartbeat or pull"},
+     .description = "Create a consumer group's settings on its first heartbeat or pull", .needs_restart = false},
     {.key = "broker_permission", .type = ValueType::kInt, .default_value = "6",
-     .description = "Broker permission bits: 4 read, 2 write", .min = 0, .max = 7},
+     .description = "Broker permission bits: 4 read, 2 write", .min = 0, .max = 7, .needs_restart = false},
     {.key = "register_name_server_period", .type = ValueType::kDuration, .default_value = "30s",
      .description = "How often the broker re-registers with every name server (10s..60s)", .min = 10'000,
      .max = 60'000},
     {.key = "long_polling_enable", .type = ValueType::kBool, .default_value = "true",
-     .description = "Hold a pull that finds nothing until a message arrives or the client's timeout"},
+     .description = "Hold a pull that finds nothing until a message arrives or the client's timeout", .needs_restart = false},
     {.key = "short_polling_time", .type = ValueType::kDuration, .default_value = "1s",
      .description = "How long a pull is held when long polling is off"},
     {.key = "enable_property_filter", .type = ValueType::kBool, .default_value = "false",
      .description = "Serve SQL92 subscriptions (filter pulled messages by their properties)"},
     {.key = "slave_read_enable", .type = ValueType::kBool, .default_value = "false",
      .description = "Pull answers suggest the group's broker_id, or its which_broker_when_consume_slowly "
-                    "when the consumer reads data no longer in memory (false: always the master)"},
+                    "when the consumer reads data no longer in memory (false: always the master)", .needs_restart = false},
     {.key = "access_message_in_memory_max_ratio", .type = ValueType::kInt, .default_value = "40",
      .description = "Percent of physical memory a consumer may lag behind the commit log end before its "
                     "reads count as slow (with slave_read_enable)",
@@ -70,7 +71,7 @@ constexpr plugin::v1::ConfigField kFields[] = {
     {.key = "default_query_max_num", .type = ValueType::kInt, .default_value = "32",
      .description = "Most messages a query by key returns", .min = 1, .max = 65536},
     {.key = "reject_transaction_message", .type = ValueType::kBool, .default_value = "false",
-     .description = "Refuse transactional (half) messages with NO_PERMISSION"},
+     .description = "Refuse transactional (half) messages with NO_PERMISSION", .needs_restart = false},
     {.key = "transaction_time_out", .type = ValueType::kDuration, .default_value = "6s",
      .description = "A half message this old without COMMIT or ROLLBACK gets a transaction check"},
     {.key = "transaction_check_max", .type = ValueType::kInt, .default_value = "15",
@@ -102,9 +103,103 @@ constexpr plugin::v1::ConfigField kFields[] = {
 };
 constexpr plugin::v1::ConfigSchema kSchema{kFields, std::size(kFields)};
 
+// "1s" for 1000, "90s" for 90000, "2h" for 7'200'000: the largest unit that divides evenly.
+std::string duration_text(std::int64_t ms) {
+  for (const auto& [unit, size] : {std::pair{"h", 3'600'000}, {"m", 60'000}, {"s", 1000}}) {
+    if (ms % size == 0) return std::to_string(ms / size) + unit;
+  }
+  return std::to_string(ms) + "ms";
+}
+
+// The inverse of broker_config_from: every schema key with the config's value.
+plugin::v1::ConfigValues values_of(const BrokerConfig& c) {
+  plugin::v1::ConfigValues v;
+  std::string namesrv;
+  for (const auto& addr : c.namesrv_addrs) namesrv += (namesrv.empty() ? "" : ";") + addr;
+  std::string delays;
+  for (const auto ms : c.delay_level_ms) delays += (delays.empty() ? "" : " ") + duration_text(ms);
+  v.set("broker_cluster_name", c.cluster_name);
+  v.set("broker_name", c.broker_name);
+  v.set("broker_id", c.broker_id);
+  v.set("broker_ip1", c.broker_ip);
+  v.set("listen_host", c.listen_host);
+  v.set("listen_port", std::int64_t{c.listen_port});
+  v.set("namesrv_addr", namesrv);
+  v.set("auto_create_topic_enable", c.auto_create_topic_enable.get());
+  v.set("default_topic_queue_nums", std::int64_t{c.default_topic_queue_nums});
+  v.set("auto_create_subscription_group", c.auto_create_subscription_group.get());
+  v.set("broker_permission", std::int64_t{c.broker_permission.get()});
+  v.set("register_name_server_period", c.register_name_server_period_ms);
+  v.set("long_polling_enable", c.long_polling_enable.get());
+  v.set("short_polling_time", c.short_polling_time_ms);
+  v.set("enable_property_filter", c.enable_property_filter);
+  v.set("slave_read_enable", c.slave_read_enable.get());
+  v.set("access_message_in_memory_max_ratio", std::int64_t{c.access_message_in_memory_max_ratio});
+  v.set("max_message_size", c.max_message_size);
+  v.set("message_delay_level", delays);
+  v.set("flush_consumer_offset_interval", c.flush_consumer_offset_interval_ms);
+  v.set("channel_expired_timeout", c.channel_expired_timeout_ms);
+  v.set("rebalance_lock_max_live_time", c.lock_max_live_time_ms);
+  v.set("max_transfer_count_on_message_in_memory", std::int64_t{c.max_transfer_count});
+  v.set("max_transfer_bytes_on_message_in_memory", c.max_transfer_bytes);
+  v.set("default_query_max_num", std::int64_t{c.default_query_max_num});
+  v.set("reject_transaction_message", c.reject_transaction_message.get());
+  v.set("transaction_time_out", c.transaction_timeout_ms);
+  v.set("transaction_check_max", std::int64_t{c.transaction_check_max});
+  v.set("transaction_check_interval", c.transaction_check_interval_ms);
+  v.set("broker_role", std::string(to_string(c.broker_role)));
+  v.set("ha_listen_port", std::int64_t{c.ha_listen_port});
+  v.set("ha_send_heartbeat_interval", c.ha_send_heartbeat_interval_ms);
+  v.set("ha_housekeeping_interval", c.ha_housekeeping_interval_ms);
+  v.set("ha_transfer_batch_size", c.ha_transfer_batch_size);
+  v.set("ha_max_gap_not_in_sync", c.ha_max_gap_not_in_sync);
+  v.set("ha_slave_timeout", c.ha_slave_timeout_ms);
+  v.set("ha_master_address", c.ha_master_address);
+  return v;
+}
+
+// Sets one live setting; the key is a schema key with needs_restart = false, the value checked.
+void set_live(const BrokerConfig& c, std::string_view key, const plugin::v1::ConfigValue& value) {
+  if (key == "broker_permission") return c.broker_permission.set(static_cast<std::int32_t>(std::get<std::int64_t>(value)));
+  const bool flag = std::get<bool>(value);
+  if (key == "auto_create_topic_enable") return c.auto_create_topic_enable.set(flag);
+  if (key == "auto_create_subscription_group") return c.auto_create_subscription_group.set(flag);
+  if (key == "long_polling_enable") return c.long_polling_enable.set(flag);
+  if (key == "slave_read_enable") return c.slave_read_enable.set(flag);
+  if (key == "reject_transaction_message") return c.reject_transaction_message.set(flag);
+}
+
 }  // namespace
 
 const plugin::v1::ConfigSchema& broker_schema() { return kSchema; }
+
+std::map<std::string, std::string> broker_config_properties(const BrokerConfig& config) {
+  std::map<std::string, std::string> properties;
+  const plugin::v1::ConfigValues values = values_of(config);
+  for (const auto& [key, value] : values.all()) {
+    properties[kernel::to_camel_case(key)] = plugin::v1::format_value(value);
+  }
+  return properties;
+}
+
+Status update_live_settings(const BrokerConfig& config, const std::map<std::string, std::string>& properties) {
+  std::vector<std::pair<std::string, plugin::v1::ConfigValue>> changes;
+  for (const auto& [name, text] : properties) {
+    const std::string key = kernel::to_snake_case(name);
+    const plugin::v1::ConfigField* field = kSchema.find(key);
+    if (field == nullptr) return Status::invalid_argument("no broker config key " + name);
+    if (field->needs_restart) {
+      return Status(plugin::v1::StatusCode::kPermissionDenied,
+                    name + " cannot change while the broker runs: set it in broker.toml and restart");
+    }
+    auto value = kernel::parse_value_text(*field, text);
+    if (!value) return value.status().with_context(name);
+    MQKIT_RETURN_IF_ERROR(kernel::check_value(*field, *value));
+    changes.emplace_back(key, std::move(value).value());
+  }
+  for (const auto& [key, value] : changes) set_live(config, key, value);
+  return Status::ok();
+}
 
 Result<std::vector<std::int64_t>> parse_delay_levels(const std::string& text) {
   std::vector<std::int64_t> levels;

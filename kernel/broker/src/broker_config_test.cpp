@@ -23,6 +23,44 @@ TEST(BrokerConfigTest, DefaultsMatchRocketMq) {
   EXPECT_EQ(c->max_message_size, 4 * 1024 * 1024);
 }
 
+// GET_BROKER_CONFIG's properties name every key the RocketMQ way, and read back as the same
+// configuration.
+TEST(BrokerConfigTest, PropertiesNameEveryKeyAndReadBackAsTheSameConfig) {
+  auto doc = kernel::ConfigDocument::parse(
+                 "[broker]\nnamesrv_addr = \"a:1;b:2\"\nmessage_delay_level = \"1s 90s 2m 1h 250ms\"\n"
+                 "broker_role = \"SYNC_MASTER\"\nmax_message_size = \"1MiB\"\n",
+                 "t")
+                 .value();
+  auto c = broker_config_from(doc.section("broker", broker_schema()).value()).value();
+  const auto properties = broker_config_properties(c);
+  EXPECT_EQ(properties.size(), broker_schema().count);
+  EXPECT_EQ(properties.at("namesrvAddr"), "a:1;b:2");
+  EXPECT_EQ(properties.at("messageDelayLevel"), "1s 90s 2m 1h 250ms");
+  EXPECT_EQ(properties.at("maxMessageSize"), "1048576");
+  EXPECT_EQ(properties.at("brokerRole"), "SYNC_MASTER");
+  EXPECT_EQ(properties.at("brokerClusterName"), "DefaultCluster");
+  // Read back as command-line overrides read text ("1048576" for a size, "30000" for a duration).
+  auto again = kernel::ConfigDocument::parse("", "again").value();
+  for (const auto& [key, value] : properties) ASSERT_TRUE(again.add_override("broker." + key + "=" + value).is_ok()) << key;
+  auto values = again.section("broker", broker_schema());
+  ASSERT_TRUE(values.is_ok()) << values.status().to_string();
+  EXPECT_EQ(broker_config_properties(broker_config_from(*values).value()), properties);
+}
+
+TEST(BrokerConfigTest, LiveSettingsChangeAllOrNothing) {
+  const BrokerConfig c;
+  ASSERT_TRUE(update_live_settings(c, {{"broker_permission", "2"}, {"slaveReadEnable", "true"}}).is_ok());
+  EXPECT_EQ(c.broker_permission, 2);
+  EXPECT_TRUE(c.slave_read_enable);
+  const BrokerConfig copy = c;  // a copy takes the current values
+  EXPECT_EQ(copy.broker_permission, 2);
+  auto refused = update_live_settings(c, {{"rejectTransactionMessage", "true"}, {"brokerName", "other"}});
+  EXPECT_EQ(refused.code(), plugin::v1::StatusCode::kPermissionDenied);
+  EXPECT_FALSE(c.reject_transaction_message);  // nothing changed
+  EXPECT_EQ(update_live_settings(c, {{"brokerPermision", "6"}}).code(), plugin::v1::StatusCode::kInvalidArgument);
+  EXPECT_EQ(update_live_settings(c, {{"brokerPermission", "8"}}).code(), plugin::v1::StatusCode::kInvalidArgument);
+}
+
 TEST(BrokerConfigTest, RocketMqSpellingsAndNameServerList) {
   auto doc = kernel::ConfigDocument::parse(
                  "[broker]\nbrokerName = \"b1\"\nnamesrvAddr = \"10.0.0.1:9876; 10.0.0.2:9876\"\nbrokerIP1 = \"10.0.0.9\"\n",

@@ -129,6 +129,10 @@ Status BrokerController::start_services() {
   tasks_.add("persist-offsets", persist, persist, [this] {
     if (auto s = offsets_->persist(); !s) kernel::logger("broker")->error("persisting offsets: {}", s.to_string());
   });
+  tasks_.add("sample-stats", std::chrono::seconds(1), std::chrono::seconds(1), [stats = context_.stats] {
+    const std::int64_t now = kernel::wall_clock_ms();
+    stats->sample(now, BrokerStats::local_day(now));
+  });
   tasks_.add("expire-clients", std::chrono::seconds(10), std::chrono::seconds(10), [this] {
     consumers_.expire(kernel::wall_clock_ms(), config_.channel_expired_timeout_ms);
     producers_.expire(kernel::wall_clock_ms(), config_.channel_expired_timeout_ms);

@@ -1,4 +1,5 @@
 #include "mqkit/protocol/bodies.hpp"
+#include "mqkit/protocol/json_writer.hpp"
 
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
@@ -14,14 +15,14 @@ namespace mqkit::protocol {
 
 namespace {
 
-using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+using json::key;
+using json::str;
+using json::write_json;
+using json::Writer;
 using Value = rapidjson::Value;
 
 // ---------------------------------------------------------------------------------------------
 // Writing
-
-void key(Writer& w, std::string_view k) { w.Key(k.data(), static_cast<rapidjson::SizeType>(k.size())); }
-void str(Writer& w, std::string_view s) { w.String(s.data(), static_cast<rapidjson::SizeType>(s.size())); }
 
 void write(Writer& w, const DataVersion& v) {
   w.StartObject();
@@ -83,14 +84,6 @@ void write_string_map(Writer& w, std::string_view name, const std::map<std::stri
   key(w, name), w.StartObject();
   for (const auto& [k, v] : map) key(w, k), str(w, v);
   w.EndObject();
-}
-
-template <typename F>
-std::string write_json(F&& body) {
-  rapidjson::StringBuffer buffer;
-  Writer w(buffer);
-  body(w);
-  return std::string(buffer.GetString(), buffer.GetSize());
 }
 
 // Broker ids become map keys; the legacy style leaves them unquoted, as fastjson does. No JSON

@@ -8,6 +8,7 @@
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/header_fields.hpp"
+#include "mqkit/protocol/java_properties.hpp"
 #include "mqkit/protocol/validation.hpp"
 #include "queue_stats.hpp"
 #include "reset_offset.hpp"
@@ -63,6 +64,8 @@ const std::vector<std::pair<std::int32_t, AdminBrokerProcessor::Handler>>& Admin
       {rq::kGetAllDelayOffset, &AdminBrokerProcessor::all_delay_offsets},
       {rq::kGetConsumerConnectionList, &AdminBrokerProcessor::consumer_connections},
       {rq::kGetConsumerRunningInfo, &AdminBrokerProcessor::consumer_running_info},
+      {rq::kGetBrokerConfig, &AdminBrokerProcessor::broker_config},
+      {rq::kUpdateBrokerConfig, &AdminBrokerProcessor::update_broker_config},
   };
   return kHandlers;
 }
@@ -243,7 +246,7 @@ void AdminBrokerProcessor::reset_offset(const RemotingCommand& request, const Re
 // Consumer groups
 
 void AdminBrokerProcessor::update_subscription_group(const RemotingCommand& request, const Responder& responder) {
-  auto group = decode_subscription_group(protocol::body_text(request));
+  auto group = protocol::decode_subscription_group(protocol::body_text(request));
   if (!group) return responder.fail(rc::kSystemError, group.status().message());
   kernel::logger("broker")->info("group {} created or updated by {}", group->group_name,
                                  responder.channel()->remote_address());
@@ -261,7 +264,7 @@ void AdminBrokerProcessor::delete_subscription_group(const RemotingCommand& requ
 }
 
 void AdminBrokerProcessor::all_subscription_groups(const RemotingCommand&, const Responder& responder) {
-  respond_body(responder, encode_subscription_group_table(context_.groups->all()));
+  respond_body(responder, protocol::encode_subscription_group_table(context_.groups->all()));
 }
 
 void AdminBrokerProcessor::all_consumer_offsets(const RemotingCommand&, const Responder& responder) {
@@ -310,6 +313,36 @@ void AdminBrokerProcessor::consumer_running_info(const RemotingCommand& request,
                    responder.fail(rc::kSystemError,
                                   "invoke consumer " + who + " Exception: " + answer.status().message());
                  });
+}
+
+// ----------------------------------------------------------------------------------------------
+// Broker config
+
+void AdminBrokerProcessor::broker_config(const RemotingCommand&, const Responder& responder) {
+  RemotingCommand response;
+  protocol::set_body(response, protocol::encode_java_properties(broker_config_properties(*context_.config)));
+  {
+    std::lock_guard lock(config_mutex_);
+    response.ext_fields.set("version", protocol::encode(config_version_));
+  }
+  responder.respond(std::move(response));
+}
+
+void AdminBrokerProcessor::update_broker_config(const RemotingCommand& request, const Responder& responder) {
+  auto properties = protocol::decode_java_properties(protocol::body_text(request));
+  if (!properties) return responder.fail(rc::kSystemError, "string2Properties error: " + properties.status().message());
+  std::lock_guard lock(config_mutex_);
+  const plugin::v1::Status updated = update_live_settings(*context_.config, *properties);
+  if (!updated) {
+    const bool restart = updated.code() == plugin::v1::StatusCode::kPermissionDenied;
+    return responder.fail(restart ? rc::kNoPermission : rc::kInvalidParameter, updated.message());
+  }
+  ++config_version_.counter;
+  config_version_.timestamp = context_.clock();
+  std::string changes;
+  for (const auto& [key, value] : *properties) changes += (changes.empty() ? "" : ", ") + key + "=" + value;
+  kernel::logger("broker")->info("broker config updated by {}: {}", responder.channel()->remote_address(), changes);
+  responder.respond(RemotingCommand{});
 }
 
 }  // namespace mqkit::broker

@@ -6,6 +6,7 @@
 #include "mqkit/broker/consume/admin_bodies.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/header_fields.hpp"
+#include "mqkit/protocol/java_properties.hpp"
 
 namespace mqkit::broker {
 namespace {
@@ -194,6 +195,56 @@ TEST_F(AdminBrokerProcessorTest, RuntimeInfoReportsTheStore) {
   EXPECT_EQ(info->table.at("earliestMessageTimeStamp"), std::to_string(stored_.front().store_timestamp));
 }
 
+// The counters RocketMQ's brokerStatus shows come from BrokerStats, fed by the send and pull paths.
+TEST_F(AdminBrokerProcessorTest, RuntimeInfoCarriesRocketMqsMessageCounters) {
+  context().stats->count_put(4);
+  context().stats->count_get(3);
+  auto info = protocol::decode_kv_table(
+      protocol::body_text(call(testing::make_request(rq::kGetBrokerRuntimeInfo, {}))));
+  ASSERT_TRUE(info.is_ok()) << info.status().to_string();
+  EXPECT_EQ(info->table.at("msgPutTotalTodayNow"), "4");
+  EXPECT_EQ(info->table.at("msgGetTotalTodayNow"), "3");
+  for (const char* key : {"msgPutTotalTodayMorning", "msgPutTotalYesterdayMorning", "msgGetTotalTodayMorning",
+                          "msgGetTotalYesterdayMorning", "putTps", "getTransferedTps"}) {
+    EXPECT_TRUE(info->table.count(key)) << key;
+  }
+}
+
+TEST_F(AdminBrokerProcessorTest, BrokerConfigIsPropertiesTextWithRocketMqKeys) {
+  const RemotingCommand answer = call(testing::make_request(rq::kGetBrokerConfig, {}));
+  ASSERT_EQ(answer.code, rc::kSuccess);
+  auto properties = protocol::decode_java_properties(protocol::body_text(answer));
+  ASSERT_TRUE(properties.is_ok()) << properties.status().to_string();
+  EXPECT_EQ(properties->at("brokerIP1"), "127.0.0.1");
+  EXPECT_EQ(properties->at("brokerPermission"), "6");
+  EXPECT_EQ(properties->at("registerNameServerPeriod"), "30000");  // milliseconds, as RocketMQ's
+  EXPECT_EQ(properties->at("brokerRole"), "ASYNC_MASTER");
+  EXPECT_TRUE(answer.ext_fields.get("version").has_value());
+}
+
+TEST_F(AdminBrokerProcessorTest, UpdateBrokerConfigChangesLiveSettingsOnly) {
+  auto update = [&](const std::map<std::string, std::string>& properties) {
+    auto request = testing::make_request(rq::kUpdateBrokerConfig, {});
+    protocol::set_body(request, protocol::encode_java_properties(properties));
+    return call(std::move(request));
+  };
+  EXPECT_EQ(update({{"brokerPermission", "4"}, {"autoCreateTopicEnable", "false"}}).code, rc::kSuccess);
+  EXPECT_EQ(context().config->broker_permission, 4);
+  EXPECT_FALSE(context().config->auto_create_topic_enable);
+  auto properties = protocol::decode_java_properties(
+      protocol::body_text(call(testing::make_request(rq::kGetBrokerConfig, {}))));
+  EXPECT_EQ(properties->at("brokerPermission"), "4");
+
+  // Refused whole: a restart-only key, an unknown key, a value out of bounds.
+  const RemotingCommand restart = update({{"listenPort", "1"}, {"brokerPermission", "6"}});
+  EXPECT_EQ(restart.code, rc::kNoPermission);
+  EXPECT_NE(restart.remark.value_or("").find("listenPort"), std::string::npos);
+  EXPECT_EQ(update({{"noSuchKey", "1"}}).code, rc::kInvalidParameter);
+  EXPECT_EQ(update({{"brokerPermission", "9"}}).code, rc::kInvalidParameter);
+  EXPECT_EQ(update({{"slaveReadEnable", "maybe"}}).code, rc::kInvalidParameter);
+  EXPECT_EQ(context().config->broker_permission, 4);
+}
+
 TEST_F(AdminBrokerProcessorTest, ResetOffsetByTimeCommitsAndTellsOnlineConsumers) {
   fill();
   context().offsets->commit("cg", "T", 0, 3);
@@ -288,11 +339,11 @@ TEST_F(AdminBrokerProcessorTest, AllConsumerOffsetsAndGroupsForSlaves) {
 
   ASSERT_TRUE(context().groups->find_or_create("g1").has_value());
   const RemotingCommand groups = call(testing::make_request(rq::kGetAllSubscriptionGroupConfig, {}));
-  auto decoded = decode_subscription_group_table(protocol::body_text(groups));
+  auto decoded = protocol::decode_subscription_group_table(protocol::body_text(groups));
   ASSERT_TRUE(decoded.is_ok()) << decoded.status().to_string();
   EXPECT_EQ(*decoded, context().groups->all());
   // RocketMQ's wrapper carries a data version and fields mqkit does not keep; a group may lack its name.
-  auto rocketmq = decode_subscription_group_table(
+  auto rocketmq = protocol::decode_subscription_group_table(
       R"({"dataVersion":{"counter":3,"timestamp":1},"subscriptionGroupTable":{"g2":{"retryMaxTimes":2,"groupSysFlag":0}}})");
   ASSERT_TRUE(rocketmq.is_ok()) << rocketmq.status().to_string();
   EXPECT_EQ(rocketmq->at("g2").group_name, "g2");

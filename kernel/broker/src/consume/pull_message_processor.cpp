@@ -269,7 +269,10 @@ std::optional<RemotingCommand> pull_once(BrokerContext& context,
   response.ext_fields.set("nextBeginOffset", result->next_begin_offset);
   response.ext_fields.set("minOffset", result->min_offset);
   response.ext_fields.set("maxOffset", result->max_offset);
-  if (response.code == rc::kSuccess) response.body_slices = std::move(result->records);
+  if (response.code == rc::kSuccess) {
+    context.stats->count_get(static_cast<std::int64_t>(result->records.size()));
+    response.body_slices = std::move(result->records);
+  }
   if (response.code == rc::kPullOffsetMoved) {
     kernel::logger("broker")->info("pull offset {} of {}:{} by group {} moved to {}", header.queue_offset,
                                    header.topic, header.queue_id, header.group, result->next_begin_offset);

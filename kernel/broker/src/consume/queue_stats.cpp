@@ -80,6 +80,7 @@ protocol::KvTable runtime_info(const BrokerContext& context) {
                          : 0);
   t["consumerGroupCount"] = std::to_string(context.consumers->groups().size());
   t["topicCount"] = std::to_string(context.topics->snapshot().topic_config_table.size());
+  context.stats->add_to(info);
   return info;
 }
 

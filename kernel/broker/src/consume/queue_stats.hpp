@@ -26,7 +26,8 @@ protocol::ConsumeStats consume_stats(const BrokerContext& context, const std::st
 // Per write queue: min and max offsets and the store time of the newest message.
 protocol::TopicStatsTable topic_stats(const BrokerContext& context, const protocol::TopicConfig& topic);
 
-// Broker-wide figures as a KvTable (store offsets and health, version).
+// Broker-wide figures as a KvTable (store offsets and health, version, messages stored and
+// pulled: BrokerStats).
 protocol::KvTable runtime_info(const BrokerContext& context);
 
 }  // namespace mqkit::broker

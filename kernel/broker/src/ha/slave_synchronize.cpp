@@ -80,7 +80,7 @@ void sync_subscription_groups(BrokerContext& context, v1::Transport& transport, 
   constexpr const char* what = "subscription groups";
   const auto body = ask(transport, master, rq::kGetAllSubscriptionGroupConfig, what);
   if (!body) return;
-  auto groups = decode_subscription_group_table(*body);
+  auto groups = protocol::decode_subscription_group_table(*body);
   if (!groups) return failed(what, master, groups.status());
   auto replaced = context.groups->replace_from_master(std::move(*groups));
   if (!replaced) return failed(what, master, replaced.status());

@@ -95,8 +95,9 @@ OrRefusal<std::pair<SendMessageRequestHeader, SendTarget>> check_send(BrokerCont
 // (the UNIQ_KEY the producer's END_TRANSACTION will carry).
 AppendedCallback answer_with(const BrokerContext& context, const Responder& responder, std::int32_t queue_id,
                              std::string transaction_id = {}) {
-  return [responder, store_host = context.store_host, queue_id,
+  return [responder, store_host = context.store_host, queue_id, stats = context.stats,
           transaction_id = std::move(transaction_id)](v1::Result<AppendedMessages> appended) {
+    if (appended) stats->count_put(static_cast<std::int64_t>(appended->commit_offsets.size()));
     RemotingCommand response = send_response(appended, store_host, queue_id);
     if (appended && !transaction_id.empty()) response.ext_fields.set("transactionId", transaction_id);
     responder.respond(std::move(response));

@@ -34,6 +34,9 @@ Status check_schema(const plugin::v1::ConfigSchema& schema);
 
 // "flushDiskType" → "flush_disk_type"; "brokerIP1" → "broker_ip1"; snake_case is unchanged.
 std::string to_snake_case(std::string_view key);
+// The other way, for answers RocketMQ tools read: "flush_disk_type" → "flushDiskType",
+// "broker_ip1" → "brokerIP1" (RocketMQ's spelling); to_snake_case undoes it.
+std::string to_camel_case(std::string_view key);
 
 // Smallest edit distance between `key` and the schema keys, for "did you mean" hints.
 std::string closest_key(const plugin::v1::ConfigSchema& schema, std::string_view key);

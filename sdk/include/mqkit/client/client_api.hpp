@@ -31,6 +31,7 @@
 #include "mqkit/client/types.hpp"
 #include "mqkit/plugin/v1/transport.hpp"
 #include "mqkit/protocol/bodies.hpp"
+#include "mqkit/protocol/subscription_group.hpp"
 #include "mqkit/protocol/transaction.hpp"
 
 namespace mqkit::client {
@@ -201,6 +202,20 @@ class ClientApi {
   Result<protocol::ConsumeStats> get_consume_stats(std::string_view address, std::string_view group,
                                                    std::string_view topic = {}, std::chrono::milliseconds timeout = {});
   Result<protocol::KvTable> get_broker_runtime_info(std::string_view address, std::chrono::milliseconds timeout = {});
+  // UPDATE_AND_CREATE_SUBSCRIPTIONGROUP: replaces the group's settings on one broker.
+  Status update_subscription_group(std::string_view address, const protocol::SubscriptionGroupConfig& group,
+                                   std::chrono::milliseconds timeout = {});
+  // DELETE_SUBSCRIPTIONGROUP; brokers answer SUCCESS for a group they do not know (RocketMQ).
+  Status delete_subscription_group(std::string_view address, std::string_view group,
+                                   std::chrono::milliseconds timeout = {});
+  Result<std::map<std::string, protocol::SubscriptionGroupConfig>> get_all_subscription_groups(
+      std::string_view address, std::chrono::milliseconds timeout = {});
+  // GET_BROKER_CONFIG: the broker's configuration, key → value (RocketMQ's camelCase keys).
+  Result<std::map<std::string, std::string>> get_broker_config(std::string_view address,
+                                                               std::chrono::milliseconds timeout = {});
+  // UPDATE_BROKER_CONFIG; a mqkit broker changes only its live settings (docs/mqadmin.md).
+  Status update_broker_config(std::string_view address, const std::map<std::string, std::string>& properties,
+                              std::chrono::milliseconds timeout = {});
   // Messages of one broker matching the key; empty when none (QUERY_NOT_FOUND).
   Result<QueryMessageResult> query_message(std::string_view address, const QueryMessageRequest& request,
                                            std::chrono::milliseconds timeout = {});

@@ -2,7 +2,9 @@
 // RocketMQ keeps in BrokerConfig (rocketmq-facts §5.18).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +22,27 @@ enum class BrokerRole : std::uint8_t { kAsyncMaster, kSyncMaster, kSlave };
 std::string_view to_string(BrokerRole role);
 plugin::v1::Result<BrokerRole> broker_role_from(std::string_view text);
 
+// A setting UPDATE_BROKER_CONFIG may change while the broker runs (its schema field says
+// needs_restart = false). Readers on any thread get a relaxed atomic load: these are flags
+// checked per request, where seeing the old value for a moment is fine. set() is const because
+// processors see the config through a const pointer; only these settings ever change.
+template <typename T>
+class LiveSetting {
+ public:
+  LiveSetting(T value = T{}) noexcept : value_(value) {}  // NOLINT: converts, as the plain field did
+  LiveSetting(const LiveSetting& other) noexcept : value_(other.get()) {}
+  LiveSetting& operator=(const LiveSetting& other) noexcept {
+    set(other.get());
+    return *this;
+  }
+  operator T() const noexcept { return get(); }  // NOLINT: reads like the plain field
+  T get() const noexcept { return value_.load(std::memory_order_relaxed); }
+  void set(T value) const noexcept { value_.store(value, std::memory_order_relaxed); }
+
+ private:
+  mutable std::atomic<T> value_;
+};
+
 struct BrokerConfig {
   std::string cluster_name;
   std::string broker_name;
@@ -28,15 +51,15 @@ struct BrokerConfig {
   std::string listen_host;
   std::uint16_t listen_port = 10911;
   std::vector<std::string> namesrv_addrs;
-  bool auto_create_topic_enable = true;
+  LiveSetting<bool> auto_create_topic_enable = true;
   std::int32_t default_topic_queue_nums = 8;
-  bool auto_create_subscription_group = true;
-  std::int32_t broker_permission = 6;
+  LiveSetting<bool> auto_create_subscription_group = true;
+  LiveSetting<std::int32_t> broker_permission = 6;
   std::int64_t register_name_server_period_ms = 30'000;
-  bool long_polling_enable = true;
+  LiveSetting<bool> long_polling_enable = true;
   std::int64_t short_polling_time_ms = 1000;
   bool enable_property_filter = false;  // RocketMQ's enablePropertyFilter: SQL92 subscriptions
-  bool slave_read_enable = false;       // RocketMQ's slaveReadEnable (docs/slave-read.md)
+  LiveSetting<bool> slave_read_enable = false;  // RocketMQ's slaveReadEnable (docs/slave-read.md)
   std::int32_t access_message_in_memory_max_ratio = 40;  // percent of physical memory
   std::int64_t max_message_size = 4 * 1024 * 1024;
   std::vector<std::int64_t> delay_level_ms;  // index 0 = level 1
@@ -46,7 +69,7 @@ struct BrokerConfig {
   std::int32_t max_transfer_count = 32;
   std::int64_t max_transfer_bytes = 256 * 1024;
   std::int32_t default_query_max_num = 32;
-  bool reject_transaction_message = false;
+  LiveSetting<bool> reject_transaction_message = false;
   std::int64_t transaction_timeout_ms = 6000;
   std::int32_t transaction_check_max = 15;
   std::int64_t transaction_check_interval_ms = 60'000;
@@ -67,6 +90,15 @@ struct BrokerConfig {
 };
 
 plugin::v1::Result<BrokerConfig> broker_config_from(const plugin::v1::ConfigValues& values);
+
+// Every [broker] key in RocketMQ's camelCase spelling with its value as text (GET_BROKER_CONFIG):
+// durations in milliseconds and sizes in bytes, as RocketMQ's own keys hold them.
+std::map<std::string, std::string> broker_config_properties(const BrokerConfig& config);
+
+// UPDATE_BROKER_CONFIG: sets the live settings (needs_restart = false in the schema) named in
+// `properties` (camelCase or snake_case keys). All or nothing: an unknown key or a bad value is
+// InvalidArgument, a key that needs a restart PermissionDenied, and then nothing changes.
+plugin::v1::Status update_live_settings(const BrokerConfig& config, const std::map<std::string, std::string>& properties);
 
 // "1s 5s 10s 30s 1m ..." → milliseconds per level.
 plugin::v1::Result<std::vector<std::int64_t>> parse_delay_levels(const std::string& text);

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "mqkit/broker/broker_config.hpp"
+#include "mqkit/broker/broker_stats.hpp"
 #include "mqkit/broker/consumer_manager.hpp"
 #include "mqkit/broker/consumer_offset_manager.hpp"
 #include "mqkit/broker/long_polling_service.hpp"
@@ -46,6 +47,8 @@ struct BrokerContext {
   ReplicaAcks* replicas = nullptr;  // masters: what slaves acknowledged (SYNC_MASTER waits on it)
   ha::HaMaster* ha_master = nullptr;  // masters: woken after appends so slaves get them at once
   std::function<std::int64_t()> clock;  // milliseconds since the epoch
+  // Messages stored and pulled (GET_BROKER_RUNTIME_INFO); never null.
+  std::shared_ptr<BrokerStats> stats = std::make_shared<BrokerStats>();
   // What access_message_in_memory_max_ratio is a share of (tests make it small).
   std::int64_t physical_memory_bytes = total_physical_memory_bytes();
 };

@@ -10,22 +10,11 @@
 
 #include "mqkit/broker/broker_config.hpp"
 #include "mqkit/broker/metadata_files.hpp"
+#include "mqkit/protocol/subscription_group.hpp"
 
 namespace mqkit::broker {
 
-struct SubscriptionGroupConfig {
-  std::string group_name;
-  bool consume_enable = true;
-  bool consume_from_min_enable = true;
-  bool consume_broadcast_enable = true;
-  std::int32_t retry_queue_nums = 1;
-  std::int32_t retry_max_times = 16;
-  std::int64_t broker_id = 0;
-  std::int64_t which_broker_when_consume_slowly = 1;
-  bool notify_consumer_ids_changed_enable = true;
-
-  bool operator==(const SubscriptionGroupConfig&) const = default;
-};
+using SubscriptionGroupConfig = protocol::SubscriptionGroupConfig;
 
 class SubscriptionGroupManager {
  public:

@@ -1,6 +1,7 @@
-// JSON bodies of admin requests that protocol/bodies.hpp does not define (yet): subscription
-// group settings, the reset-offset table and a group's connections. Written as fastjson writes
-// them (keys in alphabetical order) so Java admin tools and clients read them.
+// JSON bodies of admin requests that protocol/bodies.hpp does not define (yet): the
+// reset-offset table and a group's connections (subscription group settings are in
+// protocol/subscription_group.hpp). Written as fastjson writes them (keys in alphabetical
+// order) so Java admin tools and clients read them.
 //
 // Pure functions; any thread.
 #pragma once
@@ -17,18 +18,6 @@
 #include "mqkit/plugin/v1/status.hpp"
 
 namespace mqkit::broker {
-
-// SubscriptionGroupConfig (UPDATE_AND_CREATE_SUBSCRIPTIONGROUP body). Decoding requires
-// groupName; absent settings keep their defaults.
-std::string encode_subscription_group(const SubscriptionGroupConfig& group);
-plugin::v1::Result<SubscriptionGroupConfig> decode_subscription_group(std::string_view json);
-
-// SubscriptionGroupWrapper (GET_ALL_SUBSCRIPTIONGROUP_CONFIG): {"subscriptionGroupTable":{...}}.
-// Decoding ignores RocketMQ's dataVersion and fields mqkit does not know; a group without
-// groupName takes its key.
-std::string encode_subscription_group_table(const std::map<std::string, SubscriptionGroupConfig>& groups);
-plugin::v1::Result<std::map<std::string, SubscriptionGroupConfig>> decode_subscription_group_table(
-    std::string_view json);
 
 // ResetOffsetBody (RESET_CONSUMER_CLIENT_OFFSET, INVOKE_BROKER_TO_RESET_OFFSET): a peer whose
 // language is CPP gets ResetOffsetBodyForC ({"offsetTable":[{"brokerName",...,"offset"}]}),

@@ -12,13 +12,18 @@
 //                   slave copies from its master every 10 s (RocketMQ's SlaveSynchronize)
 //   consumers       GET_CONSUMER_RUNNING_INFO 307: forwarded to the named client over its own
 //                   connection, its answer relayed as it is (RocketMQ's callConsumer)
+//   broker config   GET_BROKER_CONFIG 26 (the [broker] section as properties text, camelCase
+//                   keys), UPDATE_BROKER_CONFIG 25 (only the live settings; see
+//                   update_live_settings; not written back to broker.toml)
 // Topic changes go through TopicConfigManager, which bumps the data version and so makes the
 // broker re-register with the name servers.
 //
 // Threads: the transport's request threads; stateless beyond the context.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <vector>
 
 #include "mqkit/broker/broker_context.hpp"
@@ -57,8 +62,13 @@ class AdminBrokerProcessor final : public RequestProcessor {
   void all_delay_offsets(const RemotingCommand& request, const Responder& responder);
   void consumer_connections(const RemotingCommand& request, const Responder& responder);
   void consumer_running_info(const RemotingCommand& request, const Responder& responder);
+  void broker_config(const RemotingCommand& request, const Responder& responder);
+  void update_broker_config(const RemotingCommand& request, const Responder& responder);
 
   BrokerContext& context_;
+  // Config updates one at a time; the version counts them (GET_BROKER_CONFIG's `version`).
+  std::mutex config_mutex_;
+  protocol::DataVersion config_version_{};
 };
 
 }  // namespace mqkit::broker

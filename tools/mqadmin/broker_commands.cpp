@@ -1,0 +1,116 @@
+// Broker-wide commands: brokerStatus (GET_BROKER_RUNTIME_INFO), getBrokerConfig
+// (GET_BROKER_CONFIG) and updateBrokerConfig (UPDATE_BROKER_CONFIG), each on one broker (-b) or
+// a cluster (-c).
+#include <cstdio>
+#include <iostream>
+
+#include "admin.hpp"
+#include "json_output.hpp"
+
+namespace mqkit::admin {
+
+namespace {
+
+// Asks every target for a key/value table; prints through `print` what came back and names the
+// brokers that failed. Exit code 1 when any failed.
+template <typename Fetch, typename Print>
+int for_each_table(AdminContext& ctx, const std::string& what, const std::vector<BrokerAddr>& targets, Fetch fetch,
+                   Print print) {
+  int code = 0;
+  JsonOut json;
+  json.w().StartObject();
+  for (const auto& broker : targets) {
+    client::Result<std::map<std::string, std::string>> table = fetch(broker.address);
+    if (!table) {
+      code = ctx.fail(what + " " + broker.address, table.status());
+      continue;
+    }
+    if (ctx.json) {
+      json.key(broker.address);
+      json.w().StartObject();
+      for (const auto& [key, value] : *table) json.field(key, value);
+      json.w().EndObject();
+    } else {
+      print(broker, *table);
+    }
+  }
+  json.w().EndObject();
+  if (ctx.json) json.print(*ctx.out);
+  return code;
+}
+
+std::string padded(const std::string& text, std::size_t width) {
+  return text.size() >= width ? text : text + std::string(width - text.size(), ' ');
+}
+
+}  // namespace
+
+int broker_status(AdminContext& ctx, const std::string& broker_addr, const std::string& cluster) {
+  auto targets = command_targets(ctx, broker_addr, cluster, true);
+  if (!targets) return ctx.fail("brokerStatus", targets.status());
+  const bool with_address = !cluster.empty();
+  return for_each_table(
+      ctx, "brokerStatus", *targets,
+      [&](const std::string& address) -> client::Result<std::map<std::string, std::string>> {
+        auto info = ctx.api().get_broker_runtime_info(address);
+        if (!info) return info.status();
+        return std::move(info->table);
+      },
+      [&](const BrokerAddr& broker, const std::map<std::string, std::string>& table) {
+        // RocketMQ's layout: "key: value" sorted by key, the address first for a cluster.
+        for (const auto& [key, value] : table) {
+          if (with_address) *ctx.out << padded(broker.address, 24) << " ";
+          *ctx.out << padded(key, 32) << ": " << value << "\n";
+        }
+      });
+}
+
+int get_broker_config(AdminContext& ctx, const std::string& broker_addr, const std::string& cluster) {
+  auto targets = command_targets(ctx, broker_addr, cluster, true);
+  if (!targets) return ctx.fail("getBrokerConfig", targets.status());
+  std::map<std::string, std::string> master_of;  // broker name → master address, for slave headers
+  for (const auto& broker : *targets) {
+    if (broker.id == 0) master_of[broker.name] = broker.address;
+  }
+  return for_each_table(
+      ctx, "getBrokerConfig", *targets,
+      [&](const std::string& address) { return ctx.api().get_broker_config(address); },
+      [&](const BrokerAddr& broker, const std::map<std::string, std::string>& table) {
+        if (cluster.empty()) {
+          *ctx.out << "============" << broker.address << "============\n";
+        } else if (broker.id == 0) {
+          *ctx.out << "============Master: " << broker.address << "============\n";
+        } else {
+          *ctx.out << "============My Master: " << master_of[broker.name] << "=====Slave: " << broker.address
+                   << "============\n";
+        }
+        for (const auto& [key, value] : table) *ctx.out << padded(key, 50) << "=  " << value << "\n";
+        *ctx.out << "\n";
+      });
+}
+
+int update_broker_config(AdminContext& ctx, const std::string& broker_addr, const std::string& cluster,
+                         const std::string& key, const std::string& value) {
+  auto targets = command_targets(ctx, broker_addr, cluster, false);
+  if (!targets) return ctx.fail("updateBrokerConfig", targets.status());
+  JsonOut json;
+  json.w().StartArray();
+  for (const auto& broker : *targets) {
+    if (auto updated = ctx.api().update_broker_config(broker.address, {{key, value}}); !updated) {
+      return ctx.fail("updateBrokerConfig " + key + " on " + broker.address, updated);
+    }
+    if (ctx.json) {
+      json.w().StartObject();
+      json.field("brokerAddr", broker.address);
+      json.field(key, value);
+      json.w().EndObject();
+    } else {
+      *ctx.out << "update broker config success, " << broker.address << "\n";
+    }
+  }
+  json.w().EndArray();
+  if (ctx.json) json.print(*ctx.out);
+  return 0;
+}
+
+}  // namespace mqkit::admin
