@@ -3,6 +3,14 @@
 // its own log after a restart; a SYNC_MASTER answers sends only once a slave has them.
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -333,6 +341,42 @@ TEST_F(ReplicationTest, SyncMasterAnswersFlushSlaveTimeoutWhenTheSlaveStopsAckno
   int after = 0;  // every send is stored, whatever it is answered
   ASSERT_TRUE(eventually([&] { return send(master, "PausedSlaveTopic", 1, "after-" + std::to_string(++after)) == rc::kSuccess; }));
   expect_same_records(master, cluster.broker_addr(1), "PausedSlaveTopic", static_cast<std::size_t>(attempts + 1 + after));
+}
+
+// A peer on the HA port that reports a negative offset is no slave: the master closes the
+// connection and names the problem, and keeps serving.
+TEST_F(ReplicationTest, AMasterDropsAPeerReportingANegativeOffset) {
+  LocalCluster cluster("replication-bad-report");
+  ASSERT_TRUE(cluster.add_namesrv());
+  ASSERT_TRUE(cluster.add_broker({}));
+  std::smatch listening;
+  std::string log;
+  ASSERT_TRUE(eventually([&] {
+    log = file_text(cluster.broker(0).log_path());
+    return std::regex_search(log, listening, std::regex("accepting slaves on 127\\.0\\.0\\.1:([0-9]+)"));
+  })) << cluster.broker(0).log_tail();
+  const int port = std::stoi(listening[1]);
+
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<std::uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0) << std::strerror(errno);
+  const std::array<std::uint8_t, 8> minus_one{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+  ASSERT_EQ(::write(fd, minus_one.data(), minus_one.size()), 8);
+  timeval bound{.tv_sec = 10, .tv_usec = 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &bound, sizeof bound);
+  std::array<std::uint8_t, 64> ignored{};
+  EXPECT_EQ(::read(fd, ignored.data(), ignored.size()), 0) << "the master kept the connection";
+  ::close(fd);
+  EXPECT_TRUE(eventually([&] {
+    return file_text(cluster.broker(0).log_path()).find("it reported offset -1: not a commit log offset") !=
+           std::string::npos;
+  })) << cluster.broker(0).log_tail();
+  create_topic(cluster.broker_addr(0), "AfterABadPeer");
+  EXPECT_EQ(send(cluster.broker_addr(0), "AfterABadPeer", 0, "still serving"), rc::kSuccess) << last_remark_;
 }
 
 }  // namespace

@@ -97,6 +97,10 @@ class HaMaster::Connection : public std::enable_shared_from_this<Connection> {
   }
 
   bool on_report(std::int64_t offset) {
+    if (offset < 0) {
+      close("it reported offset " + std::to_string(offset) + ": not a commit log offset");
+      return false;
+    }
     const auto stats = master_.store_->stats();
     if (next_transfer_ < 0) {
       // The first report says where the slave's log ends: the transfer starts there, or for an
