@@ -267,7 +267,8 @@ void HaMaster::stop() {
 }
 
 void HaMaster::notify_appended() {
-  if (!idle_.exchange(false, std::memory_order_acq_rel)) return;
+  // A load first: with no slave waiting, every append pays a read, not a write to a shared line.
+  if (!idle_.load(std::memory_order_acquire) || !idle_.exchange(false, std::memory_order_acq_rel)) return;
   asio::post(io_, [this] {
     for (auto& c : connections_) c->wake();
   });
