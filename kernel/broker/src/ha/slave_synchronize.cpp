@@ -4,7 +4,6 @@
 #include <future>
 #include <optional>
 
-#include "mqkit/broker/consume/admin_bodies.hpp"
 #include "mqkit/broker/consumer_offset_manager.hpp"
 #include "mqkit/broker/send/schedule_message_service.hpp"
 #include "mqkit/broker/subscription_group_manager.hpp"
@@ -13,6 +12,7 @@
 #include "mqkit/protocol/bodies.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/header_fields.hpp"
+#include "mqkit/protocol/subscription_group.hpp"
 
 namespace mqkit::broker::ha {
 
