@@ -9,7 +9,7 @@
 // lives at ring[o % size()]: the bytes of [committed, written) are in the ring, so a writer may
 // only place bytes below committed + size(). RocketMQ's buffers are whole commit log files
 // (5 x 1 GiB by default); here a buffer is at most kMaxBufferSize, so the default pool is
-// 5 x 4 MiB = 20 MiB.
+// 5 x 4 MiB = 20 MiB, in transparent huge pages where the kernel allows them.
 //
 // Threads: the writer (under the put lock) writes bytes at offsets nobody reads; the committer
 // (under the commit lock) reads bytes the writer published. The ring itself has no lock: the
