@@ -1,16 +1,11 @@
-// The connection list bodies: round trips, the bodies a Java broker writes, robustness against
-// corrupt JSON (tests/support/mutation_testing.hpp), and RocketMQ's version names.
+// The connection list bodies: round trips, the bodies a Java broker writes, misshapen bodies, and
+// RocketMQ's version names (robustness against corrupt JSON is in bodies_fuzz_test.cpp).
 #include "mqkit/protocol/connection.hpp"
 
 #include <gtest/gtest.h>
 
-#include "mutation_testing.hpp"
-
 namespace mqkit::protocol {
 namespace {
-
-using mqkit::testing::Bytes;
-using mqkit::testing::text_of;
 
 ConsumerConnection sample_consumer_connection() {
   ConsumerConnection c;
@@ -121,34 +116,6 @@ TEST(ConnectionTest, MisshapenBodiesAreRefusedWithTheirReason) {
             "SubscriptionData must be an object");
   EXPECT_FALSE(decode_consumer_connection("[").is_ok());
   EXPECT_FALSE(decode_consumer_connection(std::string(1'000'000, '[')).is_ok());
-}
-
-constexpr std::string_view kTokens[] = {"{", "}", "[", "]", "\"", ":", ",", "null", "true", "2147483648", "\"1\"",
-                                        "\"connectionSet\"", "\"subscriptionTable\"", "\"version\"", "\"tagsSet\""};
-
-template <typename Decode>
-std::optional<std::string> check_round_trip(std::span<const std::uint8_t> input, Decode decode) {
-  const auto value = decode(text_of(input));
-  if (!value.is_ok()) return mqkit::testing::value_or_explained_error(value, "connection decoder");
-  const std::string first = encode(*value);
-  const auto again = decode(first);
-  if (!again.is_ok()) return "re-encoded " + first + " does not decode: " + again.status().to_string();
-  if (encode(*again) != first) return "round trip changed " + first;
-  return std::nullopt;
-}
-
-TEST(ConnectionTest, DecodersSurviveCorruption) {
-  ProducerConnection producer;
-  producer.connection_set = {{"c", "1.2.3.4:5", "CPP", 401}};
-  const std::vector<Bytes> seeds = {mqkit::testing::bytes_of(encode(sample_consumer_connection())),
-                                    mqkit::testing::bytes_of(encode(producer))};
-  const mqkit::testing::MutationOptions options{.iterations = 3000, .dictionary = kTokens};
-  EXPECT_EQ(mqkit::testing::check_seeds_truncations_and_mutations(
-                seeds, [](auto input) { return check_round_trip(input, decode_consumer_connection); }, options),
-            std::nullopt);
-  EXPECT_EQ(mqkit::testing::check_seeds_truncations_and_mutations(
-                seeds, [](auto input) { return check_round_trip(input, decode_producer_connection); }, options),
-            std::nullopt);
 }
 
 TEST(ConnectionTest, VersionNamesFollowRocketMqsVersionEnum) {
