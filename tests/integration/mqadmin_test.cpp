@@ -340,6 +340,10 @@ TEST_F(MqadminTest, GetAndUpdateBrokerConfig) {
   ASSERT_EQ(shown.code, 0) << shown.out;
   EXPECT_NE(shown.out.find("============" + broker + "============"), std::string::npos) << shown.out;
   EXPECT_NE(shown.out.find("brokerName"), std::string::npos) << shown.out;
+  // The store's and the transport's settings too, as RocketMQ lists its MessageStoreConfig and
+  // NettyServerConfig with the broker's.
+  EXPECT_NE(shown.out.find("flushDiskType"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("workerThreads"), std::string::npos) << shown.out;
 
   auto updated = mqadmin({"updateBrokerConfig", "-c", "DefaultCluster", "-k", "autoCreateSubscriptionGroup", "-v",
                           "false"});

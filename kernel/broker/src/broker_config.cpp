@@ -179,6 +179,11 @@ std::map<std::string, std::string> broker_config_properties(const BrokerConfig& 
   for (const auto& [key, value] : values.all()) {
     properties[kernel::to_camel_case(key)] = plugin::v1::format_value(value);
   }
+  for (const auto& settings : config.plugin_settings) {
+    for (const auto& [key, value] : settings.all()) {
+      properties.try_emplace(kernel::to_camel_case(key), plugin::v1::format_value(value));
+    }
+  }
   return properties;
 }
 
