@@ -146,13 +146,10 @@ std::vector<std::int32_t> ReplyMessageProcessor::codes() const {
 }
 
 void ReplyMessageProcessor::process(RemotingCommand request, Responder responder) {
-  auto checked = check_send_request(context_, request, responder);
+  auto checked = check_single_message_request(context_, request, responder);
   if (auto* refusal = std::get_if<Refusal>(&checked)) return refuse(responder, std::move(*refusal));
   const auto& [header, target] = std::get<0>(checked);
   const BrokerConfig& config = *context_.config;
-  if (auto refusal = check_message_size(config, request.body.size(), header.properties.size())) {
-    return refuse(responder, std::move(*refusal));
-  }
   // Stored as the responder sent it: no CLUSTER, no PUSH_REPLY_TIME (RocketMQ stores the header's
   // properties text).
   OutgoingMessage message = message_from(header, target, *responder.channel());

@@ -114,13 +114,10 @@ void SendMessageProcessor::process(RemotingCommand request, Responder responder)
 }
 
 void SendMessageProcessor::send_message(RemotingCommand request, const Responder& responder) {
-  auto checked = check_send_request(context_, request, responder);
+  auto checked = check_single_message_request(context_, request, responder);
   if (auto* refusal = std::get_if<Refusal>(&checked)) return refuse(responder, std::move(*refusal));
   const auto& [header, target] = std::get<0>(checked);
   const BrokerConfig& config = *context_.config;
-  if (auto refusal = check_message_size(config, request.body.size(), header.properties.size())) {
-    return refuse(responder, std::move(*refusal));
-  }
   OutgoingMessage message = sent_message_from(header, target, *responder.channel(), config);
   const bool half = is_half_message(message);
   if (half && config.reject_transaction_message) {

@@ -33,6 +33,18 @@ OrRefusal<std::pair<SendMessageRequestHeader, SendTarget>> check_send_request(Br
   return std::pair{std::move(header).value(), std::get<SendTarget>(std::move(target))};
 }
 
+OrRefusal<std::pair<SendMessageRequestHeader, SendTarget>> check_single_message_request(BrokerContext& context,
+                                                                                        const RemotingCommand& request,
+                                                                                        const Responder& responder) {
+  auto checked = check_send_request(context, request, responder);
+  if (std::holds_alternative<Refusal>(checked)) return checked;
+  const SendMessageRequestHeader& header = std::get<0>(checked).first;
+  if (auto refusal = check_message_size(*context.config, request.body.size(), header.properties.size())) {
+    return std::move(*refusal);
+  }
+  return checked;
+}
+
 OutgoingMessage message_from(const SendMessageRequestHeader& header, const SendTarget& target, const Channel& producer) {
   OutgoingMessage m;
   m.topic = header.topic;

@@ -21,6 +21,12 @@ OrRefusal<std::pair<SendMessageRequestHeader, SendTarget>> check_send_request(Br
                                                                               const RemotingCommand& request,
                                                                               const Responder& responder);
 
+// check_send_request for a request of one message, whose body and properties must also be
+// within the broker's limits (check_message_size).
+OrRefusal<std::pair<SendMessageRequestHeader, SendTarget>> check_single_message_request(BrokerContext& context,
+                                                                                        const RemotingCommand& request,
+                                                                                        const Responder& responder);
+
 // What every message of a send request takes from its header and connection: topic, queue,
 // flags (MULTI_TAGS for a MULTI_TAG topic), born time and host, reconsume times, the header's
 // properties. Body and broker-added properties are the caller's.
