@@ -3,7 +3,8 @@
 // reply (Producer::request), then one more whose reply comes to a callback (request_async).
 //   example_request_reply [namesrv host:port[;host:port]]   (or set $NAMESRV_ADDR)
 // The requester and the responder would usually be different programs; both are here so the
-// example runs alone. The topic must exist (or the broker must auto-create topics).
+// example runs alone. A broker that auto-creates topics creates RequestTopic on the first request;
+// the responder finds it within a second (short route refresh) and reads it from its start.
 #include <chrono>
 #include <cstdio>
 #include <future>
@@ -20,6 +21,8 @@ int main(int argc, char** argv) {
   const std::string topic = "RequestTopic";
   ClientConfig client;
   if (argc > 1) client.namesrv_addresses = split_namesrv_addresses(argv[1]);
+  client.poll_name_server_interval = 1s;
+  client.rebalance_interval = 1s;
 
   // The responder: replies through a producer of its own.
   ProducerConfig reply_config;
@@ -29,6 +32,7 @@ int main(int argc, char** argv) {
   ConsumerConfig consumer_config;
   consumer_config.client = client;
   consumer_config.group = "example_request_consumer";
+  consumer_config.consume_from_where = ConsumeFromWhere::kFirstOffset;
   PushConsumer responder(consumer_config);
   Status ready = reply_producer.start();
   if (ready) ready = responder.subscribe(topic, MessageSelector::by_tag("*"));
@@ -61,7 +65,8 @@ int main(int argc, char** argv) {
   }
 
   for (int i = 0; i < 3; ++i) {
-    auto reply = requester.request(Message(topic, "request " + std::to_string(i)), 3000ms);
+    // The first request waits longer: the responder may still be finding the new topic.
+    auto reply = requester.request(Message(topic, "request " + std::to_string(i)), i == 0 ? 15000ms : 3000ms);
     if (!reply) {
       std::fprintf(stderr, "request %d: %s\n", i, reply.status().to_string().c_str());
       continue;
