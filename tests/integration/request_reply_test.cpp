@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "child_process.hpp"
 #include "client_cluster.hpp"
 #include "local_cluster.hpp"
 #include "mqkit/client/producer.hpp"
@@ -117,7 +118,13 @@ TEST_F(RequestReplyIntegrationTest, TheRequesterGetsTheReplyAPushConsumerSends) 
   EXPECT_EQ(reply_failures_.load(), 0);
 
   // store_reply_message_enable is on by default: every reply is in the cluster's reply topic.
-  auto stored = stored_replies();
+  // The broker pushes and stores a reply at once, so the last one may reach the requester before
+  // its append completes.
+  Result<std::int64_t> stored = stored_replies();
+  EXPECT_TRUE(mqkit::testing::eventually([&] {
+    stored = stored_replies();
+    return stored.is_ok() && *stored == 4;
+  }, std::chrono::seconds(10)));
   ASSERT_TRUE(stored.is_ok()) << stored.status().to_string();
   EXPECT_EQ(*stored, 4);
 }
