@@ -1,7 +1,7 @@
 // Plain ACL end to end: a real mqbroker with acl_enable and an ACL file written here. SDK clients
 // signing with an account produce and consume; a wrong secret and a DENY topic are refused with
 // errors that say so; once the file (re-read while the broker runs) white-lists the client's
-// address, unsigned clients get in. Every wait is bounded.
+// address, unsigned clients get in; a slave signs its synchronization. Every wait is bounded.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -16,6 +16,9 @@
 #include "local_cluster.hpp"
 #include "mqkit/client/producer.hpp"
 #include "mqkit/client/push_consumer.hpp"
+#include "mqkit/protocol/codes.hpp"
+#include "mqkit/protocol/header_fields.hpp"
+#include "remoting_client.hpp"
 
 namespace mqkit::client {
 namespace {
@@ -42,6 +45,11 @@ topic_perms = ["AclClosed=DENY"]
 access_key = "it-admin"
 secret_key = "it-admin-secret"
 admin = true
+
+# The slave's own account: its synchronization requests need only a valid signature.
+[[accounts]]
+access_key = "it-broker"
+secret_key = "it-broker-secret"
 )";
 }
 
@@ -156,6 +164,25 @@ TEST_F(AclIntegrationTest, AWhiteListedAddressNeedsNoSignature) {
   EXPECT_TRUE(eventually([&] { return unsigned_sender->send(Message(kTopic, "TagA", "white")).is_ok(); },
                          std::chrono::seconds(20)))
       << cluster_->broker(0).log_tail();
+}
+
+// A slave signs its synchronization from the master with its own account (acl_access_key), so the
+// master's ACL lets the topic configs through; replication itself has its own port, without ACL.
+TEST_F(AclIntegrationTest, ASlaveSignsItsSynchronizationFromAnAclMaster) {
+  const auto started = cluster_->add_broker({.name = "broker-a", .store = "memory",
+                                             .overrides = {"broker.ha_send_heartbeat_interval=200ms",
+                                                           "broker.acl_access_key=it-broker",
+                                                           "broker.acl_secret_key=it-broker-secret"},
+                                             .broker_id = 1, .role = "SLAVE"});
+  ASSERT_TRUE(started.is_ok()) << started.to_string();
+  mqkit::testing::RemotingClient client;
+  // The slave has no ACL of its own: its topic table can be read unsigned.
+  EXPECT_TRUE(eventually([&] {
+    auto r = client.call(cluster_->broker_addr(1),
+                         plugin::v1::RemotingCommand::request(protocol::request_code::kGetAllTopicConfig));
+    return r.is_ok() && r->code == 0 && protocol::body_text(*r).find(kClosedTopic) != std::string_view::npos;
+  })) << "slave:\n" << cluster_->broker(1).log_tail() << "\nmaster:\n" << cluster_->broker(0).log_tail();
+  EXPECT_EQ(cluster_->broker(0).log_tail(100'000).find("refused"), std::string::npos) << cluster_->broker(0).log_tail();
 }
 
 }  // namespace
