@@ -1,19 +1,11 @@
 #include "mqkit/broker/acl/permission.hpp"
 
+#include "trimmed.hpp"
+
 namespace mqkit::broker::acl {
 
 using plugin::v1::Result;
 using plugin::v1::Status;
-
-namespace {
-
-std::string_view trimmed(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t");
-  if (first == std::string_view::npos) return {};
-  return text.substr(first, text.find_last_not_of(" \t") - first + 1);
-}
-
-}  // namespace
 
 Result<Permission> parse_permission(std::string_view text) {
   const std::string_view name = trimmed(text);

@@ -6,18 +6,14 @@
 #include <cstring>
 #include <optional>
 
+#include "trimmed.hpp"
+
 namespace mqkit::broker::acl {
 
 using plugin::v1::Result;
 using plugin::v1::Status;
 
 namespace {
-
-std::string_view trimmed(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t");
-  if (first == std::string_view::npos) return {};
-  return text.substr(first, text.find_last_not_of(" \t") - first + 1);
-}
 
 std::vector<std::string_view> split(std::string_view text, char separator) {
   std::vector<std::string_view> parts;
