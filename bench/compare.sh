@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/compare.sh: mqkit against the baselines the project promises to beat, on 127.0.0.1 only.
 #
-#   bench/compare.sh [--quick] [--out FILE] [--build-dir DIR] [--no-build]
+#   bench/compare.sh [--quick] [--out FILE] [--build-dir DIR] [--no-build] [--broker-set KEY=VALUE]...
 #
 # Starts one mqnamesrv and one mqbroker (async flush, then a second broker with sync flush), a
 # Redis server (AOF everysec, then appendfsync always) and an iperf3 server, runs mqbench and
@@ -10,6 +10,7 @@
 # The brokers' store is configured as etc/broker.toml ships it (commitlog, transient store pool
 # on; SYNC_FLUSH ignores the pool), with 256 MiB commit log files.
 # --quick: small counts, to check that the whole script works (numbers mean little).
+# --broker-set: one more `--set KEY=VALUE` for both brokers (e.g. store.commit_log_page_cache_window=1GiB).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,13 +18,15 @@ build="$root/build/release"
 quick=0
 do_build=1
 out=""
+broker_sets=()
 while (($#)); do
   case "$1" in
     --quick) quick=1 ;;
     --no-build) do_build=0 ;;
     --build-dir) build=$(realpath "$2"); shift ;;
     --out) out=$(realpath -m "$2"); shift ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    --broker-set) broker_sets+=(--set "$2"); shift ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "compare.sh: unknown option $1 (see --help)" >&2; exit 1 ;;
   esac
   shift
@@ -110,7 +113,7 @@ start_broker() {  # $1 = ASYNC_FLUSH | SYNC_FLUSH
   "$bin/mqbroker" --set broker.broker_name=broker-a --set broker.broker_ip1=127.0.0.1 \
     --set broker.listen_host=127.0.0.1 --set broker.listen_port=0 --set broker.namesrv_addr="$namesrv" \
     --set store.plugin=commitlog --set store.store_path="$tmp/store-$1" --set store.flush_disk_type="$1" \
-    --set store.mapped_file_size_commit_log=256MiB --set store.transient_store_pool_enable=true \
+    --set store.mapped_file_size_commit_log=256MiB --set store.transient_store_pool_enable=true "${broker_sets[@]}" \
     >"$tmp/broker-$1.out" 2>"$tmp/broker-$1.err" &
   broker_pid=$!
   pids+=("$broker_pid")

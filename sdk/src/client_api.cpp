@@ -584,6 +584,24 @@ Status ClientApi::update_broker_config(std::string_view address, const std::map<
   return call(address, std::move(request), timeout).status();
 }
 
+Result<protocol::ConsumerConnection> ClientApi::get_consumer_connection_list(std::string_view address,
+                                                                           std::string_view group,
+                                                                           milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kGetConsumerConnectionList);
+  put(request.ext_fields, "consumerGroup", group);
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, call(address, std::move(request), timeout));
+  return protocol::decode_consumer_connection(protocol::body_text(response));
+}
+
+Result<protocol::ProducerConnection> ClientApi::get_producer_connection_list(std::string_view address,
+                                                                           std::string_view group,
+                                                                           milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kGetProducerConnectionList);
+  put(request.ext_fields, "producerGroup", group);
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, call(address, std::move(request), timeout));
+  return protocol::decode_producer_connection(protocol::body_text(response));
+}
+
 Result<QueryMessageResult> ClientApi::query_message(std::string_view address, const QueryMessageRequest& r,
                                                     milliseconds timeout) {
   auto request = RemotingCommand::request(rq::kQueryMessage);

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
     }
     MQKIT_ASSIGN_OR_RETURN(auto store, boot.make_plugin<plugin::v1::MessageStore>("store", "commitlog"));
     MQKIT_ASSIGN_OR_RETURN(auto transport, boot.make_plugin<plugin::v1::Transport>("transport", "remoting"));
+    for (const char* slot : {"store", "transport"}) config.plugin_settings.push_back(*boot.plugin_values(slot));
     auto controller =
         std::make_shared<broker::BrokerController>(std::move(config), store, transport, std::move(access_control));
     return kernel::ServerParts{.component = controller,

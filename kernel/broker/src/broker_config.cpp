@@ -194,6 +194,11 @@ std::map<std::string, std::string> broker_config_properties(const BrokerConfig& 
   for (const auto& [key, value] : values.all()) {
     properties[kernel::to_camel_case(key)] = plugin::v1::format_value(value);
   }
+  for (const auto& settings : config.plugin_settings) {
+    for (const auto& [key, value] : settings.all()) {
+      properties.try_emplace(kernel::to_camel_case(key), plugin::v1::format_value(value));
+    }
+  }
   // Any signed client may ask for the broker's config: the secret stays here.
   if (!config.acl_credentials.secret_key.empty()) properties["aclSecretKey"] = "***";
   return properties;

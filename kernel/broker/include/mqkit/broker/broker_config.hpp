@@ -89,6 +89,11 @@ struct BrokerConfig {
   std::filesystem::path acl_file = "acl.toml";
   protocol::acl::Credentials acl_credentials;  // signs this broker's own requests when set
 
+  // The store's and the transport's settings (their plugins' validated tables, defaults
+  // included), so GET_BROKER_CONFIG shows every setting as RocketMQ's flat list does. Filled
+  // by mqbroker from its bootstrap; not a [broker] key.
+  std::vector<plugin::v1::ConfigValues> plugin_settings;
+
   bool is_slave() const noexcept { return broker_role == BrokerRole::kSlave; }
 
   // "ip:port" this broker registers and stamps into records.
@@ -99,8 +104,10 @@ struct BrokerConfig {
 plugin::v1::Result<BrokerConfig> broker_config_from(const plugin::v1::ConfigValues& values,
                                                    const std::filesystem::path& base_directory = {});
 
-// Every [broker] key in RocketMQ's camelCase spelling with its value as text (GET_BROKER_CONFIG):
-// durations in milliseconds and sizes in bytes, as RocketMQ's own keys hold them.
+// Every [broker] key, then every key of `plugin_settings` that [broker] does not have (the
+// store's max_message_size is shown once, as the broker's), in RocketMQ's camelCase spelling
+// with its value as text (GET_BROKER_CONFIG): durations in milliseconds and sizes in bytes, as
+// RocketMQ's own keys hold them.
 std::map<std::string, std::string> broker_config_properties(const BrokerConfig& config);
 
 // UPDATE_BROKER_CONFIG: sets the live settings (needs_restart = false in the schema) named in

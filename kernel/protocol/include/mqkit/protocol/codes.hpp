@@ -45,6 +45,7 @@ inline constexpr std::int32_t kUpdateAndCreateSubscriptionGroup = 200;
 inline constexpr std::int32_t kGetAllSubscriptionGroupConfig = 201;
 inline constexpr std::int32_t kGetTopicStatsInfo = 202;
 inline constexpr std::int32_t kGetConsumerConnectionList = 203;
+inline constexpr std::int32_t kGetProducerConnectionList = 204;
 inline constexpr std::int32_t kGetAllTopicListFromNameServer = 206;
 inline constexpr std::int32_t kDeleteSubscriptionGroup = 207;
 inline constexpr std::int32_t kGetConsumeStats = 208;
