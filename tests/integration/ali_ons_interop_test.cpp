@@ -39,7 +39,9 @@ class AliOnsTest : public ::testing::Test {
       create.ext_fields.set(k, v);
     }
     create.ext_fields.set("topic", topic);
-    if (!admin.empty()) ASSERT_TRUE(protocol::acl::sign(create, admin).is_ok());
+    if (!admin.empty()) {
+      ASSERT_TRUE(protocol::acl::sign(create, admin).is_ok());
+    }
     RemotingClient client;
     auto created = client.call(cluster.broker_addr(0), std::move(create));
     ASSERT_TRUE(created.is_ok() && created->code == 0)

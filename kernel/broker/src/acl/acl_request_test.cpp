@@ -65,7 +65,11 @@ class AclRequestTest : public ::testing::Test {
     EXPECT_TRUE(protocol::acl::sign(request, {.access_key = access_key, .secret_key = secret}).is_ok());
     return request;
   }
-  static RemotingCommand send_to(const std::string& topic) { return SendRequest{.topic = topic}.build(); }
+  static RemotingCommand send_to(const std::string& topic) {
+    SendRequest send;
+    send.topic = topic;
+    return send.build();
+  }
 
   std::filesystem::path dir_ = mqkit::testing::fresh_directory("acl-request");
   BrokerHarness harness_;
