@@ -7,6 +7,7 @@
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/header_fields.hpp"
 #include "mqkit/protocol/java_properties.hpp"
+#include "mqkit/protocol/request_reply.hpp"
 #include "mqkit/protocol/transaction.hpp"
 #include "mqkit/kernel/wall_clock.hpp"
 
@@ -58,9 +59,16 @@ Result<std::int64_t> required_int(const RemotingCommand& response, std::string_v
 
 // --- SEND_MESSAGE_V2 / SEND_BATCH_MESSAGE --------------------------------------------------
 
+// SEND_BATCH_MESSAGE, SEND_REPLY_MESSAGE_V2 for a reply (MSG_TYPE=reply), else SEND_MESSAGE_V2;
+// all with the one-letter header (RocketMQ's sendSmartMsg).
+std::int32_t send_code_of(const SendMessageRequest& r) {
+  if (r.batch) return rq::kSendBatchMessage;
+  return protocol::reply::is_reply(r.properties) ? rq::kSendReplyMessageV2 : rq::kSendMessageV2;
+}
+
 // Takes the request by value: its strings move into the header.
 RemotingCommand send_command(SendMessageRequest r) {
-  auto command = RemotingCommand::request(r.batch ? rq::kSendBatchMessage : rq::kSendMessageV2);
+  auto command = RemotingCommand::request(send_code_of(r));
   auto& f = command.ext_fields;
   f.reserve(13);
   f.set("a", std::move(r.producer_group));

@@ -21,9 +21,6 @@ namespace {
 namespace rc = protocol::response_code;
 namespace rq = protocol::request_code;
 
-// How long a client has to answer a request the broker forwards to it (RocketMQ's callClient).
-constexpr std::chrono::milliseconds kCallClientTimeout{10000};
-
 void respond_value(const Responder& responder, std::string name, std::int64_t value) {
   RemotingCommand response;
   response.ext_fields.set(std::move(name), value);

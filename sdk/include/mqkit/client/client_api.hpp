@@ -40,8 +40,9 @@ namespace mqkit::client {
 
 using plugin::v1::RemotingCommand;
 
-// SEND_MESSAGE_V2 / SEND_BATCH_MESSAGE (rocketmq-facts §1.9). The body is shared, not copied, so
-// one prepared message can be sent again on a retry.
+// SEND_MESSAGE_V2 / SEND_BATCH_MESSAGE (rocketmq-facts §1.9), SEND_REPLY_MESSAGE_V2 for a reply
+// (MSG_TYPE=reply). The body is shared, not copied, so one prepared message can be sent again on
+// a retry.
 struct SendMessageRequest {
   std::string producer_group{};
   std::string topic{};

@@ -75,6 +75,9 @@ struct BrokerConfig {
   std::int64_t transaction_timeout_ms = 6000;
   std::int32_t transaction_check_max = 15;
   std::int64_t transaction_check_interval_ms = 60'000;
+  // RocketMQ's storeReplyMessageEnable: replies are stored in <cluster>_REPLY_TOPIC as well as
+  // pushed to the requester.
+  LiveSetting<bool> store_reply_message_enable = true;
   // Replication (docs/replication.md).
   BrokerRole broker_role = BrokerRole::kAsyncMaster;
   std::int32_t ha_listen_port = -1;  // -1 = listen_port + 1, 0 = any free port

@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mqkit/plugin/v1/transport.hpp"
@@ -75,6 +76,9 @@ class ProducerManager {
   void on_channel_closed(std::uint64_t channel_id);
   std::size_t expire(std::int64_t now_ms, std::int64_t timeout_ms);
   std::vector<ClientConnection> connections(const std::string& group) const;
+  // The connection of the producer client `client_id` (any group), nullptr when it has none:
+  // where a reply to its request is pushed (RocketMQ's findChannel).
+  std::shared_ptr<plugin::v1::Channel> find_channel(std::string_view client_id) const;
 
  private:
   mutable std::mutex mutex_;
