@@ -11,7 +11,7 @@ packages=(
   libspdlog-dev libfmt-dev
   rapidjson-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  zlib1g-dev libssl-dev   # zlib compression; MD5 for consistent-hash allocation
+  zlib1g-dev libssl-dev   # zlib compression; MD5 for consistent-hash allocation, HmacSHA1 for ACL
   libdeflate-dev          # the body CRC-32 of every stored message (carry-less multiply)
   tao-pegtl-dev           # PEGTL 3.2 (header-only): the SQL92 message filter's grammar
   libjemalloc-dev         # the allocator of mqkit's programs (MQKIT_MALLOC)

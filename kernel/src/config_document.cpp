@@ -103,8 +103,75 @@ struct ConfigDocument::Impl {
     return table;
   }
 
-  Result<ConfigValue> convert(const ConfigField& field, const toml::node& node, std::string_view path) const {
-    const std::string where = position(node.source()) + ": [" + std::string(path) + "] ";
+  // The array of tables at a dotted path ([[path]] in the file), or nullptr when absent.
+  Result<const toml::node*> array_at(std::string_view path) const {
+    const auto dot = path.rfind('.');
+    MQKIT_ASSIGN_OR_RETURN(const toml::table* parent,
+                           table_at(dot == std::string_view::npos ? std::string_view() : path.substr(0, dot)));
+    if (parent == nullptr) return static_cast<const toml::node*>(nullptr);
+    const toml::node* node = parent->get(dot == std::string_view::npos ? path : path.substr(dot + 1));
+    if (node != nullptr && !node->is_array()) {
+      return Status::invalid_argument(position(node->source()) + ": " + std::string(path) +
+                                      " must be an array of tables ([[" + std::string(path) + "]]), found " +
+                                      std::string(type_name(*node)));
+    }
+    return node;
+  }
+
+  // The keys of `table` checked against `schema` (nested tables and `skip_keys` left out);
+  // `label` names the table in messages ("[broker] ", "" for the top level).
+  Result<std::map<std::string, ConfigValue, std::less<>>> table_values(const toml::table& table,
+                                                                       const std::string& label,
+                                                                       const ConfigSchema& schema,
+                                                                       std::span<const std::string_view> skip_keys) const {
+    std::map<std::string, ConfigValue, std::less<>> given;
+    std::map<std::string, std::string, std::less<>> spelled_as;
+    for (const auto& [raw_key, node] : table) {
+      const std::string_view key_text = raw_key.str();
+      if (node.is_table()) continue;  // a nested section, validated by its own call
+      const std::string key = to_snake_case(key_text);
+      if (std::find(skip_keys.begin(), skip_keys.end(), key) != skip_keys.end()) continue;
+      const std::string where = position(raw_key.source()) + ": " + label;
+      const ConfigField* field = schema.find(key);
+      if (field == nullptr) {
+        std::string message = where + "unknown key '" + std::string(key_text) + "'";
+        const std::string hint = closest_key(schema, key);
+        if (!hint.empty()) message += " (did you mean '" + hint + "'?)";
+        return Status::invalid_argument(message);
+      }
+      if (auto [it, inserted] = spelled_as.emplace(key, std::string(key_text)); !inserted) {
+        return Status::invalid_argument(where + "key '" + key + "' is given twice (as '" + it->second + "' and '" +
+                                        std::string(key_text) + "')");
+      }
+      MQKIT_ASSIGN_OR_RETURN(ConfigValue value, convert(*field, node, label));
+      if (Status s = check_value(*field, value); !s) return Status::invalid_argument(where + s.message());
+      given[key] = std::move(value);
+    }
+    return given;
+  }
+
+  // Every schema key: the given value, else the default; a required key missing is an error.
+  Result<ConfigValues> with_defaults(std::map<std::string, ConfigValue, std::less<>> given, const std::string& label,
+                                     const ConfigSchema& schema) const {
+    ConfigValues values;
+    for (const auto& field : schema) {
+      if (auto it = given.find(field.key); it != given.end()) {
+        values.set(field.key, it->second);
+        continue;
+      }
+      if (field.default_value == nullptr) {
+        return Status::invalid_argument(source_name + ": " + label + "required key '" + field.key + "' is missing (" +
+                                        field.description + ")");
+      }
+      auto value = parse_value_text(field, field.default_value);
+      if (!value) return value.status().with_context("invalid schema default");
+      values.set(field.key, std::move(value).value());
+    }
+    return values;
+  }
+
+  Result<ConfigValue> convert(const ConfigField& field, const toml::node& node, const std::string& label) const {
+    const std::string where = position(node.source()) + ": " + label;
     const auto wrong_type = [&](std::string_view expected) {
       return Status::invalid_argument(where + field.key + ": expected " + std::string(expected) + ", found " +
                                       std::string(type_name(node)));
@@ -128,8 +195,8 @@ struct ConfigDocument::Impl {
         std::vector<std::string> items;
         for (const auto& item : *node.as_array()) {
           if (!item.is_string()) {
-            return Status::invalid_argument(position(item.source()) + ": [" + std::string(path) + "] " +
-                                            field.key + ": expected an array of strings");
+            return Status::invalid_argument(position(item.source()) + ": " + label + field.key +
+                                            ": expected an array of strings");
           }
           items.push_back(item.as_string()->get());
         }
@@ -197,32 +264,11 @@ Result<ConfigValues> ConfigDocument::section(std::string_view path, const Config
                                              std::span<const std::string_view> skip_keys) const {
   impl_->visited_sections.emplace(path);
   MQKIT_ASSIGN_OR_RETURN(const toml::table* table, impl_->table_at(path));
-  const std::string label = "[" + std::string(path) + "] ";
+  const std::string label = path.empty() ? std::string() : "[" + std::string(path) + "] ";
 
   std::map<std::string, ConfigValue, std::less<>> given;
-  std::map<std::string, std::string, std::less<>> spelled_as;
   if (table != nullptr) {
-    for (const auto& [raw_key, node] : *table) {
-      const std::string_view key_text = raw_key.str();
-      if (node.is_table()) continue;  // a nested section, validated by its own call
-      const std::string key = to_snake_case(key_text);
-      if (std::find(skip_keys.begin(), skip_keys.end(), key) != skip_keys.end()) continue;
-      const std::string where = impl_->position(raw_key.source()) + ": " + label;
-      const ConfigField* field = schema.find(key);
-      if (field == nullptr) {
-        std::string message = where + "unknown key '" + std::string(key_text) + "'";
-        const std::string hint = closest_key(schema, key);
-        if (!hint.empty()) message += " (did you mean '" + hint + "'?)";
-        return Status::invalid_argument(message);
-      }
-      if (auto [it, inserted] = spelled_as.emplace(key, std::string(key_text)); !inserted) {
-        return Status::invalid_argument(where + "key '" + key + "' is given twice (as '" + it->second +
-                                        "' and '" + std::string(key_text) + "')");
-      }
-      MQKIT_ASSIGN_OR_RETURN(ConfigValue value, impl_->convert(*field, node, path));
-      if (Status s = check_value(*field, value); !s) return Status::invalid_argument(where + s.message());
-      given[key] = std::move(value);
-    }
+    MQKIT_ASSIGN_OR_RETURN(given, impl_->table_values(*table, label, schema, skip_keys));
   }
   for (const auto& o : impl_->overrides) {
     if (o.section != path) continue;
@@ -244,22 +290,24 @@ Result<ConfigValues> ConfigDocument::section(std::string_view path, const Config
     given[o.key] = std::move(value).value();
     o.consumed = true;
   }
+  return impl_->with_defaults(std::move(given), label, schema);
+}
 
-  ConfigValues values;
-  for (const auto& field : schema) {
-    if (auto it = given.find(field.key); it != given.end()) {
-      values.set(field.key, it->second);
-      continue;
+Result<std::vector<ConfigValues>> ConfigDocument::table_array(std::string_view path, const ConfigSchema& schema) const {
+  MQKIT_ASSIGN_OR_RETURN(const toml::node* node, impl_->array_at(path));
+  std::vector<ConfigValues> entries;
+  if (node == nullptr) return entries;
+  for (const auto& item : *node->as_array()) {
+    const std::string label = "[[" + std::string(path) + "]] #" + std::to_string(entries.size() + 1) + " ";
+    if (!item.is_table()) {
+      return Status::invalid_argument(impl_->position(item.source()) + ": " + label + "must be a table, found " +
+                                      std::string(type_name(item)));
     }
-    if (field.default_value == nullptr) {
-      return Status::invalid_argument(impl_->source_name + ": " + label + "required key '" + field.key +
-                                      "' is missing (" + field.description + ")");
-    }
-    auto value = parse_value_text(field, field.default_value);
-    if (!value) return value.status().with_context("invalid schema default");
-    values.set(field.key, std::move(value).value());
+    MQKIT_ASSIGN_OR_RETURN(auto given, impl_->table_values(*item.as_table(), label, schema, {}));
+    MQKIT_ASSIGN_OR_RETURN(auto values, impl_->with_defaults(std::move(given), label, schema));
+    entries.push_back(std::move(values));
   }
-  return values;
+  return entries;
 }
 
 Result<std::optional<std::string>> ConfigDocument::plugin_name(std::string_view path) const {
@@ -329,6 +377,17 @@ std::string ConfigDocument::location_of(std::string_view path, std::string_view 
     if (to_snake_case(raw_key.str()) == key) return impl_->position(raw_key.source());
   }
   return impl_->source_name;
+}
+
+std::string ConfigDocument::location_of(std::string_view path, std::size_t index, std::string_view key) const {
+  auto node = impl_->array_at(path);
+  if (!node.is_ok() || *node == nullptr) return impl_->source_name;
+  const toml::node* item = (*node)->as_array()->get(index);
+  if (item == nullptr || !item->is_table()) return impl_->source_name;
+  for (const auto& [raw_key, value] : *item->as_table()) {
+    if (to_snake_case(raw_key.str()) == key) return impl_->position(raw_key.source());
+  }
+  return impl_->position(item->source());
 }
 
 const std::string& ConfigDocument::source_name() const noexcept { return impl_->source_name; }

@@ -147,5 +147,37 @@ TEST(ConfigDocumentTest, RenderShowsDescriptionsAndValues) {
   EXPECT_EQ(again->all(), values->all());
 }
 
+TEST(ConfigDocumentTest, TopLevelKeysValidateAsTheEmptySection) {
+  constexpr std::string_view kSkip[] = {"accounts"};
+  auto doc = parse("brokerName = \"b1\"\n[[accounts]]\nlisten_port = 1\n");
+  auto values = doc.section("", kSchema, kSkip);
+  ASSERT_TRUE(values.is_ok()) << values.status().to_string();
+  EXPECT_EQ(values->get_string("broker_name"), "b1");
+  EXPECT_EQ(parse("listen_prt = 1\n").section("", kSchema).status().message(),
+            "broker.toml:1:1: unknown key 'listen_prt' (did you mean 'listen_port'?)");
+}
+
+TEST(ConfigDocumentTest, ArraysOfTablesValidateEachTable) {
+  auto doc = parse("[[accounts]]\nbroker_name = \"b1\"\n\n[[accounts]]\nlistenPort = 7\n");
+  auto entries = doc.table_array("accounts", kSchema);
+  ASSERT_TRUE(entries.is_ok()) << entries.status().to_string();
+  ASSERT_EQ(entries->size(), 2u);
+  EXPECT_EQ((*entries)[0].get_string("broker_name"), "b1");
+  EXPECT_EQ((*entries)[0].get_int("listen_port"), 10911);
+  EXPECT_EQ((*entries)[1].get_int("listen_port"), 7);
+  EXPECT_EQ(doc.location_of("accounts", 1, "listen_port"), "broker.toml:5:1");
+  EXPECT_EQ(doc.location_of("accounts", 1, "broker_name"), "broker.toml:4:1");  // the table itself
+  EXPECT_TRUE(parse("").table_array("accounts", kSchema)->empty());
+
+  EXPECT_EQ(parse("[[accounts]]\n[[accounts]]\nlisten_port = 70000\n").table_array("accounts", kSchema).status().message(),
+            "broker.toml:3:1: [[accounts]] #2 listen_port: value 70000 is out of range (expected between 0 and 65535)");
+  EXPECT_EQ(parse("[[accounts]]\nflush = 1\n").table_array("accounts", kSchema).status().message(),
+            "broker.toml:2:1: [[accounts]] #1 unknown key 'flush'");
+  EXPECT_EQ(parse("accounts = 3\n").table_array("accounts", kSchema).status().message(),
+            "broker.toml:1:12: accounts must be an array of tables ([[accounts]]), found an integer");
+  EXPECT_EQ(parse("accounts = [3]\n").table_array("accounts", kSchema).status().message(),
+            "broker.toml:1:13: [[accounts]] #1 must be a table, found an integer");
+}
+
 }  // namespace
 }  // namespace mqkit::kernel

@@ -178,12 +178,19 @@ Result<PullResult> pull_result_of(const RemotingCommand& response, std::string_v
 
 ClientApi::ClientApi(std::shared_ptr<v1::Transport> transport, std::shared_ptr<v1::RequestHandler> handler,
                      std::vector<std::string> namesrv_addresses, milliseconds default_timeout,
-                     v1::SerializeType serialize_type)
+                     v1::SerializeType serialize_type, protocol::acl::Credentials credentials)
     : transport_(std::move(transport)),
       handler_(std::move(handler)),
       default_timeout_(default_timeout),
       serialize_type_(serialize_type),
+      credentials_(std::move(credentials)),
       namesrv_addresses_(std::move(namesrv_addresses)) {}
+
+Status ClientApi::prepare(RemotingCommand& request) const {
+  request.serialize_type = serialize_type_;
+  if (credentials_.empty()) return Status::ok();
+  return protocol::acl::sign(request, credentials_);
+}
 
 std::vector<std::string> ClientApi::namesrv_addresses() const {
   std::lock_guard lock(namesrv_mutex_);
@@ -200,7 +207,7 @@ void ClientApi::set_namesrv_addresses(std::vector<std::string> addresses) {
 
 Result<RemotingCommand> ClientApi::invoke(std::string_view address, RemotingCommand request, milliseconds timeout) {
   timeout = effective(timeout);
-  request.serialize_type = serialize_type_;
+  MQKIT_RETURN_IF_ERROR(prepare(request));
   auto channel = transport_->connect(address, handler_);
   if (!channel) return channel.status();
   auto promise = std::make_shared<std::promise<Result<RemotingCommand>>>();
@@ -216,7 +223,7 @@ Result<RemotingCommand> ClientApi::invoke(std::string_view address, RemotingComm
 
 void ClientApi::invoke_async(std::string_view address, RemotingCommand request, milliseconds timeout,
                              CommandCallback done) {
-  request.serialize_type = serialize_type_;
+  if (Status prepared = prepare(request); !prepared) return done(prepared);
   auto channel = transport_->connect(address, handler_);
   if (!channel) return done(channel.status());
   (*channel)->invoke(std::move(request), effective(timeout), std::move(done));
@@ -224,8 +231,8 @@ void ClientApi::invoke_async(std::string_view address, RemotingCommand request, 
 
 Status ClientApi::invoke_oneway(std::string_view address, RemotingCommand request) {
   request.flag |= RemotingCommand::kOnewayFlag;
-  request.serialize_type = serialize_type_;
   request.opaque = oneway_opaque_.fetch_add(1, std::memory_order_relaxed);
+  MQKIT_RETURN_IF_ERROR(prepare(request));
   auto channel = transport_->connect(address, handler_);
   if (!channel) return channel.status();
   return (*channel)->send(std::move(request));

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <future>
+
 #include "mqkit/plugin/v1/message_record.hpp"
+#include "mqkit/protocol/acl_signature.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/header_fields.hpp"
 #include "testing/fake_transport.hpp"
@@ -295,6 +298,69 @@ TEST_F(ClientApiTest, AdminRequests) {
   EXPECT_EQ(field(reset, "isForce"), "true");
   EXPECT_TRUE(api_->delete_topic_in_namesrv("T").is_ok());
   EXPECT_EQ(transport_->calls_with_code(rq::kDeleteTopicInNamesrv).size(), 2u);  // every name server
+}
+
+// Every request leaves through one hook: with credentials, sync, async, one-way and name server
+// requests all carry the AccessKey and a Signature over their fields and body.
+TEST_F(ClientApiTest, WithCredentialsEveryRequestIsSigned) {
+  transport_ = std::make_shared<FakeTransport>([](const std::string&, const RemotingCommand& request) {
+    if (request.code == rq::kSendMessageV2) {
+      return Result<RemotingCommand>(reply(rc::kSuccess, {{"msgId", "0A00000100002A9F0000000000000010"},
+                                                          {"queueId", "0"}, {"queueOffset", "1"}}));
+    }
+    return Result<RemotingCommand>(reply(rc::kSuccess));
+  });
+  const protocol::acl::Credentials credentials{.access_key = "app-user", .secret_key = "app-secret",
+                                               .security_token = "token-1"};
+  api_ = std::make_unique<ClientApi>(transport_, nullptr, std::vector<std::string>{"ns1:9876"}, milliseconds(1000),
+                                     v1::SerializeType::kRocketMq, credentials);
+  SendMessageRequest send;
+  send.producer_group = "PG";
+  send.topic = "T";
+  send.body = std::make_shared<const std::string>("payload");
+  ASSERT_TRUE(api_->send_message("b1:10911", "broker-a", send).is_ok());
+  std::promise<Result<SendResult>> async_sent;
+  api_->send_message_async("b1:10911", "broker-a", send, milliseconds(1000),
+                           [&](Result<SendResult> r) { async_sent.set_value(std::move(r)); });
+  ASSERT_TRUE(async_sent.get_future().get().is_ok());
+  ASSERT_TRUE(api_->update_consumer_offset_oneway("b1:10911", "G", MessageQueue{"T", "broker-a", 0}, 5).is_ok());
+  (void)api_->get_topic_route("T");
+
+  const auto calls = transport_->calls();
+  ASSERT_EQ(calls.size(), 4u);
+  for (const auto& call : calls) {
+    EXPECT_EQ(field(call.request, "AccessKey"), "app-user") << call.request.code;
+    EXPECT_EQ(field(call.request, "SecurityToken"), "token-1") << call.request.code;
+    EXPECT_EQ(field(call.request, "Signature"), protocol::acl::request_signature(call.request, "app-secret").value())
+        << call.request.code;
+  }
+  EXPECT_EQ(protocol::acl::content_to_sign(calls[0].request).substr(0, 8), "app-user");  // "AccessKey" sorts first
+}
+
+TEST_F(ClientApiTest, WithoutCredentialsNothingIsAdded) {
+  respond_with([](const std::string&, const RemotingCommand&) { return Result<RemotingCommand>(reply(rc::kSuccess)); });
+  (void)api_->get_topic_route("T");
+  ASSERT_EQ(transport_->calls().size(), 1u);
+  EXPECT_FALSE(transport_->calls()[0].request.ext_fields.get("AccessKey").has_value());
+  EXPECT_FALSE(transport_->calls()[0].request.ext_fields.get("Signature").has_value());
+}
+
+// A broker's ACL refusal arrives as SYSTEM_ERROR naming AclException: the SDK reports it as
+// permission denied; other SYSTEM_ERRORs stay unavailable.
+TEST_F(ClientApiTest, AclRefusalsArePermissionDenied) {
+  respond_with([](const std::string&, const RemotingCommand& request) {
+    RemotingCommand r = reply(rc::kSystemError);
+    r.remark = request.code == rq::kPullMessage ? "org.apache.rocketmq.acl.common.AclException: No accessKey is configured"
+                                                : "disk full";
+    return Result<RemotingCommand>(r);
+  });
+  PullMessageRequest pull;
+  pull.consumer_group = "G";
+  pull.topic = "T";
+  const auto refused = api_->pull_message("b1:10911", pull);
+  EXPECT_EQ(refused.status().code(), StatusCode::kPermissionDenied);
+  EXPECT_NE(refused.status().message().find("No accessKey is configured"), std::string::npos);
+  EXPECT_EQ(api_->get_max_offset("b1:10911", MessageQueue{"T", "b", 0}).status().code(), StatusCode::kUnavailable);
 }
 
 TEST_F(ClientApiTest, ConnectionListsNameTheGroupAndDecodeTheBody) {

@@ -49,6 +49,12 @@ constexpr ConfigField kClientFields[] = {
                     "decode) or json (the Java client's default); brokers and name servers of RocketMQ 4.x and later "
                     "read both and answer in kind",
      .allowed = kSerializeTypes},
+    {.key = "access_key", .type = ValueType::kString, .default_value = "",
+     .description = "ACL account: every request is signed with it (RocketMQ's AclClientRPCHook); empty: unsigned"},
+    {.key = "secret_key", .type = ValueType::kString, .default_value = "",
+     .description = "secret key of access_key"},
+    {.key = "security_token", .type = ValueType::kString, .default_value = "",
+     .description = "sent as SecurityToken with signed requests when set"},
 };
 constexpr plugin::v1::ConfigSchema kClientSchema{kClientFields, std::size(kClientFields)};
 
@@ -112,6 +118,12 @@ Status ClientConfig::validate() const {
   for (const auto interval : intervals) {
     if (interval.count() <= 0) return Status::invalid_argument("periodic task intervals must be positive");
   }
+  if (credentials.access_key.empty() != credentials.secret_key.empty()) {
+    return Status::invalid_argument("access_key and secret_key go together: set both or neither");
+  }
+  if (credentials.access_key.empty() && !credentials.security_token.empty()) {
+    return Status::invalid_argument("security_token needs access_key and secret_key");
+  }
   for (const auto* choice : {&transport, &selector, &fault_strategy, &allocator}) {
     if (choice->name.empty()) return Status::invalid_argument("a plugin choice has an empty name");
   }
@@ -135,6 +147,9 @@ Result<ClientConfig> load_client_config(kernel::Bootstrap& boot) {
   config.rebalance_interval = milliseconds(values.get_duration_ms("rebalance_interval"));
   config.serialize_type = values.get_string("serialize_type") == "json" ? plugin::v1::SerializeType::kJson
                                                                         : plugin::v1::SerializeType::kRocketMq;
+  config.credentials = {.access_key = values.get_string("access_key"),
+                        .secret_key = values.get_string("secret_key"),
+                        .security_token = values.get_string("security_token")};
   MQKIT_ASSIGN_OR_RETURN(config.transport,
                          plugin_choice(boot, Category::kTransport, "client.transport", config.transport.name));
   MQKIT_ASSIGN_OR_RETURN(config.selector,

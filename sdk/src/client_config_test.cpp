@@ -182,5 +182,27 @@ TEST(ClientConfigTest, ValidateNamesTheProblem) {
   EXPECT_EQ(split_namesrv_addresses(" a:1 ;;b:2;"), (std::vector<std::string>{"a:1", "b:2"}));
 }
 
+TEST_F(ClientConfigFileTest, ReadsTheAclAccount) {
+  auto b = boot("[client]\nnamesrv_addr = \"10.0.0.1:9876\"\naccessKey = \"app-user\"\nsecret_key = \"app-secret\"\n");
+  ASSERT_TRUE(b.is_ok()) << b.status().to_string();
+  auto config = load_client_config(**b);
+  ASSERT_TRUE(config.is_ok()) << config.status().to_string();
+  EXPECT_EQ(config->credentials.access_key, "app-user");
+  EXPECT_EQ(config->credentials.secret_key, "app-secret");
+  EXPECT_TRUE(config->credentials.security_token.empty());
+}
+
+TEST(ClientConfigTest, AclKeysGoTogether) {
+  ClientConfig config;
+  config.namesrv_addresses = {"host:9876"};
+  config.credentials.access_key = "app-user";
+  EXPECT_EQ(config.validate().message(), "access_key and secret_key go together: set both or neither");
+  config.credentials.secret_key = "app-secret";
+  config.credentials.security_token = "token";
+  EXPECT_TRUE(config.validate().is_ok());
+  config.credentials = {.security_token = "token"};
+  EXPECT_EQ(config.validate().message(), "security_token needs access_key and secret_key");
+}
+
 }  // namespace
 }  // namespace mqkit::client

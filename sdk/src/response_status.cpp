@@ -42,7 +42,10 @@ StatusCode status_code_of_response(std::int32_t code) noexcept {
 Status response_error(const plugin::v1::RemotingCommand& response, std::string_view address) {
   std::string message = "CODE: " + std::to_string(response.code) + " DESC: " + response.remark.value_or("");
   if (!address.empty()) message += " (" + std::string(address) + ")";
-  return {status_code_of_response(response.code), std::move(message)};
+  // mqkit's remark starts with the name; RocketMQ's with its class, org.apache.rocketmq.acl.common.AclException.
+  const bool acl_refusal = response.code == rc::kSystemError &&
+                           response.remark.value_or("").find("AclException") != std::string::npos;
+  return {acl_refusal ? StatusCode::kPermissionDenied : status_code_of_response(response.code), std::move(message)};
 }
 
 bool is_retriable_send_failure(const Status& status) noexcept {

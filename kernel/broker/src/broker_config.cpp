@@ -103,6 +103,17 @@ constexpr plugin::v1::ConfigField kFields[] = {
      .description = "SYNC_MASTER: how long a send waits for a slave before FLUSH_SLAVE_TIMEOUT", .min = 1},
     {.key = "ha_master_address", .type = ValueType::kString, .default_value = "",
      .description = "SLAVE: the master's replication address host:port (empty = learnt from the name server)"},
+    // Plain ACL (docs/acl.md), RocketMQ 4.x's aclEnable with its plain_acl.yml as a TOML file.
+    {.key = "acl_enable", .type = ValueType::kBool, .default_value = "false",
+     .description = "Check every client request against acl_file: signature, account, topic and group permissions"},
+    {.key = "acl_file", .type = ValueType::kString, .default_value = "acl.toml",
+     .description = "The ACL file (accounts, permissions, white addresses); relative to this config file's "
+                    "directory; re-read when it changes"},
+    {.key = "acl_access_key", .type = ValueType::kString, .default_value = "",
+     .description = "Account this broker signs its own requests with (a slave's synchronization from its master); "
+                    "empty: unsigned, as in RocketMQ, so list the slaves in the master's global white addresses"},
+    {.key = "acl_secret_key", .type = ValueType::kString, .default_value = "",
+     .description = "Secret key of acl_access_key (GET_BROKER_CONFIG shows it as ***)"},
 };
 constexpr plugin::v1::ConfigSchema kSchema{kFields, std::size(kFields)};
 
@@ -159,6 +170,10 @@ plugin::v1::ConfigValues values_of(const BrokerConfig& c) {
   v.set("ha_max_gap_not_in_sync", c.ha_max_gap_not_in_sync);
   v.set("ha_slave_timeout", c.ha_slave_timeout_ms);
   v.set("ha_master_address", c.ha_master_address);
+  v.set("acl_enable", c.acl_enable);
+  v.set("acl_file", c.acl_file.string());
+  v.set("acl_access_key", c.acl_credentials.access_key);
+  v.set("acl_secret_key", c.acl_credentials.secret_key);
   return v;
 }
 
@@ -189,6 +204,8 @@ std::map<std::string, std::string> broker_config_properties(const BrokerConfig& 
       properties.try_emplace(kernel::to_camel_case(key), plugin::v1::format_value(value));
     }
   }
+  // Any signed client may ask for the broker's config: the secret stays here.
+  if (!config.acl_credentials.secret_key.empty()) properties["aclSecretKey"] = "***";
   return properties;
 }
 
@@ -244,7 +261,7 @@ Result<BrokerRole> broker_role_from(std::string_view text) {
   return Status::invalid_argument("broker_role \"" + std::string(text) + "\" is not ASYNC_MASTER, SYNC_MASTER or SLAVE");
 }
 
-Result<BrokerConfig> broker_config_from(const plugin::v1::ConfigValues& v) {
+Result<BrokerConfig> broker_config_from(const plugin::v1::ConfigValues& v, const std::filesystem::path& base_directory) {
   BrokerConfig c;
   c.cluster_name = v.get_string("broker_cluster_name");
   c.broker_name = v.get_string("broker_name");
@@ -293,6 +310,14 @@ Result<BrokerConfig> broker_config_from(const plugin::v1::ConfigValues& v) {
   c.ha_max_gap_not_in_sync = v.get_size("ha_max_gap_not_in_sync");
   c.ha_slave_timeout_ms = v.get_duration_ms("ha_slave_timeout");
   c.ha_master_address = v.get_string("ha_master_address");
+  c.acl_enable = v.get_bool("acl_enable");
+  c.acl_file = v.get_string("acl_file");
+  if (c.acl_file.is_relative() && !base_directory.empty()) c.acl_file = base_directory / c.acl_file;
+  c.acl_credentials.access_key = v.get_string("acl_access_key");
+  c.acl_credentials.secret_key = v.get_string("acl_secret_key");
+  if (c.acl_credentials.access_key.empty() != c.acl_credentials.secret_key.empty()) {
+    return Status::invalid_argument("acl_access_key and acl_secret_key go together: set both or neither");
+  }
   if (c.broker_role == BrokerRole::kSlave && c.broker_id == 0) {
     return Status::invalid_argument("broker_role is SLAVE but broker_id is 0: a slave needs a broker_id > 0");
   }

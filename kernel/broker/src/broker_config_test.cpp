@@ -178,5 +178,32 @@ TEST(BrokerConfigTest, RoleAndBrokerIdMustAgree) {
   EXPECT_FALSE(config_of("[broker]\nbroker_role = \"SLAVE\"\nbroker_id = 1\nha_master_address = \"nohost\"\n").is_ok());
 }
 
+TEST(BrokerConfigTest, AclIsOffAndItsFileSitsBesideTheConfigFile) {
+  auto doc = kernel::ConfigDocument::parse("", "t").value();
+  const auto values = doc.section("broker", broker_schema()).value();
+  auto c = broker_config_from(values, "/etc/mqkit");
+  ASSERT_TRUE(c.is_ok()) << c.status().to_string();
+  EXPECT_FALSE(c->acl_enable);
+  EXPECT_EQ(c->acl_file, std::filesystem::path("/etc/mqkit/acl.toml"));
+  EXPECT_TRUE(c->acl_credentials.empty());
+  EXPECT_EQ(broker_config_from(values)->acl_file, std::filesystem::path("acl.toml"));  // no file: working directory
+  auto absolute = config_of("[broker]\nacl_enable = true\nacl_file = \"/srv/acl.toml\"\n");
+  ASSERT_TRUE(absolute.is_ok());
+  EXPECT_TRUE(absolute->acl_enable);
+  EXPECT_EQ(absolute->acl_file, std::filesystem::path("/srv/acl.toml"));
+}
+
+TEST(BrokerConfigTest, TheBrokersOwnAccountNeedsBothKeysAndHidesItsSecret) {
+  EXPECT_EQ(config_of("[broker]\nacl_access_key = \"broker-a\"\n").status().message(),
+            "acl_access_key and acl_secret_key go together: set both or neither");
+  auto c = config_of("[broker]\naclAccessKey = \"broker-a\"\naclSecretKey = \"s3cret-key\"\n");
+  ASSERT_TRUE(c.is_ok()) << c.status().to_string();
+  EXPECT_EQ(c->acl_credentials.access_key, "broker-a");
+  EXPECT_EQ(c->acl_credentials.secret_key, "s3cret-key");
+  const auto properties = broker_config_properties(*c);
+  EXPECT_EQ(properties.at("aclAccessKey"), "broker-a");
+  EXPECT_EQ(properties.at("aclSecretKey"), "***");
+}
+
 }  // namespace
 }  // namespace mqkit::broker

@@ -10,6 +10,7 @@
 #include "ha/ha_client.hpp"
 #include "ha/ha_master.hpp"
 #include "ha/slave_synchronize.hpp"
+#include "mqkit/broker/acl/access_control.hpp"
 #include "mqkit/broker/ha/replica_acks.hpp"
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/protocol/codes.hpp"
@@ -44,8 +45,13 @@ std::int64_t total_physical_memory_bytes() {
 }
 
 BrokerController::BrokerController(BrokerConfig config, std::shared_ptr<plugin::v1::MessageStore> store,
-                                   std::shared_ptr<plugin::v1::Transport> transport)
-    : config_(std::move(config)), store_(store), transport_(std::move(transport)), files_(std::move(store)) {}
+                                   std::shared_ptr<plugin::v1::Transport> transport,
+                                   std::shared_ptr<acl::AccessControl> access_control)
+    : config_(std::move(config)),
+      store_(store),
+      transport_(std::move(transport)),
+      files_(std::move(store)),
+      access_control_(std::move(access_control)) {}
 
 BrokerController::~BrokerController() { stop(); }
 
@@ -97,6 +103,7 @@ Status BrokerController::start_services() {
     notify_group_change(group, members);
   });
   MQKIT_ASSIGN_OR_RETURN(extra_services_, install_processors(*handler_, context_, files_));
+  MQKIT_RETURN_IF_ERROR(start_access_control());
   dispatch_->start(recovered->dispatch_from_offset);
   long_polling_->start();
 
@@ -140,6 +147,22 @@ Status BrokerController::start_services() {
   tasks_.start();
   log->info("broker {} ({}) serving on {} in cluster {}", config_.broker_name, config_.broker_id, config_.address(),
             config_.cluster_name);
+  return Status::ok();
+}
+
+Status BrokerController::start_access_control() {
+  if (!config_.acl_enable) return Status::ok();
+  if (!access_control_) {
+    MQKIT_ASSIGN_OR_RETURN(access_control_, acl::AccessControl::load(config_.acl_file));
+  }
+  handler_->set_access_check([control = access_control_](const plugin::v1::Channel& channel,
+                                                         const plugin::v1::RemotingCommand& request) {
+    return control->check(request, channel.remote_address());
+  });
+  tasks_.add("reload-acl-file", acl::kAclFileCheckInterval, acl::kAclFileCheckInterval,
+             [control = access_control_] { control->reload_if_changed(); });
+  kernel::logger("broker")->info("ACL enabled: every client request is checked against {}",
+                                 access_control_->file().string());
   return Status::ok();
 }
 

@@ -32,6 +32,14 @@ void BrokerRequestHandler::on_request(const std::shared_ptr<Channel>& channel, R
   Responder responder(channel, request);
   const std::int32_t code = request.code;
   try {
+    if (access_check_) {
+      if (plugin::v1::Status allowed = access_check_(*channel, request); !allowed) {
+        kernel::logger("broker")->info("request {} from {} refused: {}", code, channel->remote_address(),
+                                       allowed.message());
+        responder.fail(rc::kSystemError, allowed.message());
+        return;
+      }
+    }
     auto it = processors_.find(code);
     if (it == processors_.end()) {
       responder.fail(rc::kRequestCodeNotSupported, " request type " + std::to_string(code) + " not supported");

@@ -47,7 +47,7 @@ constexpr std::string_view kNotAllowedSend[] = {kScheduleTopic,
                                                 kSelfTestTopic,
                                                 kOffsetMovedEvent};
 // System topics that still take messages from producers.
-constexpr std::string_view kSendableSystem[] = {kDefaultTopic, "BenchmarkTest", "RMQ_SYS_TRACE_TOPIC"};
+constexpr std::string_view kSendableSystem[] = {kDefaultTopic, "BenchmarkTest", kTraceTopic};
 
 template <std::size_t N>
 bool contains(const std::string_view (&set)[N], std::string_view topic) {

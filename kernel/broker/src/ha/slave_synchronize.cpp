@@ -9,6 +9,7 @@
 #include "mqkit/broker/subscription_group_manager.hpp"
 #include "mqkit/broker/topic_config_manager.hpp"
 #include "mqkit/kernel/logging.hpp"
+#include "mqkit/protocol/acl_signature.hpp"
 #include "mqkit/protocol/bodies.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/header_fields.hpp"
@@ -24,12 +25,20 @@ namespace rq = protocol::request_code;
 
 constexpr std::chrono::seconds kTimeout{3};  // RocketMQ's BrokerOuterAPI waits 3 s for each
 
-// The body of the master's answer to `code`; nullopt (logged) when there is none.
-std::optional<std::string> ask(v1::Transport& transport, const std::string& master, std::int32_t code,
-                               const char* what) {
+// The body of the master's answer to `code`; nullopt (logged) when there is none. Signed with the
+// broker's own account when it has one, for a master that checks ACL (docs/acl.md).
+std::optional<std::string> ask(const BrokerContext& context, v1::Transport& transport, const std::string& master,
+                               std::int32_t code, const char* what) {
+  auto request = v1::RemotingCommand::request(code);
+  if (const auto& credentials = context.config->acl_credentials; !credentials.empty()) {
+    if (auto signed_ok = protocol::acl::sign(request, credentials); !signed_ok) {
+      kernel::logger("broker")->error("{} from master {}: {}", what, master, signed_ok.to_string());
+      return std::nullopt;
+    }
+  }
   auto answer = std::make_shared<std::promise<v1::Result<v1::RemotingCommand>>>();
   auto future = answer->get_future();
-  transport.invoke(master, v1::RemotingCommand::request(code), kTimeout,
+  transport.invoke(master, std::move(request), kTimeout,
                    [answer](v1::Result<v1::RemotingCommand> r) { answer->set_value(std::move(r)); });
   auto response = future.get();
   if (!response || response->code != rc::kSuccess) {
@@ -48,7 +57,7 @@ void failed(const char* what, const std::string& master, const v1::Status& statu
 
 void sync_topic_configs(BrokerContext& context, v1::Transport& transport, const std::string& master) {
   constexpr const char* what = "topic configs";
-  const auto body = ask(transport, master, rq::kGetAllTopicConfig, what);
+  const auto body = ask(context, transport, master, rq::kGetAllTopicConfig, what);
   if (!body) return;
   auto table = protocol::decode_topic_config_table(*body);
   if (!table) return failed(what, master, table.status());
@@ -59,7 +68,7 @@ void sync_topic_configs(BrokerContext& context, v1::Transport& transport, const 
 
 void sync_consumer_offsets(BrokerContext& context, v1::Transport& transport, const std::string& master) {
   constexpr const char* what = "consumer offsets";
-  const auto body = ask(transport, master, rq::kGetAllConsumerOffset, what);
+  const auto body = ask(context, transport, master, rq::kGetAllConsumerOffset, what);
   if (!body) return;
   auto table = ConsumerOffsetManager::decode(*body);
   if (!table) return failed(what, master, table.status());
@@ -69,7 +78,7 @@ void sync_consumer_offsets(BrokerContext& context, v1::Transport& transport, con
 void sync_delay_offsets(BrokerContext& context, v1::Transport& transport, const std::string& master) {
   constexpr const char* what = "delay offsets";
   if (context.schedule == nullptr) return;
-  const auto body = ask(transport, master, rq::kGetAllDelayOffset, what);
+  const auto body = ask(context, transport, master, rq::kGetAllDelayOffset, what);
   if (!body) return;
   auto offsets = ScheduleMessageService::decode_offsets(*body);
   if (!offsets) return failed(what, master, offsets.status());
@@ -78,7 +87,7 @@ void sync_delay_offsets(BrokerContext& context, v1::Transport& transport, const 
 
 void sync_subscription_groups(BrokerContext& context, v1::Transport& transport, const std::string& master) {
   constexpr const char* what = "subscription groups";
-  const auto body = ask(transport, master, rq::kGetAllSubscriptionGroupConfig, what);
+  const auto body = ask(context, transport, master, rq::kGetAllSubscriptionGroupConfig, what);
   if (!body) return;
   auto groups = protocol::decode_subscription_group_table(*body);
   if (!groups) return failed(what, master, groups.status());

@@ -47,8 +47,13 @@ class ConfigDocument {
   // Validates section `path` (missing table = all defaults) against `schema`: unknown keys,
   // wrong types, out-of-range and disallowed values are errors; keys named in `skip_keys` and
   // nested tables (validated as their own sections) are ignored. Returns every schema key.
+  // The empty path is the top level of the file (for files without sections, such as an ACL file).
   Result<ConfigValues> section(std::string_view path, const ConfigSchema& schema,
                                std::span<const std::string_view> skip_keys = {}) const;
+
+  // Validates every table of the array of tables `path` ([[path]] in the file) against `schema`,
+  // as section() does; an absent array is empty. Not subject to --set overrides.
+  Result<std::vector<ConfigValues>> table_array(std::string_view path, const ConfigSchema& schema) const;
 
   // The `plugin` key of a plugin slot (override included); nullopt when the slot is absent.
   Result<std::optional<std::string>> plugin_name(std::string_view path) const;
@@ -62,6 +67,9 @@ class ConfigDocument {
 
   // "<file>:<line>:<column>" of a key, or the file name when the key is not in the file.
   std::string location_of(std::string_view path, std::string_view key) const;
+  // The same for a key of table `index` (0-based) of the array of tables `path`; the table's own
+  // position when the key is not in it.
+  std::string location_of(std::string_view path, std::size_t index, std::string_view key) const;
 
   const std::string& source_name() const noexcept;
   // Directory of the file, for resolving relative paths in values; empty for parsed text.

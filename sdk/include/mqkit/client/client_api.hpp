@@ -30,6 +30,7 @@
 #include "mqkit/client/send_result.hpp"
 #include "mqkit/client/types.hpp"
 #include "mqkit/plugin/v1/transport.hpp"
+#include "mqkit/protocol/acl_signature.hpp"
 #include "mqkit/protocol/bodies.hpp"
 #include "mqkit/protocol/connection.hpp"
 #include "mqkit/protocol/subscription_group.hpp"
@@ -108,10 +109,12 @@ using CommandCallback = plugin::v1::ResponseCallback;
 class ClientApi {
  public:
   // `handler` serves requests brokers send back over the connections this client opens.
-  // Every request goes out with `serialize_type` headers.
+  // Every request goes out with `serialize_type` headers, signed with `credentials` when they
+  // have an access key.
   ClientApi(std::shared_ptr<plugin::v1::Transport> transport, std::shared_ptr<plugin::v1::RequestHandler> handler,
             std::vector<std::string> namesrv_addresses, std::chrono::milliseconds default_timeout,
-            plugin::v1::SerializeType serialize_type = plugin::v1::SerializeType::kRocketMq);
+            plugin::v1::SerializeType serialize_type = plugin::v1::SerializeType::kRocketMq,
+            protocol::acl::Credentials credentials = {});
 
   std::chrono::milliseconds default_timeout() const noexcept { return default_timeout_; }
   std::vector<std::string> namesrv_addresses() const;
@@ -246,6 +249,8 @@ class ClientApi {
   std::chrono::milliseconds effective(std::chrono::milliseconds timeout) const noexcept {
     return timeout.count() > 0 ? timeout : default_timeout_;
   }
+  // The one hook every outgoing request passes: header encoding, then the ACL signature.
+  Status prepare(RemotingCommand& request) const;
   // Response must carry `accepted` code (SUCCESS by default), else response_error.
   Result<RemotingCommand> call(std::string_view address, RemotingCommand request, std::chrono::milliseconds timeout,
                                std::int32_t accepted = 0);
@@ -257,6 +262,7 @@ class ClientApi {
   std::shared_ptr<plugin::v1::RequestHandler> handler_;
   std::chrono::milliseconds default_timeout_;
   plugin::v1::SerializeType serialize_type_;
+  protocol::acl::Credentials credentials_;
   mutable std::mutex namesrv_mutex_;
   std::vector<std::string> namesrv_addresses_;
   std::size_t namesrv_index_ = 0;  // the one that answered last

@@ -1,6 +1,6 @@
 // ClientConfig: what every client (producer, consumer, admin tool) shares — where the name
 // servers are, who the client is (client id "<ip>@<instance>"), RPC timeouts, the intervals of
-// the periodic tasks, and which plugins it loads (transport, queue selector, fault strategy,
+// the periodic tasks, the ACL account requests are signed with, and which plugins it loads (transport, queue selector, fault strategy,
 // queue allocator) with their settings.
 //
 // Built in code (tests, examples) or loaded from TOML through the kernel (load_client_config):
@@ -24,6 +24,7 @@
 #include "mqkit/client/types.hpp"
 #include "mqkit/plugin/v1/config.hpp"
 #include "mqkit/plugin/v1/remoting_command.hpp"
+#include "mqkit/protocol/acl_signature.hpp"
 
 namespace mqkit::kernel {
 class Bootstrap;
@@ -54,6 +55,9 @@ struct ClientConfig {
   std::chrono::milliseconds rebalance_interval{20000};
   // Header encoding of requests (RocketMQ's rocketmq.serialize.type); responses come back in kind.
   plugin::v1::SerializeType serialize_type = plugin::v1::SerializeType::kRocketMq;
+  // For brokers that check ACL (docs/acl.md): with an access key, every request is signed as
+  // RocketMQ's AclClientRPCHook signs it (AccessKey, SecurityToken when set, Signature).
+  protocol::acl::Credentials credentials{};
 
   PluginChoice transport{"remoting"};
   PluginChoice selector{"round_robin"};

@@ -14,6 +14,9 @@
 //   18 TOPIC_EXIST_ALREADY                                                → kAlreadyExists
 //   any other code                                                        → kInternal
 //
+// A broker refuses a request its ACL denies with 1 SYSTEM_ERROR and a remark naming RocketMQ's
+// AclException (docs/acl.md): that is kPermissionDenied, not a passing failure.
+//
 // Transport failures keep their own codes (kTimeout, kUnavailable, ...).
 #pragma once
 

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <string_view>
@@ -11,6 +12,7 @@
 
 #include "mqkit/plugin/v1/config.hpp"
 #include "mqkit/plugin/v1/status.hpp"
+#include "mqkit/protocol/acl_signature.hpp"
 
 namespace mqkit::broker {
 
@@ -85,6 +87,10 @@ struct BrokerConfig {
   std::int64_t ha_max_gap_not_in_sync = 256LL * 1024 * 1024;
   std::int64_t ha_slave_timeout_ms = 3000;
   std::string ha_master_address;  // slave: overrides the address learnt from the name server
+  // Plain ACL (docs/acl.md).
+  bool acl_enable = false;
+  std::filesystem::path acl_file = "acl.toml";
+  protocol::acl::Credentials acl_credentials;  // signs this broker's own requests when set
 
   // The store's and the transport's settings (their plugins' validated tables, defaults
   // included), so GET_BROKER_CONFIG shows every setting as RocketMQ's flat list does. Filled
@@ -97,7 +103,9 @@ struct BrokerConfig {
   std::string address() const { return broker_ip + ":" + std::to_string(listen_port); }
 };
 
-plugin::v1::Result<BrokerConfig> broker_config_from(const plugin::v1::ConfigValues& values);
+// `base_directory` (the config file's) anchors a relative acl_file; empty: the working directory.
+plugin::v1::Result<BrokerConfig> broker_config_from(const plugin::v1::ConfigValues& values,
+                                                   const std::filesystem::path& base_directory = {});
 
 // Every [broker] key, then every key of `plugin_settings` that [broker] does not have (the
 // store's max_message_size is shown once, as the broker's), in RocketMQ's camelCase spelling

@@ -1,7 +1,8 @@
 // BrokerController: the mqbroker process as a lifecycle component. Owns the store and
 // transport plugins it is given, the broker's services, the dispatch pipeline and the periodic
 // tasks, and starts/stops them in order:
-//   start: store recovery → metadata → dispatch → processors → listen → replication (master:
+//   start: store recovery → metadata → dispatch → processors (behind the ACL check when
+//          acl_enable) → listen → replication (master:
 //          accept slaves; slave: follow the master) → delayed delivery and transaction checks
 //          (masters only) → registration with name servers → periodic tasks
 //   stop:  periodic tasks → unregister → replication (waiting sends answered) → held pulls
@@ -23,6 +24,9 @@
 namespace mqkit::broker {
 
 class ReplicaAcks;
+namespace acl {
+class AccessControl;
+}  // namespace acl
 namespace ha {
 class HaMaster;
 class HaClient;
@@ -30,8 +34,11 @@ class HaClient;
 
 class BrokerController final : public kernel::Component {
  public:
+  // With acl_enable, `access_control` holds the loaded ACL file (the controller loads
+  // config.acl_file at start when it is null).
   BrokerController(BrokerConfig config, std::shared_ptr<plugin::v1::MessageStore> store,
-                   std::shared_ptr<plugin::v1::Transport> transport);
+                   std::shared_ptr<plugin::v1::Transport> transport,
+                   std::shared_ptr<acl::AccessControl> access_control = nullptr);
   ~BrokerController() override;
 
   std::string_view name() const noexcept override { return "broker"; }
@@ -46,6 +53,7 @@ class BrokerController final : public kernel::Component {
  private:
   plugin::v1::Status start_services();
   plugin::v1::Status start_replication(bool any_listen_port);
+  plugin::v1::Status start_access_control();
   void register_all();
   // Slave: takes the master's topic configs, consumer and delay offsets and subscription groups.
   void synchronize_from_master();
@@ -64,6 +72,7 @@ class BrokerController final : public kernel::Component {
   std::unique_ptr<LongPollingService> long_polling_;
   std::unique_ptr<kernel::DispatchPipeline> dispatch_;
   std::shared_ptr<BrokerRequestHandler> handler_;
+  std::shared_ptr<acl::AccessControl> access_control_;
   std::unique_ptr<NameServerRegistrar> registrar_;
   std::shared_ptr<void> extra_services_;  // processors' own services (delayed delivery, transactions)
   std::unique_ptr<ReplicaAcks> replicas_;

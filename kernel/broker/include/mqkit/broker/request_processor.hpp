@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <vector>
@@ -52,9 +53,15 @@ class RequestProcessor {
 class BrokerRequestHandler final : public plugin::v1::RequestHandler {
  public:
   using ClosedListener = std::function<void(std::uint64_t channel_id)>;
+  // Decides whether a request may reach its processor (the ACL). A refusal is answered with
+  // SYSTEM_ERROR and the Status message as remark, as RocketMQ answers a request its server
+  // RPC hook throws on.
+  using AccessCheck = std::function<plugin::v1::Status(const Channel& channel, const RemotingCommand& request)>;
 
   void add(std::shared_ptr<RequestProcessor> processor);
   void on_channel_closed(ClosedListener listener) { closed_listeners_.push_back(std::move(listener)); }
+  // Before the transport delivers requests (not synchronized with on_request).
+  void set_access_check(AccessCheck check) { access_check_ = std::move(check); }
 
   void on_request(const std::shared_ptr<Channel>& channel, RemotingCommand request) noexcept override;
   void on_channel_closed(const std::shared_ptr<Channel>& channel) noexcept override;
@@ -62,6 +69,7 @@ class BrokerRequestHandler final : public plugin::v1::RequestHandler {
  private:
   std::map<std::int32_t, std::shared_ptr<RequestProcessor>> processors_;
   std::vector<ClosedListener> closed_listeners_;
+  AccessCheck access_check_;
 };
 
 }  // namespace mqkit::broker

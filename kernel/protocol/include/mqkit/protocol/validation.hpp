@@ -13,6 +13,7 @@ inline constexpr std::string_view kRetryGroupTopicPrefix = "%RETRY%";
 inline constexpr std::string_view kDlqGroupTopicPrefix = "%DLQ%";
 inline constexpr std::string_view kSelfTestTopic = "SELF_TEST_TOPIC";
 inline constexpr std::string_view kOffsetMovedEvent = "OFFSET_MOVED_EVENT";
+inline constexpr std::string_view kTraceTopic = "RMQ_SYS_TRACE_TOPIC";  // message traces
 inline constexpr std::size_t kMaxTopicLength = 127;
 inline constexpr std::size_t kMaxGroupLength = 255;
 

@@ -1,0 +1,52 @@
+// AccessControl: the broker's ACL while it runs — the rules of the ACL file, the check every
+// client request goes through, and the reload when the file changes (RocketMQ watches
+// plain_acl.yml the same way: every 5 s, modification time first, then the content).
+//
+// Threads: check() runs on transport worker threads, reload_if_changed() on one periodic
+// thread; the rules are swapped whole, so a check sees the old rules or the new ones.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "mqkit/broker/acl/acl_rules.hpp"
+#include "mqkit/plugin/v1/remoting_command.hpp"
+
+namespace mqkit::broker::acl {
+
+inline constexpr std::chrono::seconds kAclFileCheckInterval{5};
+
+class AccessControl {
+ public:
+  // Loads `file`; InvalidArgument naming file:line:column when it is not a valid ACL file.
+  static plugin::v1::Result<std::shared_ptr<AccessControl>> load(std::filesystem::path file);
+
+  // OK when allowed; otherwise PermissionDenied whose message ("AclException: ...") is the
+  // remark the client gets.
+  plugin::v1::Status check(const plugin::v1::RemotingCommand& request, std::string_view remote_address) const;
+
+  // Takes the file's new content when it changed and is valid (true). A file that cannot be read
+  // or does not validate is logged with the reason and the rules in force stay.
+  bool reload_if_changed();
+
+  const std::filesystem::path& file() const noexcept { return file_; }
+
+ private:
+  struct Snapshot {
+    std::filesystem::file_time_type modified{};
+    std::string content;
+  };
+  explicit AccessControl(std::filesystem::path file) : file_(std::move(file)) {}
+  // The file's rules and what they were read from.
+  plugin::v1::Result<std::pair<AclRules, Snapshot>> read() const;
+
+  std::filesystem::path file_;
+  std::atomic<std::shared_ptr<const AclRules>> rules_;
+  Snapshot loaded_;  // reload_if_changed()'s thread only
+};
+
+}  // namespace mqkit::broker::acl

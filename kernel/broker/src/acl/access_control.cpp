@@ -1,0 +1,69 @@
+#include "mqkit/broker/acl/access_control.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "mqkit/broker/acl/access_validator.hpp"
+#include "mqkit/kernel/config_document.hpp"
+#include "mqkit/kernel/logging.hpp"
+
+namespace mqkit::broker::acl {
+
+using plugin::v1::Result;
+using plugin::v1::Status;
+
+Result<std::shared_ptr<AccessControl>> AccessControl::load(std::filesystem::path file) {
+  std::shared_ptr<AccessControl> control(new AccessControl(std::move(file)));
+  MQKIT_ASSIGN_OR_RETURN(auto loaded, control->read());
+  control->rules_.store(std::make_shared<const AclRules>(std::move(loaded.first)));
+  control->loaded_ = std::move(loaded.second);
+  return control;
+}
+
+Result<std::pair<AclRules, AccessControl::Snapshot>> AccessControl::read() const {
+  std::error_code error;
+  Snapshot snapshot;
+  snapshot.modified = std::filesystem::last_write_time(file_, error);
+  if (error) return Status::not_found("cannot open ACL file " + file_.string() + ": " + error.message());
+  std::ifstream in(file_, std::ios::binary);
+  if (!in) return Status::not_found("cannot open ACL file " + file_.string() + ": " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  snapshot.content = std::move(text).str();
+  MQKIT_ASSIGN_OR_RETURN(const auto document, kernel::ConfigDocument::parse(snapshot.content, file_.string()));
+  MQKIT_ASSIGN_OR_RETURN(AclRules rules, acl_rules_from(document));
+  return std::pair{std::move(rules), std::move(snapshot)};
+}
+
+Status AccessControl::check(const plugin::v1::RemotingCommand& request, std::string_view remote_address) const {
+  const std::shared_ptr<const AclRules> rules = rules_.load();
+  Status decision = validate(*rules, request, remote_address);
+  if (decision.is_ok()) return decision;
+  return Status::permission_denied("AclException: " + decision.message());
+}
+
+bool AccessControl::reload_if_changed() {
+  std::error_code error;
+  // A missing file reads as the oldest time: its absence is reported once, not every check.
+  const auto modified = std::filesystem::last_write_time(file_, error);
+  if (modified == loaded_.modified) return false;
+  auto log = kernel::logger("broker");
+  auto fresh = read();
+  if (!fresh) {
+    log->error("ACL file changed but is refused, the rules loaded before stay in force: {}", fresh.status().message());
+    loaded_.modified = modified;  // tried again once the file changes again
+    return false;
+  }
+  const bool same = fresh->second.content == loaded_.content;
+  loaded_ = std::move(fresh->second);
+  if (same) return false;
+  auto rules = std::make_shared<const AclRules>(std::move(fresh->first));
+  log->info("ACL file {} reloaded: {} accounts, {} global white addresses", file_.string(), rules->accounts.size(),
+            rules->global_white_remote_addresses.size());
+  rules_.store(std::move(rules));
+  return true;
+}
+
+}  // namespace mqkit::broker::acl

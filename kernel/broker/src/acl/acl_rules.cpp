@@ -1,0 +1,116 @@
+#include "mqkit/broker/acl/acl_rules.hpp"
+
+#include "mqkit/kernel/config_document.hpp"
+#include "mqkit/protocol/validation.hpp"
+
+namespace mqkit::broker::acl {
+
+using plugin::v1::ConfigField;
+using plugin::v1::ConfigValues;
+using plugin::v1::Result;
+using plugin::v1::Status;
+using plugin::v1::ValueType;
+
+namespace {
+
+constexpr std::string_view kAccounts = "accounts";
+constexpr const char* kPermissions[] = {"DENY", "PUB", "SUB", "PUB|SUB", "SUB|PUB", nullptr};
+
+constexpr ConfigField kTopLevelFields[] = {
+    {.key = "global_white_remote_addresses", .type = ValueType::kStringList, .default_value = "",
+     .description = "clients at these addresses need no signature and have every permission"},
+};
+constexpr plugin::v1::ConfigSchema kTopLevelSchema{kTopLevelFields, std::size(kTopLevelFields)};
+
+constexpr ConfigField kAccountFields[] = {
+    {.key = "access_key", .type = ValueType::kString, .default_value = nullptr,
+     .description = "the account's name, sent as AccessKey"},
+    {.key = "secret_key", .type = ValueType::kString, .default_value = nullptr,
+     .description = "the key requests of this account are signed with"},
+    {.key = "white_remote_address", .type = ValueType::kString, .default_value = "",
+     .description = "clients of this account at these addresses need no signature"},
+    {.key = "admin", .type = ValueType::kBool, .default_value = "false",
+     .description = "may create and delete topics and groups and update the broker's config"},
+    {.key = "default_topic_perm", .type = ValueType::kString, .default_value = "DENY",
+     .description = "permission on topics not in topic_perms", .allowed = kPermissions},
+    {.key = "default_group_perm", .type = ValueType::kString, .default_value = "DENY",
+     .description = "permission on groups not in group_perms", .allowed = kPermissions},
+    {.key = "topic_perms", .type = ValueType::kStringList, .default_value = "",
+     .description = "topic=PERMISSION entries"},
+    {.key = "group_perms", .type = ValueType::kStringList, .default_value = "",
+     .description = "group=PERMISSION entries"},
+};
+constexpr plugin::v1::ConfigSchema kAccountSchema{kAccountFields, std::size(kAccountFields)};
+
+class AccountReader {
+ public:
+  AccountReader(const kernel::ConfigDocument& document, std::size_t index) : document_(document), index_(index) {}
+
+  Status error(std::string_view key, const std::string& message) const {
+    return Status::invalid_argument(document_.location_of(kAccounts, index_, key) + ": [[accounts]] #" +
+                                    std::to_string(index_ + 1) + " " + std::string(key) + ": " + message);
+  }
+
+  Result<AclAccount> read(const ConfigValues& values) const {
+    AclAccount account;
+    account.access_key = values.get_string("access_key");
+    account.secret_key = values.get_string("secret_key");
+    for (const auto key : {"access_key", "secret_key"}) {
+      if (values.get_string(key).size() < kMinKeyLength) {
+        return error(key, "must have " + std::to_string(kMinKeyLength) + " characters at least");
+      }
+    }
+    auto white = RemoteAddressPattern::parse(values.get_string("white_remote_address"));
+    if (!white) return error("white_remote_address", white.status().message());
+    account.white_remote_address = std::move(white).value();
+    account.admin = values.get_bool("admin");
+    account.default_topic_perm = parse_permission(values.get_string("default_topic_perm")).value();
+    account.default_group_perm = parse_permission(values.get_string("default_group_perm")).value();
+    // Groups first, then topics: an explicit %RETRY%group topic entry wins, as in RocketMQ.
+    MQKIT_RETURN_IF_ERROR(add_resources(values, "group_perms", account));
+    MQKIT_RETURN_IF_ERROR(add_resources(values, "topic_perms", account));
+    return account;
+  }
+
+ private:
+  Status add_resources(const ConfigValues& values, std::string_view key, AclAccount& account) const {
+    const bool groups = key == "group_perms";
+    for (const auto& entry : values.get_list(key)) {
+      auto parsed = parse_resource_permission(entry);
+      if (!parsed) return error(key, parsed.status().message());
+      account.resource_perms[groups ? protocol::retry_topic(parsed->resource) : parsed->resource] = parsed->permission;
+    }
+    return Status::ok();
+  }
+
+  const kernel::ConfigDocument& document_;
+  std::size_t index_;
+};
+
+}  // namespace
+
+Result<AclRules> acl_rules_from(const kernel::ConfigDocument& document) {
+  AclRules rules;
+  static constexpr std::string_view kSkip[] = {kAccounts};
+  MQKIT_ASSIGN_OR_RETURN(const ConfigValues top, document.section("", kTopLevelSchema, kSkip));
+  for (const auto& text : top.get_list("global_white_remote_addresses")) {
+    auto pattern = RemoteAddressPattern::parse(text);
+    if (!pattern) {
+      return Status::invalid_argument(document.location_of("", "global_white_remote_addresses") +
+                                      ": global_white_remote_addresses: " + pattern.status().message());
+    }
+    rules.global_white_remote_addresses.push_back(std::move(pattern).value());
+  }
+  MQKIT_ASSIGN_OR_RETURN(const std::vector<ConfigValues> accounts, document.table_array(kAccounts, kAccountSchema));
+  for (std::size_t i = 0; i < accounts.size(); ++i) {
+    const AccountReader reader(document, i);
+    MQKIT_ASSIGN_OR_RETURN(AclAccount account, reader.read(accounts[i]));
+    const std::string key = account.access_key;
+    if (!rules.accounts.emplace(key, std::move(account)).second) {
+      return reader.error("access_key", "'" + key + "' is the access key of an earlier account too");
+    }
+  }
+  return rules;
+}
+
+}  // namespace mqkit::broker::acl
