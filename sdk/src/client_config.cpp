@@ -177,4 +177,14 @@ std::vector<std::string> split_namesrv_addresses(std::string_view text) {
   return out;
 }
 
+protocol::acl::Credentials credentials_or_environment(protocol::acl::Credentials given) {
+  auto fill = [](std::string& value, const char* variable) {
+    if (!value.empty()) return;
+    if (const char* env = std::getenv(variable); env != nullptr) value = env;
+  };
+  fill(given.access_key, "MQKIT_ACCESS_KEY");
+  fill(given.secret_key, "MQKIT_SECRET_KEY");
+  return given;
+}
+
 }  // namespace mqkit::client

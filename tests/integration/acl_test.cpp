@@ -6,12 +6,14 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <mutex>
 #include <set>
 #include <string>
 
+#include "child_process.hpp"
 #include "client_cluster.hpp"
 #include "local_cluster.hpp"
 #include "mqkit/client/producer.hpp"
@@ -183,6 +185,48 @@ TEST_F(AclIntegrationTest, ASlaveSignsItsSynchronizationFromAnAclMaster) {
     return r.is_ok() && r->code == 0 && protocol::body_text(*r).find(kClosedTopic) != std::string_view::npos;
   })) << "slave:\n" << cluster_->broker(1).log_tail() << "\nmaster:\n" << cluster_->broker(0).log_tail();
   EXPECT_EQ(cluster_->broker(0).log_tail(100'000).find("refused"), std::string::npos) << cluster_->broker(0).log_tail();
+}
+
+// The tools sign with --access-key/--secret-key, or with $MQKIT_ACCESS_KEY/$MQKIT_SECRET_KEY.
+TEST_F(AclIntegrationTest, ToolsSignWithTheirOptionsOrTheEnvironment) {
+  // Exit code and output of a tool run to its end (bounded).
+  auto run = [&](const std::string& tool, std::vector<std::string> args) -> std::pair<int, std::string> {
+    auto child = mqkit::testing::ChildProcess::spawn(tool, args, "acl-" + tool);
+    if (!child) return {-1, child.status().to_string()};
+    std::optional<int> code;
+    std::string out;
+    for (int i = 0; i < 600 && !code; ++i) {
+      code = child->wait_exit(std::chrono::milliseconds(100));
+      out += child->output();
+    }
+    out += child->output();
+    return {code.value_or(-1), out + child->log_tail()};
+  };
+  const std::vector<std::string> create = {"updateTopic", "-t", "AclToolTopic", "-c", "DefaultCluster",
+                                           "-n", cluster_->namesrv_addrs()};
+  auto with_keys = [](std::vector<std::string> args, const protocol::acl::Credentials& account) {
+    args.insert(args.end(), {"--access-key", account.access_key, "--secret-key", account.secret_key});
+    return args;
+  };
+
+  auto unsigned_run = run("mqadmin", create);
+  EXPECT_NE(unsigned_run.first, 0) << unsigned_run.second;
+  auto user_run = run("mqadmin", with_keys(create, kUser));  // not an admin account
+  EXPECT_NE(user_run.first, 0) << user_run.second;
+  auto admin_run = run("mqadmin", with_keys(create, kAdmin));
+  EXPECT_EQ(admin_run.first, 0) << admin_run.second;
+
+  ::setenv("MQKIT_ACCESS_KEY", kUser.access_key.c_str(), 1);
+  ::setenv("MQKIT_SECRET_KEY", kUser.secret_key.c_str(), 1);
+  auto bench = run("mqbench", {"--namesrv", cluster_->namesrv_addrs(), "--topic", kTopic, "--no-create-topics",
+                               "--messages", "200", "--mode", "sync", "--warmup", "0"});
+  ::unsetenv("MQKIT_ACCESS_KEY");
+  ::unsetenv("MQKIT_SECRET_KEY");
+  EXPECT_EQ(bench.first, 0) << bench.second;
+  EXPECT_NE(bench.second.find("\"errors\":0"), std::string::npos) << bench.second;
+  auto unsigned_bench = run("mqbench", {"--namesrv", cluster_->namesrv_addrs(), "--topic", kTopic,
+                                        "--no-create-topics", "--messages", "200", "--mode", "sync", "--warmup", "0"});
+  EXPECT_NE(unsigned_bench.first, 0) << unsigned_bench.second;
 }
 
 }  // namespace

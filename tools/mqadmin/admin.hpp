@@ -26,10 +26,12 @@ struct AdminContext {
   int fail(const std::string& message) const;
 };
 
-// Connects to the name servers "a:1;b:2" (empty: $NAMESRV_ADDR). No request is sent yet, so an
-// unreachable name server shows up in the first command.
+// Connects to the name servers "a:1;b:2" (empty: $NAMESRV_ADDR), signing every request with
+// `credentials` when they are set (plain ACL). No request is sent yet, so an unreachable name
+// server shows up in the first command.
 client::Result<std::shared_ptr<client::ClientInstance>> connect(const std::string& namesrv_addr,
-                                                                std::chrono::milliseconds timeout);
+                                                                std::chrono::milliseconds timeout,
+                                                                const protocol::acl::Credentials& credentials = {});
 
 // A column-aligned text table; why not printf: widths depend on the data.
 class Table {

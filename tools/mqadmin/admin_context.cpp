@@ -18,9 +18,11 @@ int AdminContext::fail(const std::string& message) const {
 }
 
 client::Result<std::shared_ptr<client::ClientInstance>> connect(const std::string& namesrv_addr,
-                                                                std::chrono::milliseconds timeout) {
+                                                                std::chrono::milliseconds timeout,
+                                                                const protocol::acl::Credentials& credentials) {
   client::ClientConfig config;
   config.namesrv_addresses = client::split_namesrv_addresses(namesrv_addr);
+  config.credentials = credentials;
   // The tool's own instance name, so it never shares a client id with an application.
   config.instance_name = "mqadmin";
   config.api_timeout = timeout;

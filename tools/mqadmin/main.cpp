@@ -22,6 +22,11 @@ int main(int argc, char** argv) {
   app.add_flag("--json", json, "print machine-readable JSON");
   app.add_option("--timeout", timeout_ms, "RPC timeout in ms")->check(CLI::PositiveNumber);
   bool verbose = false;
+  mqkit::protocol::acl::Credentials credentials;
+  app.add_option("--access-key", credentials.access_key,
+                 "plain ACL account: sign every request with this access key (default: $MQKIT_ACCESS_KEY)");
+  app.add_option("--secret-key", credentials.secret_key,
+                 "the account's secret key (default: $MQKIT_SECRET_KEY, which keeps it out of the process list)");
   app.add_flag("-v,--verbose", verbose, "show the SDK's informational log lines on stderr");
   // Options after the subcommand name belong to the global app too (`mqadmin topicList -n x`).
   app.fallthrough();
@@ -195,7 +200,8 @@ int main(int argc, char** argv) {
   if (namesrv.empty()) {
     if (const char* env = std::getenv("NAMESRV_ADDR")) namesrv = env;
   }
-  auto instance = connect(namesrv, std::chrono::milliseconds(timeout_ms));
+  auto instance = connect(namesrv, std::chrono::milliseconds(timeout_ms),
+                          mqkit::client::credentials_or_environment(std::move(credentials)));
   if (!instance) {
     std::cerr << "mqadmin: " << instance.status().message() << "\n";
     return 1;

@@ -235,9 +235,11 @@ int run_benchmark(const RunOptions& o, std::ostream& out, std::ostream& progress
   };
   const std::vector<std::string> topics = topic_names(o.topic, o.topics);
 
+  client::ClientConfig run_client;
+  run_client.namesrv_addresses = client::split_namesrv_addresses(o.namesrv);
+  run_client.credentials = o.credentials;
   if (o.create_topics) {
-    client::ClientConfig config;
-    config.namesrv_addresses = client::split_namesrv_addresses(o.namesrv);
+    client::ClientConfig config = run_client;
     config.instance_name = "mqbench-admin";
     auto admin = client::ClientInstance::create(config.resolved());
     if (!admin) return fail("connecting", admin.status());
@@ -248,7 +250,7 @@ int run_benchmark(const RunOptions& o, std::ostream& out, std::ostream& progress
   ReceiveSink sink(stats);
   std::vector<std::unique_ptr<MessageSource>> sources;
   if (o.consumers > 0) {
-    const SourceSettings settings{o.namesrv, "mqbench_consumer", topics, o.consumers, o.pull_batch, o.consume_threads};
+    const SourceSettings settings{run_client, "mqbench_consumer", topics, o.consumers, o.pull_batch, o.consume_threads};
     auto made = o.consumer_api == ConsumerApi::kPush ? make_push_sources(settings) : make_pull_sources(settings);
     if (!made) return fail("consumers", made.status());
     sources = std::move(made).value();
@@ -266,7 +268,7 @@ int run_benchmark(const RunOptions& o, std::ostream& out, std::ostream& progress
     if (Status s = start_sources(); !s) return fail("starting consumers", s);
   }
 
-  LoadProducers producers(LoadSpec{o.namesrv, topics, o.mode, o.size, o.batch_size, o.rate, o.producers, o.messages,
+  LoadProducers producers(LoadSpec{run_client, topics, o.mode, o.size, o.batch_size, o.rate, o.producers, o.messages,
                                    o.window, o.auto_batch, o.batch_max_bytes, o.batch_max_delay_ms},
                           stats);
   if (Status s = producers.start(); !s) return fail("producers", s);

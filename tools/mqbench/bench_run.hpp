@@ -17,6 +17,7 @@ enum class ConsumerApi { kPush, kPull };
 
 struct RunOptions {
   std::string namesrv{};
+  protocol::acl::Credentials credentials{};  // signs every request when set (plain ACL)
   std::string topic = "mqbench";
   int topics = 1;
   int queues = 4;                 // per topic and broker

@@ -51,7 +51,7 @@ Status LoadProducers::start() {
       worker->quota = spec_.messages / n + (static_cast<std::uint64_t>(i) < spec_.messages % n ? 1 : 0);
     }
     client::ProducerConfig config;
-    config.client.namesrv_addresses = client::split_namesrv_addresses(spec_.namesrv);
+    config.client = spec_.client;
     config.group = "mqbench_producer";
     // Bodies are sent as sized, never compressed.
     config.compress_msg_body_over_howmuch = std::numeric_limits<std::size_t>::max();

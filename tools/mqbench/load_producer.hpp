@@ -25,7 +25,7 @@ namespace mqkit::bench {
 enum class SendMode { kAsync, kSync, kOneway, kBatch };
 
 struct LoadSpec {
-  std::string namesrv{};
+  client::ClientConfig client{};  // name servers and credentials of the run
   std::vector<std::string> topics{};
   SendMode mode = SendMode::kAsync;
   std::size_t size = 1024;

@@ -16,6 +16,10 @@ int main(int argc, char** argv) {
   CLI::App app{"mqbench: benchmark a RocketMQ-compatible cluster (live progress on stderr; summary and a "
                "RESULT {json} line on stdout)"};
   app.add_option("-n,--namesrv", o.namesrv, "name servers host:port[;host:port] (default: $NAMESRV_ADDR)");
+  app.add_option("--access-key", o.credentials.access_key,
+                 "plain ACL account: sign every request with this access key (default: $MQKIT_ACCESS_KEY)");
+  app.add_option("--secret-key", o.credentials.secret_key,
+                 "the account's secret key (default: $MQKIT_SECRET_KEY, which keeps it out of the process list)");
   app.add_option("--topic", o.topic, "topic name (with --topics N: name-0 .. name-<N-1>)")->capture_default_str();
   app.add_option("--topics", o.topics, "number of topics")->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--queues", o.queues, "queues per topic on each broker")->check(CLI::PositiveNumber)->capture_default_str();
@@ -65,6 +69,7 @@ int main(int argc, char** argv) {
   if (o.namesrv.empty()) {
     if (const char* env = std::getenv("NAMESRV_ADDR")) o.namesrv = env;
   }
+  o.credentials = mqkit::client::credentials_or_environment(std::move(o.credentials));
   if (auto valid = validate(o); !valid) {
     std::cerr << "mqbench: " << valid.message() << "\n";
     return 1;

@@ -9,8 +9,7 @@ client::Result<std::vector<ConsumerClient>> connect_consumers(const SourceSettin
   if (settings.consumers < 1) return Status::invalid_argument("at least one consumer is needed");
   std::vector<ConsumerClient> clients;
   for (int i = 0; i < settings.consumers; ++i) {
-    client::ClientConfig config;
-    config.namesrv_addresses = client::split_namesrv_addresses(settings.namesrv);
+    client::ClientConfig config = settings.client;
     config.instance_name = "mqbench-consumer-" + std::to_string(i);  // its own connections
     auto instance = client::ClientInstance::create(config.resolved());
     if (!instance) return instance.status();

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "mqkit/client/client_config.hpp"
+
 #include "mqkit/client/client_instance.hpp"
 #include "mqkit/client/message_ext.hpp"
 #include "mqkit/client/types.hpp"
@@ -37,7 +39,7 @@ class MessageSource {
 };
 
 struct SourceSettings {
-  std::string namesrv{};            // "host:port;host:port"
+  client::ClientConfig client{};    // name servers and credentials of the run
   std::string group = "mqbench_consumer";
   std::vector<std::string> topics{};
   int consumers = 1;                // sources to make; the topics' queues are split between them

@@ -84,4 +84,9 @@ Result<ClientConfig> load_client_config(kernel::Bootstrap& boot);
 // "a:1;b:2" (RocketMQ namesrvAddr) → {"a:1", "b:2"}; blanks and empty entries are dropped.
 std::vector<std::string> split_namesrv_addresses(std::string_view text);
 
+// `given`, its empty access key and secret key taken from $MQKIT_ACCESS_KEY and $MQKIT_SECRET_KEY
+// (for command-line tools: a secret in the environment stays out of the process list). The SDK
+// never reads these itself.
+protocol::acl::Credentials credentials_or_environment(protocol::acl::Credentials given);
+
 }  // namespace mqkit::client
