@@ -100,6 +100,11 @@ constexpr plugin::v1::ConfigField kFields[] = {
      .description = "SYNC_MASTER: how long a send waits for a slave before FLUSH_SLAVE_TIMEOUT", .min = 1},
     {.key = "ha_master_address", .type = ValueType::kString, .default_value = "",
      .description = "SLAVE: the master's replication address host:port (empty = learnt from the name server)"},
+    // Prometheus metrics (docs/metrics.md), RocketMQ 5's metricsExporterType and metricsPromExporter*.
+    metrics::kExporterTypeField,
+    metrics::kExporterHostField,
+    {.key = "metrics_prom_exporter_port", .type = ValueType::kInt, .default_value = "5557",
+     .description = "Port of the metrics exporter (0 = any free port)", .min = 0, .max = 65535},
 };
 constexpr plugin::v1::ConfigSchema kSchema{kFields, std::size(kFields)};
 
@@ -155,6 +160,9 @@ plugin::v1::ConfigValues values_of(const BrokerConfig& c) {
   v.set("ha_max_gap_not_in_sync", c.ha_max_gap_not_in_sync);
   v.set("ha_slave_timeout", c.ha_slave_timeout_ms);
   v.set("ha_master_address", c.ha_master_address);
+  v.set("metrics_exporter_type", std::string(c.metrics_exporter.enabled ? "PROM" : "DISABLE"));
+  v.set("metrics_prom_exporter_host", c.metrics_exporter.host);
+  v.set("metrics_prom_exporter_port", std::int64_t{c.metrics_exporter.port});
   return v;
 }
 
@@ -282,6 +290,7 @@ Result<BrokerConfig> broker_config_from(const plugin::v1::ConfigValues& v) {
   c.ha_max_gap_not_in_sync = v.get_size("ha_max_gap_not_in_sync");
   c.ha_slave_timeout_ms = v.get_duration_ms("ha_slave_timeout");
   c.ha_master_address = v.get_string("ha_master_address");
+  c.metrics_exporter = metrics::exporter_settings_from(v, "metrics_prom_exporter_port");
   if (c.broker_role == BrokerRole::kSlave && c.broker_id == 0) {
     return Status::invalid_argument("broker_role is SLAVE but broker_id is 0: a slave needs a broker_id > 0");
   }

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "mqkit/metrics/exporter_settings.hpp"
 #include "mqkit/plugin/v1/config.hpp"
 #include "mqkit/plugin/v1/status.hpp"
 
@@ -82,6 +83,8 @@ struct BrokerConfig {
   std::int64_t ha_max_gap_not_in_sync = 256LL * 1024 * 1024;
   std::int64_t ha_slave_timeout_ms = 3000;
   std::string ha_master_address;  // slave: overrides the address learnt from the name server
+  // Prometheus metrics (docs/metrics.md): off unless metrics_exporter_type is PROM.
+  metrics::ExporterSettings metrics_exporter{.enabled = false, .host = {}, .port = 5557};
 
   bool is_slave() const noexcept { return broker_role == BrokerRole::kSlave; }
 
