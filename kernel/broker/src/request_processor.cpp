@@ -7,14 +7,24 @@ namespace mqkit::broker {
 
 namespace rc = protocol::response_code;
 
+void Responder::record(std::int32_t response_code, metrics::RpcResult result) const {
+  const auto elapsed = std::chrono::steady_clock::now() - arrived_;
+  rpc_->record(request_code_, response_code, long_polling_, result,
+               std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count());
+}
+
 void Responder::respond(RemotingCommand response) const {
-  if (oneway_) return;
+  if (oneway_) {
+    if (rpc_ != nullptr) record(response.code, metrics::RpcResult::kOneway);
+    return;
+  }
   response.opaque = opaque_;
   response.flag |= RemotingCommand::kResponseFlag;
   response.serialize_type = serialize_type_;
-  if (auto s = channel_->send(std::move(response)); !s) {
-    kernel::logger("broker")->debug("response to {} not sent: {}", channel_->remote_address(), s.to_string());
-  }
+  const std::int32_t code = response.code;
+  const auto sent = channel_->send(std::move(response));
+  if (rpc_ != nullptr) record(code, sent ? metrics::RpcResult::kSuccess : metrics::RpcResult::kWriteChannelFailed);
+  if (!sent) kernel::logger("broker")->debug("response to {} not sent: {}", channel_->remote_address(), sent.to_string());
 }
 
 void Responder::fail(std::int32_t code, std::string remark) const {
@@ -29,7 +39,7 @@ void BrokerRequestHandler::add(std::shared_ptr<RequestProcessor> processor) {
 }
 
 void BrokerRequestHandler::on_request(const std::shared_ptr<Channel>& channel, RemotingCommand request) noexcept {
-  Responder responder(channel, request);
+  Responder responder(channel, request, rpc_);
   const std::int32_t code = request.code;
   try {
     auto it = processors_.find(code);

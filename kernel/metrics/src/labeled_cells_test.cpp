@@ -77,9 +77,10 @@ TEST(Histogram, ValueOnABoundGoesToThatBucketAndLargerOnesOverflow) {
   h.observe(100);
   h.observe(101);
   h.observe(5000);
+  h.observe(7, 3);
   const HistogramSnapshot s = h.snapshot();
-  EXPECT_EQ(s.buckets, (std::vector<std::uint64_t>{2, 2, 2}));
-  EXPECT_EQ(s.sum, 0 + 10 + 11 + 100 + 101 + 5000);
+  EXPECT_EQ(s.buckets, (std::vector<std::uint64_t>{5, 2, 2}));
+  EXPECT_EQ(s.sum, 0 + 10 + 11 + 100 + 101 + 5000 + 3 * 7);
   ASSERT_EQ(s.upper_bounds.size(), 2u);
   EXPECT_EQ(s.upper_bounds[1], 100);
 }

@@ -91,13 +91,31 @@ OrRefusal<std::pair<SendMessageRequestHeader, SendTarget>> check_send(BrokerCont
   return std::pair{std::move(header).value(), std::get<SendTarget>(std::move(target))};
 }
 
+// How a send's messages count in rocketmq_messages_in_total: the topic they are stored in (as
+// RocketMQ counts them, the schedule topic for a delayed message and the half topic for a
+// transaction's) and the type the producer's properties give them. Nothing when metrics are off.
+struct CountedAs {
+  std::shared_ptr<BrokerMetrics> metrics;
+  std::string topic;
+  MessageType type = MessageType::kNormal;
+};
+
+CountedAs counted_as(const BrokerContext& context, const std::string& stored_topic, MessageType type) {
+  if (!context.metrics) return {};
+  return {context.metrics, stored_topic, type};
+}
+
 // Answers an append with send_response(); a half message's answer also names its transaction
 // (the UNIQ_KEY the producer's END_TRANSACTION will carry).
 AppendedCallback answer_with(const BrokerContext& context, const Responder& responder, std::int32_t queue_id,
-                             std::string transaction_id = {}) {
-  return [responder, store_host = context.store_host, queue_id, stats = context.stats,
+                             CountedAs counted, std::string transaction_id = {}) {
+  return [responder, store_host = context.store_host, queue_id, stats = context.stats, counted = std::move(counted),
           transaction_id = std::move(transaction_id)](v1::Result<AppendedMessages> appended) {
-    if (appended) stats->count_put(static_cast<std::int64_t>(appended->commit_offsets.size()));
+    if (appended) {
+      const auto messages = static_cast<std::int64_t>(appended->commit_offsets.size());
+      stats->count_put(messages);
+      if (counted.metrics) counted.metrics->count_in(counted.topic, counted.type, messages, appended->result.bytes);
+    }
     RemotingCommand response = send_response(appended, store_host, queue_id);
     if (appended && !transaction_id.empty()) response.ext_fields.set("transactionId", transaction_id);
     responder.respond(std::move(response));
@@ -155,6 +173,7 @@ void SendMessageProcessor::send_message(RemotingCommand request, const Responder
     return refuse(responder, std::move(*refusal));
   }
   OutgoingMessage message = message_from(header, target, *responder.channel(), config);
+  const MessageType type = context_.metrics ? message_type_of(message.properties) : MessageType::kNormal;
   const bool half = is_half_message(message);
   if (half && config.reject_transaction_message) {
     return responder.fail(rc::kNoPermission,
@@ -173,20 +192,23 @@ void SendMessageProcessor::send_message(RemotingCommand request, const Responder
       if (auto refusal = move_to_dlq(context_, group_config.group_name, message)) {
         return refuse(responder, std::move(*refusal));
       }
+      if (context_.metrics) context_.metrics->count_dead_letter(group_config.group_name, header.topic);
     }
   }
   if (!half) {
     ScheduleMessageService::park(config.delay_level_ms, message);
+    CountedAs counted = counted_as(context_, message.topic, type);
     return append_message(context_, std::move(message), wait_for_flush,
-                          answer_with(context_, responder, target.queue_id));
+                          answer_with(context_, responder, target.queue_id, std::move(counted)));
   }
   // A half message keeps its DELAY until it is committed.
   if (auto prepared = context_.transactions->prepare(message); !prepared) {
     return responder.fail(rc::kSystemError, prepared.message());
   }
   std::string transaction_id(get_property(message.properties, v1::property::kUniqueKey).value_or(""));
+  CountedAs counted = counted_as(context_, message.topic, type);
   append_message(context_, std::move(message), wait_for_flush,
-                 answer_with(context_, responder, target.queue_id, std::move(transaction_id)));
+                 answer_with(context_, responder, target.queue_id, std::move(counted), std::move(transaction_id)));
 }
 
 void SendMessageProcessor::send_batch(RemotingCommand request, const Responder& responder) {
@@ -234,8 +256,10 @@ void SendMessageProcessor::send_batch(RemotingCommand request, const Responder& 
     }
     batch.members.push_back({item.flag, item.body, batch.properties.size()});
   }
+  CountedAs counted =
+      counted_as(context_, shared.topic, context_.metrics ? message_type_of(shared_properties) : MessageType::kNormal);
   append_batch(context_, std::move(shared), std::move(batch), waits_for_flush(shared_properties),
-               answer_with(context_, responder, target.queue_id));
+               answer_with(context_, responder, target.queue_id, std::move(counted)));
 }
 
 }  // namespace mqkit::broker

@@ -4,10 +4,12 @@
 // polling, sync flush). One-way requests are never answered.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <vector>
 
+#include "mqkit/metrics/rpc_latency.hpp"
 #include "mqkit/plugin/v1/transport.hpp"
 
 namespace mqkit::broker {
@@ -17,22 +19,36 @@ using plugin::v1::RemotingCommand;
 
 class Responder {
  public:
-  Responder(std::shared_ptr<Channel> channel, const RemotingCommand& request)
+  // With `rpc`, the answer's latency since now is recorded there (rocketmq_rpc_latency).
+  Responder(std::shared_ptr<Channel> channel, const RemotingCommand& request, metrics::RpcLatency* rpc = nullptr)
       : channel_(std::move(channel)), opaque_(request.opaque), oneway_(request.is_oneway()),
-        serialize_type_(request.serialize_type) {}
+        serialize_type_(request.serialize_type), request_code_(request.code), rpc_(rpc),
+        arrived_(rpc != nullptr ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{}) {}
 
   // Sends `response` (its opaque, flag and serialization are set here). Dropped for one-way.
   void respond(RemotingCommand response) const;
   // Sends an error response with `code` and `remark`.
   void fail(std::int32_t code, std::string remark) const;
+  // This responder for a request held by long polling (its latency is labelled so).
+  Responder held() const {
+    Responder copy = *this;
+    copy.long_polling_ = true;
+    return copy;
+  }
 
   const std::shared_ptr<Channel>& channel() const noexcept { return channel_; }
 
  private:
+  void record(std::int32_t response_code, metrics::RpcResult result) const;
+
   std::shared_ptr<Channel> channel_;
   std::int32_t opaque_;
   bool oneway_;
   plugin::v1::SerializeType serialize_type_;
+  std::int32_t request_code_;
+  metrics::RpcLatency* rpc_;  // outlives every request: the controller's BrokerMetrics
+  std::chrono::steady_clock::time_point arrived_;
+  bool long_polling_ = false;
 };
 
 class RequestProcessor {
@@ -49,6 +65,8 @@ class BrokerRequestHandler final : public plugin::v1::RequestHandler {
   using ClosedListener = std::function<void(std::uint64_t channel_id)>;
 
   void add(std::shared_ptr<RequestProcessor> processor);
+  // Records every request's latency in `rpc` from now on (metrics on); set before listening.
+  void record_latency_in(metrics::RpcLatency* rpc) noexcept { rpc_ = rpc; }
   void on_channel_closed(ClosedListener listener) { closed_listeners_.push_back(std::move(listener)); }
 
   void on_request(const std::shared_ptr<Channel>& channel, RemotingCommand request) noexcept override;
@@ -57,6 +75,7 @@ class BrokerRequestHandler final : public plugin::v1::RequestHandler {
  private:
   std::map<std::int32_t, std::shared_ptr<RequestProcessor>> processors_;
   std::vector<ClosedListener> closed_listeners_;
+  metrics::RpcLatency* rpc_ = nullptr;
 };
 
 }  // namespace mqkit::broker
