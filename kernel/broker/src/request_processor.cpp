@@ -7,23 +7,15 @@ namespace mqkit::broker {
 
 namespace rc = protocol::response_code;
 
-void Responder::record(std::int32_t response_code, metrics::RpcResult result) const {
-  const auto elapsed = std::chrono::steady_clock::now() - arrived_;
-  rpc_->record(request_code_, response_code, long_polling_, result,
-               std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count());
-}
-
 void Responder::respond(RemotingCommand response) const {
-  if (oneway_) {
-    if (rpc_ != nullptr) record(response.code, metrics::RpcResult::kOneway);
-    return;
-  }
+  if (oneway_) return timer_.answered(request_code_, response.code, long_polling_, metrics::RpcResult::kOneway);
   response.opaque = opaque_;
   response.flag |= RemotingCommand::kResponseFlag;
   response.serialize_type = serialize_type_;
   const std::int32_t code = response.code;
   const auto sent = channel_->send(std::move(response));
-  if (rpc_ != nullptr) record(code, sent ? metrics::RpcResult::kSuccess : metrics::RpcResult::kWriteChannelFailed);
+  timer_.answered(request_code_, code, long_polling_,
+                  sent ? metrics::RpcResult::kSuccess : metrics::RpcResult::kWriteChannelFailed);
   if (!sent) kernel::logger("broker")->debug("response to {} not sent: {}", channel_->remote_address(), sent.to_string());
 }
 

@@ -64,8 +64,9 @@ std::string format_value(double value) {
   return ec == std::errc() ? std::string(text, end) : "NaN";
 }
 
-ExpositionWriter::ExpositionWriter(std::vector<std::pair<std::string, std::string>> common)
-    : common_(std::move(common)) {}
+ExpositionWriter::ExpositionWriter(std::initializer_list<Label> common) {
+  for (const Label& label : common) common_.emplace_back(label.name, label.value);
+}
 
 void ExpositionWriter::family(std::string_view name, MetricType type, std::string_view help) {
   family_ = name;

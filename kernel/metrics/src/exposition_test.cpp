@@ -58,7 +58,7 @@ TEST(ExpositionWriter, FormatsDoublesAsPrometheusSpellsThem) {
 
 TEST(ExpositionWriter, HistogramHasCumulativeBucketsInfSumAndCount) {
   static constexpr std::int64_t kBounds[] = {1024, 4096};
-  ExpositionWriter out({{std::string("cluster"), std::string("c")}});
+  ExpositionWriter out({{"cluster", "c"}});
   out.family("rocketmq_message_size", MetricType::kHistogram, "Sizes");
   out.histogram({{"topic", "T"}}, HistogramSnapshot{kBounds, {2, 0, 3}, 20000});
   EXPECT_EQ(out.text(),

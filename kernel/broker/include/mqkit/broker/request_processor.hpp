@@ -4,7 +4,6 @@
 // polling, sync flush). One-way requests are never answered.
 #pragma once
 
-#include <chrono>
 #include <map>
 #include <memory>
 #include <vector>
@@ -22,8 +21,7 @@ class Responder {
   // With `rpc`, the answer's latency since now is recorded there (rocketmq_rpc_latency).
   Responder(std::shared_ptr<Channel> channel, const RemotingCommand& request, metrics::RpcLatency* rpc = nullptr)
       : channel_(std::move(channel)), opaque_(request.opaque), oneway_(request.is_oneway()),
-        serialize_type_(request.serialize_type), request_code_(request.code), rpc_(rpc),
-        arrived_(rpc != nullptr ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{}) {}
+        serialize_type_(request.serialize_type), request_code_(request.code), timer_(rpc) {}
 
   // Sends `response` (its opaque, flag and serialization are set here). Dropped for one-way.
   void respond(RemotingCommand response) const;
@@ -39,15 +37,12 @@ class Responder {
   const std::shared_ptr<Channel>& channel() const noexcept { return channel_; }
 
  private:
-  void record(std::int32_t response_code, metrics::RpcResult result) const;
-
   std::shared_ptr<Channel> channel_;
   std::int32_t opaque_;
   bool oneway_;
   plugin::v1::SerializeType serialize_type_;
   std::int32_t request_code_;
-  metrics::RpcLatency* rpc_;  // outlives every request: the controller's BrokerMetrics
-  std::chrono::steady_clock::time_point arrived_;
+  metrics::RpcTimer timer_;
   bool long_polling_ = false;
 };
 

@@ -45,7 +45,7 @@ struct HistogramSnapshot {
 class ExpositionWriter {
  public:
   // `common` labels come first in every sample (a server's cluster and node, say).
-  explicit ExpositionWriter(std::vector<std::pair<std::string, std::string>> common = {});
+  explicit ExpositionWriter(std::initializer_list<Label> common = {});
 
   // Starts a family; the samples that follow belong to it. A counter's name ends in "_total".
   void family(std::string_view name, MetricType type, std::string_view help);

@@ -6,6 +6,7 @@
 // record() runs on request threads (see LabeledCells for its cost); write() on the exporter's.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string_view>
 
@@ -33,6 +34,25 @@ class RpcLatency {
   };
   // request_code, response_code, is_long_polling, result
   LabeledCells<Cell, 4> cells_;
+};
+
+// One request's arrival, recorded in an RpcLatency when it is answered. Inert (and reads no
+// clock) without one, which is how a server with metrics off pays nothing.
+class RpcTimer {
+ public:
+  explicit RpcTimer(RpcLatency* rpc = nullptr) noexcept
+      : rpc_(rpc), arrived_(rpc != nullptr ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{}) {}
+
+  void answered(std::int32_t request_code, std::int32_t response_code, bool long_polling, RpcResult result) const {
+    if (rpc_ == nullptr) return;
+    const auto elapsed = std::chrono::steady_clock::now() - arrived_;
+    rpc_->record(request_code, response_code, long_polling, result,
+                 std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count());
+  }
+
+ private:
+  RpcLatency* rpc_;  // outlives the request
+  std::chrono::steady_clock::time_point arrived_;
 };
 
 }  // namespace mqkit::metrics
