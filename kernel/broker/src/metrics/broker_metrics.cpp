@@ -1,5 +1,6 @@
 #include "mqkit/broker/broker_metrics.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 
@@ -82,6 +83,14 @@ void BrokerMetrics::count_dead_letter(std::string_view group, std::string_view t
   dead_letter_.at({group, topic}).count.add(1);
 }
 
+void BrokerMetrics::count_transaction_end(std::string_view topic, bool committed, std::int64_t since_born_ms) {
+  TransactionCell& cell = transactions_.at({topic});
+  if (!committed) return cell.rolled_back.add(1);
+  cell.committed.add(1);
+  // RocketMQ records whole seconds.
+  cell.commit_latency.observe(std::max<std::int64_t>(0, since_born_ms) / 1000);
+}
+
 void BrokerMetrics::note_pulled(std::string_view group, std::string_view topic, std::int32_t queue_id,
                                 std::int64_t next_offset) {
   if (is_retry_or_dead_letter(topic)) return;  // the consumer progress gauges leave them out
@@ -137,6 +146,19 @@ void BrokerMetrics::write(metrics::ExpositionWriter& out) const {
                 {"topic", labels[1]},
                 {"is_system", bool_label(is_system(labels[1], labels[0]))}},
                cell.count.value());
+  });
+  out.family("rocketmq_commit_messages_total", MetricType::kCounter, "Transactions committed by their producers");
+  transactions_.for_each([&](const auto& labels, const TransactionCell& cell) {
+    out.sample({{"topic", labels[0]}}, cell.committed.value());
+  });
+  out.family("rocketmq_rollback_messages_total", MetricType::kCounter, "Transactions rolled back by their producers");
+  transactions_.for_each([&](const auto& labels, const TransactionCell& cell) {
+    out.sample({{"topic", labels[0]}}, cell.rolled_back.value());
+  });
+  out.family("rocketmq_finish_message_latency", MetricType::kHistogram,
+             "Seconds from a half message's birth to its commit");
+  transactions_.for_each([&](const auto& labels, const TransactionCell& cell) {
+    out.histogram({{"topic", labels[0]}}, cell.commit_latency.snapshot());
   });
   rpc_.write(out);
 }
