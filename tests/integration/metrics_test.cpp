@@ -199,6 +199,10 @@ TEST_F(MetricsIntegrationTest, BrokerCountsWhatWasSentPulledAndCommitted) {
                 sum_of_samples(page, "rocketmq_rpc_latency_count", {{"response_code", "success"},
                                                                     {"request_code", "send_message"}}),
             37);
+  // The lite pull consumer's one connection; the producer's.
+  EXPECT_EQ(sum_of_samples(page, "rocketmq_consumer_connections", {{"consumer_group", kGroup}, {"consume_mode", "pull"}}),
+            1);
+  EXPECT_GE(sum_of_samples(page, "rocketmq_producer_connections", {{"protocol_type", "remoting"}}), 1);
   EXPECT_EQ(sample_value(page, "rocketmq_broker_permission", node), 6);
   EXPECT_GE(sample_value(page, "rocketmq_topic_number", node).value_or(0), 1);
   EXPECT_GE(sample_value(page, "rocketmq_consumer_group_number", node).value_or(0), 1);

@@ -108,4 +108,37 @@ std::string_view response_code_name(std::int32_t code) noexcept {
   }
 }
 
+std::string version_name(std::int32_t version) {
+  // The enum opens with 3.0.0's pre-releases, then lists each released version's _SNAPSHOT and
+  // release, version after version; the series below say which patch numbers each minor has.
+  static constexpr const char* kFirst[] = {
+      "V3_0_0_SNAPSHOT", "V3_0_0_ALPHA1", "V3_0_0_BETA1", "V3_0_0_BETA2", "V3_0_0_BETA3", "V3_0_0_BETA4",
+      "V3_0_0_BETA5", "V3_0_0_BETA6_SNAPSHOT", "V3_0_0_BETA6", "V3_0_0_BETA7_SNAPSHOT", "V3_0_0_BETA7",
+      "V3_0_0_BETA8_SNAPSHOT", "V3_0_0_BETA8", "V3_0_0_BETA9_SNAPSHOT", "V3_0_0_BETA9", "V3_0_0_FINAL"};
+  struct Series {
+    int major;
+    int minor;
+    int first_patch;
+    int last_patch;
+  };
+  static constexpr Series kSeries[] = {
+      {3, 0, 1, 15}, {3, 1, 0, 9}, {3, 2, 0, 9}, {3, 3, 1, 9}, {3, 4, 1, 9}, {3, 5, 1, 9}, {3, 6, 1, 9},
+      {3, 7, 1, 9},  {3, 8, 1, 9}, {3, 9, 1, 9}, {4, 0, 0, 9}, {4, 1, 0, 9}, {4, 2, 0, 9}, {4, 3, 0, 9},
+      {4, 4, 0, 9},  {4, 5, 0, 9}, {4, 6, 0, 9}, {4, 7, 0, 9}, {4, 8, 0, 9}, {4, 9, 0, 9}, {5, 0, 0, 9},
+      {5, 1, 0, 9},  {5, 2, 0, 9}, {5, 3, 0, 9}, {5, 4, 0, 9}, {5, 5, 0, 9}, {5, 6, 0, 9}, {5, 7, 0, 9},
+      {5, 8, 0, 9},  {5, 9, 0, 9}};
+  if (version < 0) return {};
+  if (static_cast<std::size_t>(version) < std::size(kFirst)) return kFirst[version];
+  std::int32_t rest = version - static_cast<std::int32_t>(std::size(kFirst));
+  for (const Series& s : kSeries) {
+    const std::int32_t entries = 2 * (s.last_patch - s.first_patch + 1);
+    if (rest < entries) {
+      return "V" + std::to_string(s.major) + "_" + std::to_string(s.minor) + "_" +
+             std::to_string(s.first_patch + rest / 2) + (rest % 2 == 0 ? "_SNAPSHOT" : "");
+    }
+    rest -= entries;
+  }
+  return "HIGHER_VERSION";
+}
+
 }  // namespace mqkit::protocol

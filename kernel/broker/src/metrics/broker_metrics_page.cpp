@@ -1,12 +1,16 @@
 #include "mqkit/broker/broker_metrics_page.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <limits>
+#include <map>
+#include <tuple>
 #include <vector>
 
 #include "../consume/queue_stats.hpp"
 #include "mqkit/broker/broker_metrics.hpp"
 #include "mqkit/metrics/exposition.hpp"
+#include "mqkit/protocol/code_names.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/validation.hpp"
 
@@ -107,6 +111,53 @@ void write_progress(ExpositionWriter& out, const std::vector<Progress>& all, std
          [](const Progress& p) { return p.ready; });
 }
 
+std::string lowercase(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// RocketMQ's ConsumeType.getTypeCN, lowercased.
+std::string_view consume_mode(std::string_view consume_type) {
+  if (consume_type == "CONSUME_ACTIVELY") return "pull";
+  if (consume_type == "CONSUME_POP") return "pop";
+  return "push";
+}
+
+// Client connections by group, language and version, as RocketMQ counts them (a client in two
+// groups counts in each).
+void write_connections(ExpositionWriter& out, const BrokerContext& context) {
+  const auto client = [](const ClientConnection& c) {
+    return std::pair{lowercase(plugin::v1::to_string(c.language)), lowercase(protocol::version_name(c.version))};
+  };
+  std::map<std::pair<std::string, std::string>, std::int64_t> producers;
+  for (const ClientConnection& c : context.producers->all_connections()) ++producers[client(c)];
+  out.family("rocketmq_producer_connections", MetricType::kGauge, "Producer connections");
+  for (const auto& [key, count] : producers) {
+    out.sample({{"language", key.first}, {"version", key.second}, {"protocol_type", "remoting"}}, count);
+  }
+  std::map<std::tuple<std::string, std::string, std::string, std::string_view>, std::int64_t> consumers;
+  for (const std::string& group : context.consumers->groups()) {
+    const auto info = context.consumers->find(group);
+    if (!info) continue;
+    for (const auto& [id, c] : info->connections) {
+      const auto [language, version] = client(c);
+      ++consumers[{group, language, version, consume_mode(info->consume_type)}];
+    }
+  }
+  out.family("rocketmq_consumer_connections", MetricType::kGauge, "Consumer connections");
+  for (const auto& [key, count] : consumers) {
+    const auto& [group, language, version, mode] = key;
+    out.sample({{"consumer_group", group},
+                {"language", language},
+                {"version", version},
+                {"consume_mode", mode},
+                {"protocol_type", "remoting"},
+                {"is_system", is_system({}, group) ? "true" : "false"}},
+               count);
+  }
+}
+
 void write_store(ExpositionWriter& out, const BrokerContext& context, std::int64_t now_ms) {
   const plugin::v1::StoreStats stats = context.store->stats();
   const std::initializer_list<metrics::Label> labels{{"storage_type", "local"}, {"storage_medium", "disk"}};
@@ -135,6 +186,7 @@ std::string broker_metrics_page(const BrokerContext& context, std::int64_t now_m
   out.family("rocketmq_consumer_group_number", MetricType::kGauge, "Subscription groups this broker has a config for");
   out.sample({}, static_cast<std::int64_t>(context.groups->all().size()));
   context.metrics->write(out);
+  write_connections(out, context);
   write_progress(out, consumer_progress(context, *context.metrics), now_ms);
   write_store(out, context, now_ms);
   return out.take();

@@ -281,6 +281,25 @@ TEST_F(BrokerMetricsPageTest, ConsumerProgressSumsTheQueuesOfEachOnlineGroup) {
   EXPECT_EQ(sample_value(caught_up, "rocketmq_consumer_queueing_latency", cg), 0);
 }
 
+TEST_F(BrokerMetricsPageTest, ConnectionsByGroupLanguageAndVersion) {
+  connect("cg", {"T"});
+  connect("cg", {"T"});
+  connect("CID_RMQ_SYS_x", {"T"});
+  ClientConnection producer{std::make_shared<testing::FakeChannel>(99), "p", v1::LanguageCode::kCpp, 401, 0};
+  context().producers->register_producer("pg1", producer);
+  context().producers->register_producer("pg2", producer);
+  const std::string page = broker_metrics_page(context(), 0);
+  EXPECT_EQ(sample_value(page, "rocketmq_consumer_connections",
+                         {{"consumer_group", "cg"}, {"language", "java"}, {"version", "v4_9_4"},
+                          {"consume_mode", "push"}, {"protocol_type", "remoting"}, {"is_system", "false"}}),
+            2);
+  EXPECT_EQ(sample_value(page, "rocketmq_consumer_connections", {{"consumer_group", "CID_RMQ_SYS_x"}, {"is_system", "true"}}),
+            1);
+  EXPECT_EQ(sample_value(page, "rocketmq_producer_connections",
+                         {{"language", "cpp"}, {"version", "v4_9_4"}, {"protocol_type", "remoting"}}),
+            2);
+}
+
 TEST_F(BrokerMetricsPageTest, BrokerAndStoreGauges) {
   connect("cg", {"T"});
   const v1::StoreStats stats = context().store->stats();

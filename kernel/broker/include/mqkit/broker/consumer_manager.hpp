@@ -75,6 +75,8 @@ class ProducerManager {
   void on_channel_closed(std::uint64_t channel_id);
   std::size_t expire(std::int64_t now_ms, std::int64_t timeout_ms);
   std::vector<ClientConnection> connections(const std::string& group) const;
+  // Every group's connections (a client in two groups appears twice).
+  std::vector<ClientConnection> all_connections() const;
 
  private:
   mutable std::mutex mutex_;
