@@ -1,14 +1,9 @@
 #include "exposition_page.hpp"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <map>
 #include <string>
+
+#include "loopback_client.hpp"
 
 namespace mqkit::testing {
 
@@ -16,30 +11,10 @@ using plugin::v1::Result;
 using plugin::v1::Status;
 
 Result<HttpAnswer> http_get(std::uint16_t port, std::string_view path) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return Status::io_error(std::string("socket: ") + std::strerror(errno));
-  timeval timeout{5, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(port);
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-    const std::string why = std::strerror(errno);
-    ::close(fd);
-    return Status::unavailable("connecting to 127.0.0.1:" + std::to_string(port) + ": " + why);
-  }
-  const std::string request = "GET " + std::string(path) + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
-  (void)::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
-  std::string all;
-  char chunk[8192];
-  while (true) {
-    const ssize_t n = ::recv(fd, chunk, sizeof chunk, 0);
-    if (n <= 0) break;
-    all.append(chunk, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
+  LoopbackClient client(port);
+  if (!client.connected()) return Status::unavailable("cannot connect to 127.0.0.1:" + std::to_string(port));
+  client.send("GET " + std::string(path) + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
+  const std::string all = client.read_all();
   const auto end_of_head = all.find("\r\n\r\n");
   if (all.rfind("HTTP/1.", 0) != 0 || end_of_head == std::string::npos || all.size() < 12) {
     return Status::corruption("not an HTTP answer: " + all.substr(0, 200));

@@ -1,67 +1,25 @@
 #include "mqkit/metrics/http_exporter.hpp"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
+
+#include "loopback_client.hpp"
 
 namespace mqkit::metrics {
 namespace {
 
 using namespace std::chrono_literals;
 
-// A client socket to 127.0.0.1:port with a receive timeout, closed when it goes.
-class Client {
- public:
-  explicit Client(std::uint16_t port) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
-    timeval timeout{5, 0};
-    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(port);
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
-  }
-  ~Client() { ::close(fd_); }
-  Client(const Client&) = delete;
-  Client& operator=(const Client&) = delete;
+using Client = mqkit::testing::LoopbackClient;
 
-  bool connected() const { return connected_; }
-  void send(const std::string& bytes) {
-    std::size_t sent = 0;
-    while (sent < bytes.size()) {
-      const ssize_t n = ::send(fd_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
-      if (n <= 0) return;  // the server may close before reading everything: what it answered counts
-      sent += static_cast<std::size_t>(n);
-    }
-  }
-  void finish_sending() { ::shutdown(fd_, SHUT_WR); }
-  // Everything until the server closes (or 5 s pass).
-  std::string read_all() {
-    std::string all;
-    char chunk[4096];
-    while (true) {
-      const ssize_t n = ::recv(fd_, chunk, sizeof chunk, 0);
-      if (n <= 0) break;
-      all.append(chunk, static_cast<std::size_t>(n));
-    }
-    return all;
-  }
-  // True when the server closed the connection within the receive timeout without answering.
-  bool closed_without_answer() { return read_all().empty(); }
-
- private:
-  int fd_;
-  bool connected_ = false;
-};
+// True when the server closes the connection within the client's timeout without answering.
+bool closed_without_answer(Client& client) { return client.read_all().empty(); }
 
 // One request on its own connection; the whole answer.
 std::string round_trip(std::uint16_t port, const std::string& request) {
@@ -181,7 +139,7 @@ TEST_F(HttpExporterTest, SilentClientIsClosedAfterTheTimeout) {
   Client client(port_);
   ASSERT_TRUE(client.connected());
   const auto start = std::chrono::steady_clock::now();
-  EXPECT_TRUE(client.closed_without_answer());
+  EXPECT_TRUE(closed_without_answer(client));
   EXPECT_LT(std::chrono::steady_clock::now() - start, 4s);  // the server's 300 ms, not the client's 5 s
 }
 
@@ -210,7 +168,7 @@ TEST_F(HttpExporterTest, ConnectionsOverTheLimitAreClosedAtOnce) {
   Client extra(port_);
   ASSERT_TRUE(extra.connected());  // the kernel accepts; the exporter closes it
   extra.send("GET /metrics HTTP/1.1\r\n\r\n");
-  EXPECT_TRUE(extra.closed_without_answer());
+  EXPECT_TRUE(closed_without_answer(extra));
 }
 
 TEST(HttpExporter, RenderFailureIs500) {
@@ -247,7 +205,7 @@ TEST(HttpExporter, StopClosesOpenConnectionsAndFreesThePort) {
   ASSERT_TRUE(idle.connected());
   std::this_thread::sleep_for(50ms);
   exporter->stop();
-  EXPECT_TRUE(idle.closed_without_answer());
+  EXPECT_TRUE(closed_without_answer(idle));
   exporter.reset();
   HttpExporter again([] { return std::string("y"); });
   EXPECT_TRUE(again.start({.host = "127.0.0.1", .port = *port}).is_ok());

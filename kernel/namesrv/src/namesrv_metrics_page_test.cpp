@@ -8,28 +8,13 @@
 #include "exposition_page.hpp"
 #include "mqkit/namesrv/namesrv_processor.hpp"
 #include "mqkit/protocol/codes.hpp"
+#include "registration_test_support.hpp"
 
 namespace mqkit::namesrv {
 namespace {
 
 using mqkit::testing::sample_value;
-
-BrokerRegistration broker(std::string cluster, std::string name, std::string addr, std::int64_t id,
-                          std::vector<std::string> topics) {
-  BrokerRegistration r;
-  r.cluster_name = std::move(cluster);
-  r.broker_name = std::move(name);
-  r.broker_addr = std::move(addr);
-  r.broker_id = id;
-  r.topics.data_version = {1000, 1, 0};
-  for (const auto& t : topics) {
-    protocol::TopicConfig c;
-    c.topic_name = t;
-    c.read_queue_nums = c.write_queue_nums = 4;
-    r.topics.topic_config_table[t] = c;
-  }
-  return r;
-}
+using testing::registration;
 
 TEST(NamesrvMetricsPageTest, CountsClustersLiveBrokersAndTopics) {
   RouteInfoManager routes;
@@ -38,10 +23,10 @@ TEST(NamesrvMetricsPageTest, CountsClustersLiveBrokersAndTopics) {
   EXPECT_EQ(sample_value(empty, "mqkit_namesrv_cluster_number", {{"node_type", "nameserver"}}), 0);
   EXPECT_EQ(sample_value(empty, "mqkit_namesrv_topic_number"), 0);
 
-  routes.register_broker(broker("c1", "broker-a", "10.0.0.1:10911", 0, {"T", "U"}), 0);
-  routes.register_broker(broker("c1", "broker-a", "10.0.0.2:10911", 1, {"T"}), 0);
-  routes.register_broker(broker("c1", "broker-b", "10.0.0.3:10911", 0, {"T"}), 0);
-  routes.register_broker(broker("c2", "broker-c", "10.0.0.4:10911", 0, {"V"}), 0);
+  routes.register_broker(registration("c1", "broker-a", "10.0.0.1:10911", 0, {"T", "U"}), 0);
+  routes.register_broker(registration("c1", "broker-a", "10.0.0.2:10911", 1, {"T"}), 0);
+  routes.register_broker(registration("c1", "broker-b", "10.0.0.3:10911", 0, {"T"}), 0);
+  routes.register_broker(registration("c2", "broker-c", "10.0.0.4:10911", 0, {"V"}), 0);
   const std::string page = namesrv_metrics_page(routes, rpc);
   EXPECT_EQ(sample_value(page, "mqkit_namesrv_cluster_number"), 2);
   EXPECT_EQ(sample_value(page, "mqkit_namesrv_broker_number", {{"cluster", "c1"}, {"node_type", "nameserver"}}), 3);

@@ -152,7 +152,7 @@ class PullPathCountsTest : public testing::ProcessorTest<PullMessageProcessor> {
 };
 
 TEST_F(PullPathCountsTest, PullsCountOutAndNoteWhereTheGroupPulledTo) {
-  for (int i = 0; i < 3; ++i) testing::append(context(), {"T", 1, "body" + std::to_string(i)});
+  for (int i = 0; i < 3; ++i) testing::append(context(), {"T", 1, "body" + std::to_string(i), "", "", ""});
   harness_.wait_dispatched();
   const auto response = call(testing::make_request(protocol::request_code::kPullMessage,
                                                    {{"consumerGroup", "cg"},
@@ -222,25 +222,16 @@ class BrokerMetricsPageTest : public ::testing::Test {
   void SetUp() override {
     context().metrics = std::make_shared<BrokerMetrics>();
     testing::create_topic(context(), "T", 2);
-    for (int i = 0; i < 5; ++i) testing::append(context(), {"T", 0, "q0-" + std::to_string(i)});
-    for (int i = 0; i < 3; ++i) testing::append(context(), {"T", 1, "q1-" + std::to_string(i)});
+    for (int i = 0; i < 5; ++i) testing::append(context(), {"T", 0, "q0-" + std::to_string(i), "", "", ""});
+    for (int i = 0; i < 3; ++i) testing::append(context(), {"T", 1, "q1-" + std::to_string(i), "", "", ""});
     harness_.wait_dispatched();
   }
   BrokerContext& context() { return harness_.context(); }
 
-  void connect(const std::string& group, std::vector<std::string> topics) {
-    protocol::ConsumerData consumer;
-    consumer.group_name = group;
-    consumer.message_model = "CLUSTERING";
-    consumer.consume_type = "CONSUME_PASSIVELY";
-    for (auto& topic : topics) {
-      protocol::SubscriptionData subscription;
-      subscription.topic = topic;
-      subscription.sub_string = "*";
-      consumer.subscription_data_set.push_back(subscription);
-    }
+  void connect(const std::string& group, const std::vector<std::string>& topics) {
     context().consumers->register_consumer(
-        consumer, {std::make_shared<testing::FakeChannel>(next_channel_++), "c", v1::LanguageCode::kJava, 401, 0});
+        testing::consumer_data(group, topics),
+        {std::make_shared<testing::FakeChannel>(next_channel_++), "c", v1::LanguageCode::kJava, 401, 0});
     ASSERT_TRUE(context().groups->find_or_create(group).has_value());
   }
 
