@@ -82,7 +82,13 @@ Result<std::shared_ptr<void>> Bootstrap::make_plugin(Category category, std::str
   rendered_.push_back(std::move(rendered));
   auto object = registry_->create(**plugin, values, *host_);
   if (!object) return object.status().with_context("[" + std::string(path) + "]");
+  plugin_values_.insert_or_assign(std::string(path), std::move(values));
   return object;
+}
+
+const ConfigValues* Bootstrap::plugin_values(std::string_view path) const {
+  const auto found = plugin_values_.find(path);
+  return found == plugin_values_.end() ? nullptr : &found->second;
 }
 
 std::string Bootstrap::effective_config() const {

@@ -7,6 +7,7 @@
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/header_fields.hpp"
 #include "mqkit/protocol/java_properties.hpp"
+#include "mqkit/protocol/request_reply.hpp"
 #include "mqkit/protocol/transaction.hpp"
 #include "mqkit/kernel/wall_clock.hpp"
 
@@ -58,9 +59,16 @@ Result<std::int64_t> required_int(const RemotingCommand& response, std::string_v
 
 // --- SEND_MESSAGE_V2 / SEND_BATCH_MESSAGE --------------------------------------------------
 
+// SEND_BATCH_MESSAGE, SEND_REPLY_MESSAGE_V2 for a reply (MSG_TYPE=reply), else SEND_MESSAGE_V2;
+// all with the one-letter header (RocketMQ's sendSmartMsg).
+std::int32_t send_code_of(const SendMessageRequest& r) {
+  if (r.batch) return rq::kSendBatchMessage;
+  return protocol::reply::is_reply(r.properties) ? rq::kSendReplyMessageV2 : rq::kSendMessageV2;
+}
+
 // Takes the request by value: its strings move into the header.
 RemotingCommand send_command(SendMessageRequest r) {
-  auto command = RemotingCommand::request(r.batch ? rq::kSendBatchMessage : rq::kSendMessageV2);
+  auto command = RemotingCommand::request(send_code_of(r));
   auto& f = command.ext_fields;
   f.reserve(13);
   f.set("a", std::move(r.producer_group));
@@ -575,6 +583,24 @@ Status ClientApi::update_broker_config(std::string_view address, const std::map<
   auto request = RemotingCommand::request(rq::kUpdateBrokerConfig);
   protocol::set_body(request, protocol::encode_java_properties(properties));
   return call(address, std::move(request), timeout).status();
+}
+
+Result<protocol::ConsumerConnection> ClientApi::get_consumer_connection_list(std::string_view address,
+                                                                           std::string_view group,
+                                                                           milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kGetConsumerConnectionList);
+  put(request.ext_fields, "consumerGroup", group);
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, call(address, std::move(request), timeout));
+  return protocol::decode_consumer_connection(protocol::body_text(response));
+}
+
+Result<protocol::ProducerConnection> ClientApi::get_producer_connection_list(std::string_view address,
+                                                                           std::string_view group,
+                                                                           milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kGetProducerConnectionList);
+  put(request.ext_fields, "producerGroup", group);
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, call(address, std::move(request), timeout));
+  return protocol::decode_producer_connection(protocol::body_text(response));
 }
 
 Result<QueryMessageResult> ClientApi::query_message(std::string_view address, const QueryMessageRequest& r,

@@ -297,5 +297,36 @@ TEST_F(ClientApiTest, AdminRequests) {
   EXPECT_EQ(transport_->calls_with_code(rq::kDeleteTopicInNamesrv).size(), 2u);  // every name server
 }
 
+TEST_F(ClientApiTest, ConnectionListsNameTheGroupAndDecodeTheBody) {
+  respond_with([](const std::string&, const RemotingCommand& request) -> Result<RemotingCommand> {
+    if (request.code == rq::kGetConsumerConnectionList) {
+      if (request.ext_fields.get("consumerGroup") != "G") return reply(rc::kConsumerNotOnline);
+      auto r = reply(rc::kSuccess);
+      protocol::set_body(r, R"({"connectionSet":[{"clientAddr":"1.2.3.4:5","clientId":"c","language":"JAVA",)"
+                            R"("version":453}],"consumeType":"CONSUME_PASSIVELY","messageModel":"BROADCASTING",)"
+                            R"("subscriptionTable":{"T":{"subString":"a || b","topic":"T"}}})");
+      return r;
+    }
+    if (request.ext_fields.get("producerGroup") != "PG") return reply(rc::kSystemError);
+    auto r = reply(rc::kSuccess);
+    protocol::set_body(r, R"({"connectionSet":[{"clientAddr":"1.2.3.4:6","clientId":"p","language":"CPP","version":401}]})");
+    return r;
+  });
+  auto consumers = api_->get_consumer_connection_list("b", "G");
+  ASSERT_TRUE(consumers.is_ok()) << consumers.status().to_string();
+  EXPECT_EQ(consumers->connection_set.at(0).client_id, "c");
+  EXPECT_EQ(consumers->message_model, "BROADCASTING");
+  EXPECT_EQ(consumers->subscription_table.at("T").sub_string, "a || b");
+  EXPECT_EQ(api_->get_consumer_connection_list("b", "other").status().code(), StatusCode::kNotFound);
+
+  auto producers = api_->get_producer_connection_list("b", "PG");
+  ASSERT_TRUE(producers.is_ok()) << producers.status().to_string();
+  EXPECT_EQ(producers->connection_set.at(0), (protocol::Connection{"p", "1.2.3.4:6", "CPP", 401}));
+  const auto unknown = api_->get_producer_connection_list("b", "other");
+  EXPECT_EQ(unknown.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(unknown.status().message().find("remark of 1"), std::string::npos) << unknown.status().message();
+  EXPECT_EQ(transport_->calls_with_code(rq::kGetProducerConnectionList).size(), 2u);
+}
+
 }  // namespace
 }  // namespace mqkit::client

@@ -8,7 +8,9 @@
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/header_fields.hpp"
 #include "client_threads.hpp"
+#include "pending_requests.hpp"
 #include "plugin_loader.hpp"
+#include "reply_receiver.hpp"
 #include "request_dispatcher.hpp"
 #include "task_pool.hpp"
 #include "wakeable_loop.hpp"
@@ -26,6 +28,7 @@ constexpr std::int64_t kMasterId = 0;
 constexpr milliseconds kFirstRouteRefresh{10};
 constexpr milliseconds kFirstHeartbeat{1000};
 constexpr milliseconds kFirstOffsetPersist{10000};
+constexpr milliseconds kRequestExpiryInterval{1000};
 // How RocketMQ names the version mqkit announces on the wire (RemotingCommand::kWireVersion).
 constexpr std::string_view kClientVersionDesc = "V4_9_4";
 
@@ -76,6 +79,7 @@ ClientInstance::ClientInstance(ClientConfig config, std::shared_ptr<v1::Transpor
     : config_(std::move(config)),
       client_id_(config_.client_id()),
       dispatcher_(std::make_shared<RequestDispatcher>()),
+      pending_requests_(std::make_shared<PendingRequests>()),
       transport_(std::move(transport)),
       owns_transport_(owns_transport),
       api_(std::make_unique<ClientApi>(transport_, dispatcher_, config_.namesrv_addresses, config_.api_timeout,
@@ -98,6 +102,8 @@ ClientInstance::ClientInstance(ClientConfig config, std::shared_ptr<v1::Transpor
                                   [this](const std::shared_ptr<v1::Channel>& channel, v1::RemotingCommand request) {
                                     dispatch_transaction_check(channel, request);
                                   });
+  dispatcher_->register_processor(protocol::request_code::kPushReplyMessageToClient,
+                                  reply_receiver(pending_requests_, client_id_));
   log()->info("client instance {} created, name servers {}", client_id_, config_.namesrv_addresses.size());
 }
 
@@ -106,6 +112,8 @@ ClientInstance::~ClientInstance() {
   dispatcher_->unregister_processor(protocol::request_code::kNotifyConsumerIdsChanged);
   dispatcher_->unregister_processor(protocol::request_code::kGetConsumerRunningInfo);
   dispatcher_->unregister_processor(protocol::request_code::kCheckTransactionState);
+  dispatcher_->unregister_processor(protocol::request_code::kPushReplyMessageToClient);
+  pending_requests_->fail_all(Status::unavailable("client instance " + client_id_ + " shut down before the reply came"));
   periodic_.stop();
   rebalance_loop_->stop();
   async_executor_->join();
@@ -125,6 +133,9 @@ Status ClientInstance::start() {
                 [this] { (void)send_heartbeat_to_all_brokers(); });
   periodic_.add("persist-offsets", kFirstOffsetPersist, config_.persist_consumer_offset_interval,
                 [this] { persist_consumer_offsets(); });
+  // RocketMQ scans for expired requests every second too.
+  periodic_.add("expire-requests", kRequestExpiryInterval, kRequestExpiryInterval,
+                [this] { (void)pending_requests_->expire(std::chrono::steady_clock::now()); });
   periodic_.start();
   rebalance_loop_->start();
   started_ = true;

@@ -4,7 +4,26 @@
 
 #include <algorithm>
 
+#include "mqkit/plugin/v1/message_record.hpp"
+
 namespace mqkit::client {
+
+namespace {
+
+// 5.x compression type bits (8-10) next to COMPRESSED: 0 (legacy) and 3 are zlib.
+constexpr std::int32_t kCompressionTypeMask = 0x700;
+constexpr std::int32_t kCompressionZlib = 0x300;
+
+}  // namespace
+
+bool is_zlib_compressed(std::int32_t sys_flag) {
+  const std::int32_t type = sys_flag & kCompressionTypeMask;
+  return (sys_flag & plugin::v1::sys_flag::kCompressed) != 0 && (type == 0 || type == kCompressionZlib);
+}
+
+std::int32_t without_compression(std::int32_t sys_flag) {
+  return sys_flag & ~(plugin::v1::sys_flag::kCompressed | kCompressionTypeMask);
+}
 
 Result<std::string> zlib_compress(std::string_view body, int level) {
   uLongf size = compressBound(static_cast<uLong>(body.size()));

@@ -7,14 +7,7 @@ namespace mqkit::client {
 
 namespace v1 = plugin::v1;
 
-namespace {
-
-// 5.x compression type bits (8-10) next to COMPRESSED: 0 (legacy) and 3 are zlib.
-constexpr std::int32_t kCompressionTypeMask = 0x700;
-constexpr std::int32_t kCompressionZlib = 0x300;
-
-// The same map as set_property for each property in stored order (the last of a repeated name
-// wins), with each name and value built once from the record. Producers that encode from a sorted
+// Built with each name and value made once from the record. Producers that encode from a sorted
 // map (this SDK) store the names in order, so most go at the end without a search.
 Message::PropertyMap decode_property_map(std::string_view encoded) {
   Message::PropertyMap map;
@@ -34,6 +27,8 @@ Message::PropertyMap decode_property_map(std::string_view encoded) {
   return map;
 }
 
+namespace {
+
 // Fills `m` (default-constructed) from the record.
 Status to_message(const v1::RecordView& record, bool inflate, MessageExt& m) {
   m.set_topic(std::string(record.topic));
@@ -52,12 +47,11 @@ Status to_message(const v1::RecordView& record, bool inflate, MessageExt& m) {
   m.reconsume_times = record.reconsume_times;
   m.prepared_transaction_offset = record.prepared_transaction_offset;
   m.offset_msg_id = v1::make_offset_message_id(record.store_host, record.commit_offset);
-  const std::int32_t type = record.sys_flag & kCompressionTypeMask;
-  if (inflate && (record.sys_flag & v1::sys_flag::kCompressed) != 0 && (type == 0 || type == kCompressionZlib)) {
+  if (inflate && is_zlib_compressed(record.sys_flag)) {
     auto body = zlib_uncompress(record.body);
     if (!body) return body.status().with_context("message at commit log offset " + std::to_string(record.commit_offset));
     m.set_body(std::move(body).value());
-    m.sys_flag &= ~(v1::sys_flag::kCompressed | kCompressionTypeMask);
+    m.sys_flag = without_compression(m.sys_flag);
   } else {
     m.set_body(std::string(reinterpret_cast<const char*>(record.body.data()), record.body.size()));
   }

@@ -6,6 +6,7 @@
 #include "compression.hpp"
 #include "mqkit/client/message_id.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
+#include "mqkit/protocol/request_reply.hpp"
 #include "mqkit/protocol/validation.hpp"
 
 namespace mqkit::client {
@@ -76,9 +77,15 @@ std::string batch_header_properties(bool wait_store_msg_ok) {
   return encoded;
 }
 
+// A request-reply reply: it travels alone, as SEND_REPLY_MESSAGE_V2, for the broker to push it.
+bool is_reply(const Message& message) {
+  return message.property(protocol::reply::property::kMessageType) == protocol::reply::kReplyMessageFlag;
+}
+
 // What prepare_batch refuses, checked on a single message.
 bool fits_a_batch(const Message& message) {
-  return message.delay_time_level() <= 0 && !is_retry_topic(message.topic()) && message.wait_store_msg_ok();
+  return message.delay_time_level() <= 0 && !is_retry_topic(message.topic()) && message.wait_store_msg_ok() &&
+         !is_reply(message);
 }
 
 }  // namespace
@@ -135,6 +142,9 @@ Result<PreparedMessage> prepare_batch(std::vector<Message> messages, const Produ
     }
     if (message.delay_time_level() > 0) return Status::invalid_argument("TimeDelayLevel is not supported for batching");
     if (is_retry_topic(message.topic())) return Status::invalid_argument("Retry Group is not supported for batching");
+    if (is_reply(message)) {
+      return Status::invalid_argument("reply messages cannot be batched: each goes alone, for the broker to push it");
+    }
     if (is_transactional(message)) {
       // Each half message needs its own END_TRANSACTION, which a batch's single answer cannot give.
       return Status::invalid_argument(

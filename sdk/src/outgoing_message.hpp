@@ -29,7 +29,8 @@ struct PreparedMessage {
   std::int32_t reconsume_times = 0;
   std::optional<std::int32_t> max_reconsume_times{};
   // May travel in an auto batch: what prepare_batch accepts (no delay level, not a retry topic,
-  // waits for the store as by default), not compressed, no transaction flag.
+  // waits for the store as by default, not a request-reply reply), not compressed, no
+  // transaction flag.
   bool batchable = false;
 };
 
@@ -38,7 +39,7 @@ struct PreparedMessage {
 Status validate_message(const Message& message, const ProducerConfig& config);
 
 Result<PreparedMessage> prepare_message(Message message, const ProducerConfig& config);
-// All of one topic, no delay level, not a retry topic, one wait-store setting; each message gets
+// All of one topic, no delay level, not a retry topic, no reply, one wait-store setting; each message gets
 // its own UNIQ_KEY; never compressed; the encoded batch must fit max_message_size.
 Result<PreparedMessage> prepare_batch(std::vector<Message> messages, const ProducerConfig& config);
 // One SEND_BATCH_MESSAGE of batchable prepared messages of one topic, in order (auto batching);

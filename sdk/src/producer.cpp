@@ -6,6 +6,8 @@
 #include "message_sender.hpp"
 #include "mqkit/kernel/logging.hpp"
 #include "outgoing_message.hpp"
+#include "pending_requests.hpp"
+#include "request_message.hpp"
 #include "plugin_loader.hpp"
 #include "produce_accumulator.hpp"
 #include "send_window.hpp"
@@ -64,6 +66,9 @@ class Producer::Impl {
   Status send_async(Result<PreparedMessage> prepared, SendCallback callback, const SendOptions& options,
                     Clock::time_point started);
   Status send_oneway(Result<PreparedMessage> prepared, const SendOptions& options);
+  // Sends `message` as a request whose reply goes to `callback`; its correlation id.
+  Result<std::string> start_request(Message message, RequestCallback callback, std::chrono::milliseconds timeout,
+                                    const SendOptions& options, Clock::time_point started);
 
   Status not_running() const {
     return Status::unavailable("producer " + config_.group + " is not running (start() it; it cannot be restarted)");
@@ -196,6 +201,44 @@ Status Producer::Impl::send_oneway(Result<PreparedMessage> prepared, const SendO
   return sender_->send_oneway(std::make_shared<const PreparedMessage>(std::move(prepared).value()), target);
 }
 
+Result<std::string> Producer::Impl::start_request(Message message, RequestCallback callback,
+                                                  std::chrono::milliseconds timeout, const SendOptions& options,
+                                                  Clock::time_point started) {
+  if (!callback) return Status::invalid_argument("request_async needs a callback");
+  if (timeout <= std::chrono::milliseconds::zero()) {
+    return Status::invalid_argument("a request needs a positive timeout, not " + std::to_string(timeout.count()) + " ms");
+  }
+  if (options.timeout) {
+    return Status::invalid_argument("a request's timeout is its own argument: leave SendOptions::timeout unset");
+  }
+  MQKIT_RETURN_IF_ERROR(validate_message(message, config_));
+  // As RocketMQ's prepareSendRequest: a topic new to this client gets its route and a heartbeat
+  // first, so the brokers know this client's connection before a reply has to find it.
+  if (!instance_->cached_route(message.topic())) {
+    (void)instance_->publish_route(message.topic(), sender_->fallback());
+    (void)instance_->send_heartbeat_to_all_brokers();
+  }
+  std::string correlation_id = tag_request(message, instance_->client_id(), timeout);
+  const std::string topic = message.topic();
+  const std::shared_ptr<PendingRequests> pending = instance_->pending_requests();
+  MQKIT_RETURN_IF_ERROR(pending->add(correlation_id, topic, started, timeout, std::move(callback)));
+  SendOptions send_options = options;
+  send_options.timeout = timeout;
+  // Only a failed send ends the request here; a reply may even arrive before the send's answer.
+  SendCallback on_sent = [pending, correlation_id, topic](Result<SendResult> sent) {
+    if (!sent) {
+      pending->fail(correlation_id, Status(sent.status().code(), "send request message to <" + topic +
+                                                                     "> fail: " + sent.status().message()));
+    }
+  };
+  if (Status queued = send_async(prepare_message(std::move(message), config_), std::move(on_sent), send_options, started);
+      !queued) {
+    pending->forget(correlation_id);  // the caller gets `queued` instead of a callback
+    return queued;
+  }
+  return correlation_id;
+}
+
 // ---- Producer ------------------------------------------------------------------------------
 
 Producer::Producer(ProducerConfig config) : impl_(std::make_unique<Impl>(std::move(config), nullptr)) {}
@@ -253,6 +296,37 @@ Status Producer::send_oneway(Message message, const SendOptions& options) {
   GatePass pass(impl_->gate_);
   if (!pass) return impl_->not_running();
   return impl_->send_oneway(prepare_message(std::move(message), impl_->config_), options);
+}
+
+Result<MessageExt> Producer::request(Message message, std::chrono::milliseconds timeout, const SendOptions& options) {
+  const auto started = Clock::now();
+  auto promise = std::make_shared<std::promise<Result<MessageExt>>>();
+  auto reply = promise->get_future();
+  std::shared_ptr<PendingRequests> pending;
+  std::string correlation_id;
+  {
+    GatePass pass(impl_->gate_);
+    if (!pass) return impl_->not_running();
+    auto started_request = impl_->start_request(
+        std::move(message), [promise](Result<MessageExt> result) { promise->set_value(std::move(result)); }, timeout,
+        options, started);
+    if (!started_request) return started_request.status();
+    correlation_id = std::move(started_request).value();
+    pending = impl_->instance_->pending_requests();
+  }
+  // Ends it at its deadline rather than at the periodic expiry up to a second later; when a reply
+  // or a failure ended it meanwhile, the future is ready already.
+  if (reply.wait_until(started + timeout) != std::future_status::ready) pending->time_out(correlation_id);
+  return reply.get();
+}
+
+Status Producer::request_async(Message message, RequestCallback callback, std::chrono::milliseconds timeout,
+                               const SendOptions& options) {
+  const auto started = Clock::now();
+  GatePass pass(impl_->gate_);
+  if (!pass) return impl_->not_running();
+  auto started_request = impl_->start_request(std::move(message), std::move(callback), timeout, options, started);
+  return started_request ? Status::ok() : started_request.status();
 }
 
 Result<std::shared_ptr<QueueSelector>> Producer::make_selector(const PluginChoice& choice) const {

@@ -225,7 +225,9 @@ TEST_F(ProducerIntegrationTest, AutoBatchedAsyncSendsEachLandWhereTheirResultSay
     EXPECT_EQ(it->second.second, "auto-" + std::to_string(i));
     EXPECT_EQ(result.offset_msg_id.size(), 32u);
     const auto key = std::make_pair(mq.broker_name, mq.queue_id);
-    if (last_offset.contains(key)) EXPECT_GT(result.queue_offset, last_offset[key]) << "send " << i;
+    if (last_offset.contains(key)) {
+      EXPECT_GT(result.queue_offset, last_offset[key]) << "send " << i;
+    }
     last_offset[key] = result.queue_offset;
   }
 }

@@ -1,6 +1,6 @@
 // mqadmin as users run it: the real binary against a real name server and broker (and, for
-// consumerStatus, a push consumer of this process), checking what it prints, its JSON and its
-// exit codes.
+// consumerStatus, consumerConnection and producerConnection, a push consumer and a producer of
+// this process), checking what it prints, its JSON and its exit codes.
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
@@ -16,6 +16,7 @@
 #include "child_process.hpp"
 #include "client_cluster.hpp"
 #include "local_cluster.hpp"
+#include "mqkit/client/producer.hpp"
 #include "mqkit/client/push_consumer.hpp"
 
 namespace mqkit::testing {
@@ -339,6 +340,10 @@ TEST_F(MqadminTest, GetAndUpdateBrokerConfig) {
   ASSERT_EQ(shown.code, 0) << shown.out;
   EXPECT_NE(shown.out.find("============" + broker + "============"), std::string::npos) << shown.out;
   EXPECT_NE(shown.out.find("brokerName"), std::string::npos) << shown.out;
+  // The store's and the transport's settings too, as RocketMQ lists its MessageStoreConfig and
+  // NettyServerConfig with the broker's.
+  EXPECT_NE(shown.out.find("flushDiskType"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("workerThreads"), std::string::npos) << shown.out;
 
   auto updated = mqadmin({"updateBrokerConfig", "-c", "DefaultCluster", "-k", "autoCreateSubscriptionGroup", "-v",
                           "false"});
@@ -358,6 +363,173 @@ TEST_F(MqadminTest, GetAndUpdateBrokerConfig) {
   EXPECT_NE(mqadmin({"updateBrokerConfig", "-b", broker, "-k", "noSuchKey", "-v", "1"}).code, 0);
   EXPECT_NE(mqadmin({"updateBrokerConfig", "-b", broker, "-k", "brokerPermission", "-v", "99"}).code, 0);
   EXPECT_NE(mqadmin({"getBrokerConfig", "-c", "NoSuchCluster"}).code, 0);
+}
+
+// consumerConnection and producerConnection list the clients of this process while they run,
+// and fail once they are gone.
+TEST_F(MqadminTest, ConnectionsOfALiveConsumerAndProducer) {
+  ASSERT_EQ(mqadmin({"updateTopic", "-t", "ConnTopic", "-b", cluster_->broker_addr(0), "-r", "2", "-w", "2"}).code, 0);
+  ASSERT_TRUE(eventually([&] { return mqadmin({"topicRoute", "-t", "ConnTopic"}).code == 0; }));
+  client::ConsumerConfig consumer_config;
+  consumer_config.client = fast_client_config(*cluster_);
+  consumer_config.client.instance_name = "conn-consumer";
+  consumer_config.group = "ConnGroup";
+  consumer_config.consume_from_where = client::ConsumeFromWhere::kFirstOffset;
+  auto consumer = std::make_unique<client::PushConsumer>(consumer_config);
+  ASSERT_TRUE(consumer->subscribe("ConnTopic", "TagA || TagB").is_ok());
+  ASSERT_TRUE(consumer
+                  ->register_listener([](std::span<const client::MessageExt>, client::ConsumeConcurrentlyContext&) {
+                    return client::ConsumeConcurrentlyStatus::kConsumeSuccess;
+                  })
+                  .is_ok());
+  ASSERT_TRUE(consumer->start().is_ok());
+  const std::string consumer_id = consumer->instance()->client_id();
+  client::ProducerConfig producer_config;
+  producer_config.client = fast_client_config(*cluster_);
+  producer_config.client.instance_name = "conn-producer";
+  producer_config.group = "ConnProducer";
+  auto producer = std::make_unique<client::Producer>(producer_config);
+  ASSERT_TRUE(producer->start().is_ok());
+  // Sending gives the producer the topic's route; its heartbeats then reach the topic's broker.
+  ASSERT_TRUE(producer->send(client::Message("ConnTopic", "TagA", "", "hello")).is_ok());
+  const std::string producer_id = producer->instance()->client_id();
+  ASSERT_NE(consumer_id, producer_id);
+
+  AdminRun consumers;
+  rapidjson::Document doc;
+  ASSERT_TRUE(eventually([&] {
+    consumers = mqadmin({"consumerConnection", "-g", "ConnGroup", "--json"});
+    return consumers.code == 0 && !doc.Parse(consumers.out.c_str()).HasParseError();
+  })) << consumers.out << consumers.err;
+  ASSERT_EQ(doc["connectionSet"].Size(), 1u);
+  EXPECT_EQ(std::string(doc["connectionSet"][0]["clientId"].GetString()), consumer_id);
+  EXPECT_STREQ(doc["connectionSet"][0]["language"].GetString(), "CPP");
+  EXPECT_NE(std::string(doc["connectionSet"][0]["clientAddr"].GetString()).find("127.0.0.1:"), std::string::npos);
+  EXPECT_STREQ(doc["consumeType"].GetString(), "CONSUME_PASSIVELY");
+  EXPECT_STREQ(doc["messageModel"].GetString(), "CLUSTERING");
+  EXPECT_STREQ(doc["consumeFromWhere"].GetString(), "CONSUME_FROM_FIRST_OFFSET");
+  EXPECT_STREQ(doc["subscriptionTable"]["ConnTopic"]["subString"].GetString(), "TagA || TagB");
+
+  auto table = mqadmin({"consumerConnection", "-g", "ConnGroup", "-b", cluster_->broker_addr(0)});
+  ASSERT_EQ(table.code, 0) << table.err;
+  for (const std::string& expected : std::vector<std::string>{"#ClientId", "#ClientAddr", "#Language", "#Version", consumer_id, "V4_9_4",
+                                     "Below is subscription:", "#SubExpression", "TagA || TagB",
+                                     "ConsumeType: CONSUME_PASSIVELY", "MessageModel: CLUSTERING",
+                                     "ConsumeFromWhere: CONSUME_FROM_FIRST_OFFSET"}) {
+    EXPECT_NE(table.out.find(expected), std::string::npos) << expected << " missing from\n" << table.out;
+  }
+
+  AdminRun producers;
+  ASSERT_TRUE(eventually([&] {
+    producers = mqadmin({"producerConnection", "-g", "ConnProducer", "-t", "ConnTopic", "--json"});
+    return producers.code == 0 && !doc.Parse(producers.out.c_str()).HasParseError();
+  })) << producers.out << producers.err;
+  ASSERT_EQ(doc["connectionSet"].Size(), 1u);
+  EXPECT_EQ(std::string(doc["connectionSet"][0]["clientId"].GetString()), producer_id);
+  EXPECT_EQ(doc["connectionSet"][0]["version"].GetInt(), 401);
+  auto numbered = mqadmin({"producerConnection", "-g", "ConnProducer", "-t", "ConnTopic"});
+  ASSERT_EQ(numbered.code, 0) << numbered.err;
+  EXPECT_EQ(numbered.out.rfind("0001  " + producer_id, 0), 0u) << numbered.out;
+  EXPECT_NE(numbered.out.find("CPP"), std::string::npos) << numbered.out;
+  EXPECT_NE(numbered.out.find("V4_9_4"), std::string::npos) << numbered.out;
+
+  // Unknown groups and topics are named.
+  auto unknown_group = mqadmin({"consumerConnection", "-g", "NoSuchGroup"});
+  EXPECT_NE(unknown_group.code, 0);
+  EXPECT_NE(unknown_group.err.find("no broker serves consumer group NoSuchGroup"), std::string::npos)
+      << unknown_group.err;
+  auto offline_group = mqadmin({"consumerConnection", "-g", "NoSuchGroup", "-b", cluster_->broker_addr(0)});
+  EXPECT_NE(offline_group.code, 0);
+  EXPECT_NE(offline_group.err.find("the consumer group[NoSuchGroup] not online"), std::string::npos)
+      << offline_group.err;
+  auto unknown_producer = mqadmin({"producerConnection", "-g", "NoSuchProducer", "-t", "ConnTopic"});
+  EXPECT_NE(unknown_producer.code, 0);
+  EXPECT_NE(unknown_producer.err.find("the producer group[NoSuchProducer] not exist"), std::string::npos)
+      << unknown_producer.err;
+  auto unknown_topic = mqadmin({"producerConnection", "-g", "ConnProducer", "-t", "NoSuchTopic"});
+  EXPECT_NE(unknown_topic.code, 0);
+  EXPECT_NE(unknown_topic.err.find("NoSuchTopic"), std::string::npos) << unknown_topic.err;
+  EXPECT_NE(mqadmin({"producerConnection", "-g", "ConnProducer"}).code, 0);  // -t missing
+
+  // Shut down, they unregister: the groups have no connection any more.
+  consumer.reset();
+  producer.reset();
+  EXPECT_TRUE(eventually([&] { return mqadmin({"consumerConnection", "-g", "ConnGroup"}).code != 0; }));
+  EXPECT_TRUE(eventually(
+      [&] { return mqadmin({"producerConnection", "-g", "ConnProducer", "-t", "ConnTopic"}).code != 0; }));
+}
+
+// A message sent by mqadmin is found again by its unique message id (through the key index) and
+// by its queue offset (a pull). A second message carrying the first one's id as its key is in the
+// index under that id too, but is not the message with that id.
+TEST_F(MqadminTest, QueryMessageByUniqueKeyAndByOffset) {
+  ASSERT_EQ(mqadmin({"updateTopic", "-t", "QueryTopic", "-b", cluster_->broker_addr(0), "-r", "2", "-w", "2"}).code,
+            0);
+  ASSERT_TRUE(eventually([&] { return mqadmin({"topicRoute", "-t", "QueryTopic"}).code == 0; }));
+  auto sent = mqadmin({"sendMessage", "-t", "QueryTopic", "-p", "the-original", "-c", "TagQ", "--json"});
+  ASSERT_EQ(sent.code, 0) << sent.err;
+  rapidjson::Document result;
+  ASSERT_FALSE(result.Parse(sent.out.c_str()).HasParseError()) << sent.out;
+  const std::string msg_id = result["msgId"].GetString();
+  const std::string broker_name = result["brokerName"].GetString();
+  const std::string queue_id = std::to_string(result["queueId"].GetInt());
+  const std::string queue_offset = std::to_string(result["queueOffset"].GetInt64());
+  ASSERT_EQ(mqadmin({"sendMessage", "-t", "QueryTopic", "-p", "the-decoy", "-k", msg_id}).code, 0);
+
+  // The index is built after the messages are stored; wait for the decoy to be in it.
+  AdminRun by_key;
+  ASSERT_TRUE(eventually([&] {
+    by_key = mqadmin({"queryMsgByKey", "-t", "QueryTopic", "-k", msg_id});
+    return by_key.code == 0 && by_key.out.find("the-decoy") != std::string::npos;
+  })) << by_key.out << by_key.err;
+
+  auto all = mqadmin({"queryMsgByUniqueKey", "-i", msg_id, "-t", "QueryTopic", "-a", "--json"});
+  ASSERT_EQ(all.code, 0) << all.err;
+  rapidjson::Document found;
+  ASSERT_FALSE(found.Parse(all.out.c_str()).HasParseError()) << all.out;
+  ASSERT_EQ(found.Size(), 1u) << all.out;
+  EXPECT_STREQ(found[0]["body"].GetString(), "the-original");
+  EXPECT_EQ(std::string(found[0]["msgId"].GetString()), msg_id);
+  EXPECT_EQ(std::string(found[0]["brokerName"].GetString()), broker_name);
+
+  auto details = mqadmin({"queryMsgByUniqueKey", "-i", msg_id, "-t", "QueryTopic"});
+  ASSERT_EQ(details.code, 0) << details.err;
+  for (const std::string& expected : std::vector<std::string>{"Msg ID", msg_id, "the-original", "TagQ", "Queue Offset", "Store Host"}) {
+    EXPECT_NE(details.out.find(expected), std::string::npos) << expected << " missing from\n" << details.out;
+  }
+  EXPECT_EQ(details.out.find("the-decoy"), std::string::npos) << details.out;
+
+  auto at_offset = mqadmin({"queryMsgByOffset", "-t", "QueryTopic", "-b", broker_name, "-i", queue_id, "-o",
+                            queue_offset, "--json"});
+  ASSERT_EQ(at_offset.code, 0) << at_offset.err;
+  ASSERT_FALSE(found.Parse(at_offset.out.c_str()).HasParseError()) << at_offset.out;
+  ASSERT_EQ(found.Size(), 1u);
+  EXPECT_EQ(std::string(found[0]["msgId"].GetString()), msg_id);
+  EXPECT_EQ(std::to_string(found[0]["queueOffset"].GetInt64()), queue_offset);
+  EXPECT_STREQ(found[0]["body"].GetString(), "the-original");
+  auto at_offset_text = mqadmin({"queryMsgByOffset", "-t", "QueryTopic", "-b", broker_name, "-i", queue_id, "-o",
+                                 queue_offset});
+  ASSERT_EQ(at_offset_text.code, 0) << at_offset_text.err;
+  EXPECT_NE(at_offset_text.out.find("the-original"), std::string::npos) << at_offset_text.out;
+  EXPECT_NE(at_offset_text.out.find(msg_id), std::string::npos) << at_offset_text.out;
+
+  // Nothing there, or nothing of that name: a reason and a non-zero exit.
+  auto no_id = mqadmin({"queryMsgByUniqueKey", "-i", "7F0000010000000000000000DEADBEEF", "-t", "QueryTopic"});
+  EXPECT_NE(no_id.code, 0);
+  EXPECT_NE(no_id.err.find("no message of topic QueryTopic has this message id"), std::string::npos) << no_id.err;
+  EXPECT_NE(mqadmin({"queryMsgByUniqueKey", "-i", msg_id, "-t", "NoSuchTopic"}).code, 0);
+  auto past_end = mqadmin({"queryMsgByOffset", "-t", "QueryTopic", "-b", broker_name, "-i", queue_id, "-o", "1000"});
+  EXPECT_NE(past_end.code, 0);
+  EXPECT_NE(past_end.err.find("no message at this offset (the queue holds offsets 0 to"), std::string::npos)
+      << past_end.err;
+  auto no_broker = mqadmin({"queryMsgByOffset", "-t", "QueryTopic", "-b", "broker-x", "-i", "0", "-o", "0"});
+  EXPECT_NE(no_broker.code, 0);
+  EXPECT_NE(no_broker.err.find("no broker named broker-x serves the topic"), std::string::npos) << no_broker.err;
+  auto no_queue = mqadmin({"queryMsgByOffset", "-t", "QueryTopic", "-b", broker_name, "-i", "9", "-o", "0"});
+  EXPECT_NE(no_queue.code, 0);
+  EXPECT_NE(no_queue.err.find("no readable queue 9"), std::string::npos) << no_queue.err;
+  EXPECT_NE(mqadmin({"queryMsgByOffset", "-t", "QueryTopic", "-b", broker_name, "-i", queue_id, "-o", "-1"}).code, 0);
+  EXPECT_NE(mqadmin({"queryMsgByOffset", "-t", "NoSuchTopic", "-b", broker_name, "-i", "0", "-o", "0"}).code, 0);
 }
 
 TEST_F(MqadminTest, ErrorsExitNonZero) {

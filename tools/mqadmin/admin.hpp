@@ -64,6 +64,9 @@ client::Result<std::vector<std::pair<std::string, std::string>>> cluster_masters
 // Master address of every broker serving `topic` (broker name → address).
 client::Result<std::vector<std::pair<std::string, std::string>>> topic_masters(AdminContext& ctx,
                                                                                 const std::string& topic);
+// The master address of a broker that serves the consumer group's retry topic (%RETRY%group):
+// the broker RocketMQ's tools ask about a group. NotFound naming the group when no broker does.
+client::Result<std::string> group_broker(AdminContext& ctx, const std::string& group);
 
 // ---- topic_commands.cpp ----
 struct UpdateTopicOptions {
@@ -122,6 +125,14 @@ struct ConsumerStatusOptions {
 // RocketMQ's consumerStatus: GET_CONSUMER_RUNNING_INFO through a broker of the group.
 int consumer_status(AdminContext& ctx, const ConsumerStatusOptions& options);
 
+// ---- connection_commands.cpp ----
+// RocketMQ's consumerConnection: the group's live consumers as one broker sees them (`broker_addr`,
+// else group_broker), their subscriptions and how they consume (GET_CONSUMER_CONNECTION_LIST).
+int consumer_connection(AdminContext& ctx, const std::string& group, const std::string& broker_addr);
+// RocketMQ's producerConnection: the group's live producers as a master of `topic` sees them
+// (GET_PRODUCER_CONNECTION_LIST).
+int producer_connection(AdminContext& ctx, const std::string& group, const std::string& topic);
+
 // ---- message_commands.cpp ----
 struct SendOptions {
   std::string topic;
@@ -138,5 +149,17 @@ struct ConsumeOptions {
 int consume_message(AdminContext& ctx, const ConsumeOptions& options);
 int query_msg_by_id(AdminContext& ctx, const std::string& offset_msg_id);
 int query_msg_by_key(AdminContext& ctx, const std::string& topic, const std::string& key);
+// The message whose unique (client) message id is `msg_id`, from the brokers' key index; a
+// message stored more than once (a retried send) is shown once, the earliest stored, unless
+// `show_all`.
+int query_msg_by_unique_key(AdminContext& ctx, const std::string& topic, const std::string& msg_id, bool show_all);
+struct QueryByOffsetOptions {
+  std::string topic;
+  std::string broker_name;
+  std::int32_t queue_id = 0;
+  std::int64_t offset = 0;
+};
+// The message at one queue offset, pulled from the broker's master.
+int query_msg_by_offset(AdminContext& ctx, const QueryByOffsetOptions& options);
 
 }  // namespace mqkit::admin

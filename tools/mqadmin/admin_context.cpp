@@ -100,4 +100,15 @@ client::Result<std::vector<std::pair<std::string, std::string>>> topic_masters(A
   return masters;
 }
 
+client::Result<std::string> group_broker(AdminContext& ctx, const std::string& group) {
+  const std::string retry_topic = "%RETRY%" + group;
+  auto masters = topic_masters(ctx, retry_topic);
+  if (!masters && masters.status().code() == client::StatusCode::kNotFound) {
+    return client::Status::not_found("no broker serves consumer group " + group + " (no route of " + retry_topic +
+                                     "): " + masters.status().message());
+  }
+  if (!masters) return masters.status();
+  return masters->front().second;
+}
+
 }  // namespace mqkit::admin

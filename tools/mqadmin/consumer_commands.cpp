@@ -158,7 +158,7 @@ void print_details(std::ostream& out, const ConsumerRunningInfo& info) {
   Table subscriptions({"#Index", "#Topic", "#ClassFilter", "#SubExpression"});
   int index = 0;
   for (const auto& s : info.subscription_set) {
-    char number[8];
+    char number[16];
     std::snprintf(number, sizeof(number), "%03d", ++index);
     subscriptions.add({number, s.topic, s.class_filter_mode ? "true" : "false", s.sub_string});
   }
@@ -201,10 +201,9 @@ int consumer_status(AdminContext& ctx, const ConsumerStatusOptions& options) {
   const std::string what = "consumerStatus " + options.group;
   std::string address = options.broker_addr;
   if (address.empty()) {
-    // The group's retry topic names the brokers that know it (RocketMQ does so).
-    auto masters = topic_masters(ctx, "%RETRY%" + options.group);
-    if (!masters) return ctx.fail(what, masters.status());
-    address = masters->front().second;
+    auto broker = group_broker(ctx, options.group);
+    if (!broker) return ctx.fail(what, broker.status());
+    address = std::move(broker).value();
   }
   std::vector<std::string> client_ids;
   if (!options.client_id.empty()) {

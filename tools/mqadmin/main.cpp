@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <functional>
 #include <iostream>
+#include <limits>
 
 #include "admin.hpp"
 #include "mqkit/kernel/logging.hpp"
@@ -120,6 +121,16 @@ int main(int argc, char** argv) {
   sub->add_flag("-s,--jstack", status.jstack, "ask for the consumer's thread dump (Java clients only)");
   sub->callback([&] { command = [&](AdminContext& c) { return consumer_status(c, status); }; });
 
+  sub = app.add_subcommand("consumerConnection", "show a consumer group's connections, subscriptions and settings");
+  sub->add_option("-g,--consumerGroup", group, "consumer group")->required();
+  sub->add_option("-b,--brokerAddr", broker_addr, "ask this broker");
+  sub->callback([&] { command = [&](AdminContext& c) { return consumer_connection(c, group, broker_addr); }; });
+
+  sub = app.add_subcommand("producerConnection", "show a producer group's connections");
+  sub->add_option("-g,--producerGroup", group, "producer group")->required();
+  sub->add_option("-t,--topic", topic, "a topic the group sends to (its brokers are asked)")->required();
+  sub->callback([&] { command = [&](AdminContext& c) { return producer_connection(c, group, topic); }; });
+
   std::string msg_id;
   sub = app.add_subcommand("queryMsgById", "show a message by its offset message id");
   sub->add_option("-i,--msgId", msg_id, "offset message id (32 hex)")->required();
@@ -130,6 +141,25 @@ int main(int argc, char** argv) {
   sub->add_option("-t,--topic", topic, "topic name")->required();
   sub->add_option("-k,--msgKey", key, "message key")->required();
   sub->callback([&] { command = [&](AdminContext& c) { return query_msg_by_key(c, topic, key); }; });
+
+  bool show_all = false;
+  sub = app.add_subcommand("queryMsgByUniqueKey", "show a message by its unique (client) message id");
+  sub->add_option("-i,--msgId", msg_id, "unique message id (the producer's UNIQ_KEY)")->required();
+  sub->add_option("-t,--topic", topic, "topic name")->required();
+  sub->add_flag("-a,--showAll", show_all, "every stored copy (a retried send stores more than one)");
+  sub->callback([&] { command = [&](AdminContext& c) { return query_msg_by_unique_key(c, topic, msg_id, show_all); }; });
+
+  QueryByOffsetOptions by_offset;
+  sub = app.add_subcommand("queryMsgByOffset", "show the message at one queue offset");
+  sub->add_option("-t,--topic", by_offset.topic, "topic name")->required();
+  sub->add_option("-b,--brokerName", by_offset.broker_name, "broker name")->required();
+  sub->add_option("-i,--queueId", by_offset.queue_id, "queue id")
+      ->required()
+      ->check(CLI::Range(0, std::numeric_limits<std::int32_t>::max()));
+  sub->add_option("-o,--offset", by_offset.offset, "queue offset")
+      ->required()
+      ->check(CLI::Range(std::int64_t{0}, std::numeric_limits<std::int64_t>::max()));
+  sub->callback([&] { command = [&](AdminContext& c) { return query_msg_by_offset(c, by_offset); }; });
 
   std::string timestamp;
   sub = app.add_subcommand("resetOffsetByTime", "move a group's offsets on a topic to a time");

@@ -1,7 +1,9 @@
-// Messages: send one, pull from the beginning of every queue, look up by offset id or key.
+// Messages: send one, pull from the beginning of every queue, look up by offset id, key, unique
+// message id or queue offset.
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <limits>
 
 #include "admin.hpp"
 #include "json_output.hpp"
@@ -54,6 +56,75 @@ int print_messages(AdminContext& ctx, const std::vector<client::MessageExt>& mes
   return 0;
 }
 
+// RocketMQ's queryMsgById fields, one per row.
+void print_message_details(std::ostream& out, const client::MessageExt& m) {
+  Table table({"#Field", "#Value"});
+  table.add({"Topic", m.topic()});
+  table.add({"Tags", std::string(m.tags())});
+  table.add({"Keys", std::string(m.keys())});
+  table.add({"Queue ID", std::to_string(m.queue_id)});
+  table.add({"Queue Offset", std::to_string(m.queue_offset)});
+  table.add({"CommitLog Offset", std::to_string(m.commit_log_offset)});
+  table.add({"Reconsume Times", std::to_string(m.reconsume_times)});
+  table.add({"Born Timestamp", std::to_string(m.born_timestamp)});
+  table.add({"Store Timestamp", std::to_string(m.store_timestamp)});
+  table.add({"Born Host", m.born_host});
+  table.add({"Store Host", m.store_host});
+  table.add({"Msg ID", m.msg_id()});
+  table.add({"Offset Msg ID", m.offset_msg_id});
+  table.add({"Body", m.body()});
+  table.print(out);
+}
+
+// Found messages as queryMsgById prints one: details (a blank line between messages), or the
+// JSON array.
+int print_found(AdminContext& ctx, const std::vector<client::MessageExt>& messages) {
+  if (ctx.json) return print_messages(ctx, messages);
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    if (i > 0) *ctx.out << "\n";
+    print_message_details(*ctx.out, messages[i]);
+  }
+  return 0;
+}
+
+// A pull the tool makes: no long polling (it prints what is there and exits), every tag.
+client::PullMessageRequest tool_pull(const std::string& group, const plugin::v1::MessageQueue& queue,
+                                     std::int64_t offset, int max_count) {
+  client::PullMessageRequest request;
+  request.consumer_group = group;
+  request.topic = queue.topic;
+  request.queue_id = queue.queue_id;
+  request.queue_offset = offset;
+  request.max_msg_nums = max_count;
+  request.sys_flag = client::pull_sys_flag::kSubscription;
+  request.suspend_timeout_ms = 0;
+  return request;
+}
+
+// QUERY_MESSAGE to every master of the topic (RocketMQ's queryMessage): messages indexed under
+// `key`, as a user key or, with `unique_key`, as a unique message id. Any store time.
+client::Result<std::vector<client::MessageExt>> query_index(AdminContext& ctx, const std::string& topic,
+                                                            const std::string& key, bool unique_key) {
+  auto masters = topic_masters(ctx, topic);
+  if (!masters) return masters.status();
+  client::QueryMessageRequest request;
+  request.topic = topic;
+  request.key = key;
+  request.max_num = 64;
+  request.end_timestamp_ms = std::numeric_limits<std::int64_t>::max();
+  request.unique_key = unique_key;
+  std::vector<client::MessageExt> messages;
+  for (const auto& [name, address] : *masters) {
+    auto found = ctx.api().query_message(address, request);
+    if (!found) return client::Status(found.status().code(), "on " + address + ": " + found.status().message());
+    for (auto& m : found->messages) {
+      m.broker_name = name;
+      messages.push_back(std::move(m));
+    }
+  }
+  return messages;
+}
+
 }  // namespace
 
 int send_message(AdminContext& ctx, const SendOptions& options) {
@@ -104,15 +175,8 @@ int consume_message(AdminContext& ctx, const ConsumeOptions& options) {
     std::int64_t offset = *min_offset;
     bool advanced = false;
     while (static_cast<int>(messages.size()) < options.max_count) {
-      client::PullMessageRequest request;
-      request.consumer_group = group;
-      request.topic = options.topic;
-      request.queue_id = queue.queue_id;
-      request.queue_offset = offset;
-      request.max_msg_nums = std::min(32, options.max_count - static_cast<int>(messages.size()));
-      // No long polling: the tool prints what is there and exits.
-      request.sys_flag = client::pull_sys_flag::kSubscription;
-      request.suspend_timeout_ms = 0;
+      const auto request =
+          tool_pull(group, queue, offset, std::min(32, options.max_count - static_cast<int>(messages.size())));
       auto pulled = ctx.api().pull_message(address, request);
       if (!pulled) return ctx.fail("consumeMessage: pull queue " + std::to_string(queue.queue_id), pulled.status());
       if (pulled->status == client::PullStatus::kOffsetIllegal) {
@@ -143,45 +207,64 @@ int consume_message(AdminContext& ctx, const ConsumeOptions& options) {
 int query_msg_by_id(AdminContext& ctx, const std::string& offset_msg_id) {
   auto message = ctx.api().view_message_by_id(offset_msg_id);
   if (!message) return ctx.fail("queryMsgById " + offset_msg_id, message.status());
-  if (ctx.json) return print_messages(ctx, {*message});
-  const auto& m = *message;
-  Table table({"#Field", "#Value"});
-  table.add({"Topic", m.topic()});
-  table.add({"Tags", std::string(m.tags())});
-  table.add({"Keys", std::string(m.keys())});
-  table.add({"Queue ID", std::to_string(m.queue_id)});
-  table.add({"Queue Offset", std::to_string(m.queue_offset)});
-  table.add({"CommitLog Offset", std::to_string(m.commit_log_offset)});
-  table.add({"Reconsume Times", std::to_string(m.reconsume_times)});
-  table.add({"Born Timestamp", std::to_string(m.born_timestamp)});
-  table.add({"Store Timestamp", std::to_string(m.store_timestamp)});
-  table.add({"Born Host", m.born_host});
-  table.add({"Store Host", m.store_host});
-  table.add({"Msg ID", m.msg_id()});
-  table.add({"Offset Msg ID", m.offset_msg_id});
-  table.add({"Body", m.body()});
-  table.print(*ctx.out);
-  return 0;
+  return print_found(ctx, {*message});
 }
 
 int query_msg_by_key(AdminContext& ctx, const std::string& topic, const std::string& key) {
-  auto masters = topic_masters(ctx, topic);
-  if (!masters) return ctx.fail("queryMsgByKey " + topic, masters.status());
-  client::QueryMessageRequest request;
-  request.topic = topic;
-  request.key = key;
-  request.max_num = 64;
-  request.end_timestamp_ms = kernel::wall_clock_ms();
+  auto messages = query_index(ctx, topic, key, false);
+  if (!messages) return ctx.fail("queryMsgByKey " + topic, messages.status());
+  return print_messages(ctx, *messages);
+}
+
+int query_msg_by_unique_key(AdminContext& ctx, const std::string& topic, const std::string& msg_id, bool show_all) {
+  const std::string what = "queryMsgByUniqueKey " + msg_id;
+  auto found = query_index(ctx, topic, msg_id, true);
+  if (!found) return ctx.fail(what + " in topic " + topic, found.status());
+  // The index holds user keys too: only the message with this id is it (RocketMQ filters so).
   std::vector<client::MessageExt> messages;
-  for (const auto& [name, address] : *masters) {
-    auto found = ctx.api().query_message(address, request);
-    if (!found) return ctx.fail("queryMsgByKey on " + address, found.status());
-    for (auto& m : found->messages) {
-      m.broker_name = name;
-      messages.push_back(std::move(m));
-    }
+  for (auto& m : *found) {
+    if (m.msg_id() == msg_id) messages.push_back(std::move(m));
   }
-  return print_messages(ctx, messages);
+  if (messages.empty()) return ctx.fail(what + ": no message of topic " + topic + " has this message id");
+  std::stable_sort(messages.begin(), messages.end(),
+                   [](const auto& a, const auto& b) { return a.store_timestamp < b.store_timestamp; });
+  if (!show_all) messages.resize(1);
+  return print_found(ctx, messages);
+}
+
+int query_msg_by_offset(AdminContext& ctx, const QueryByOffsetOptions& options) {
+  const std::string queue_name = options.topic + " " + options.broker_name + ":" + std::to_string(options.queue_id);
+  const std::string what = "queryMsgByOffset " + queue_name + " offset " + std::to_string(options.offset);
+  auto route = ctx.instance->route(options.topic);
+  if (!route) return ctx.fail(what, route.status());
+  const auto& queues = (*route)->subscribe_queues;
+  const bool broker_serves_topic = std::any_of(queues.begin(), queues.end(), [&](const auto& q) {
+    return q.broker_name == options.broker_name;
+  });
+  if (!broker_serves_topic) return ctx.fail(what + ": no broker named " + options.broker_name + " serves the topic");
+  const plugin::v1::MessageQueue queue{options.topic, options.broker_name, options.queue_id};
+  if (std::find(queues.begin(), queues.end(), queue) == queues.end()) {
+    return ctx.fail(what + ": the topic has no readable queue " + std::to_string(options.queue_id) + " on " +
+                    options.broker_name);
+  }
+  const std::string address = ctx.instance->find_broker_master(options.broker_name);
+  if (address.empty()) return ctx.fail(what + ": no master address for broker " + options.broker_name);
+  auto pulled = ctx.api().pull_message(address, tool_pull(kToolsConsumerGroup, queue, options.offset, 1));
+  if (!pulled) return ctx.fail(what, pulled.status());
+  if (pulled->status != client::PullStatus::kFound || pulled->messages.empty()) {
+    // Say where the queue's messages are, which is what a wrong offset needs.
+    auto min_offset = ctx.api().get_min_offset(address, queue);
+    auto max_offset = ctx.api().get_max_offset(address, queue);
+    std::string range;
+    if (min_offset && max_offset) {
+      range = " (the queue holds offsets " + std::to_string(*min_offset) + " to " + std::to_string(*max_offset - 1) + ")";
+      if (*min_offset == *max_offset) range = " (the queue is empty)";
+    }
+    return ctx.fail(what + ": no message at this offset" + range);
+  }
+  auto& message = pulled->messages.front();
+  message.broker_name = options.broker_name;
+  return print_found(ctx, {message});
 }
 
 }  // namespace mqkit::admin

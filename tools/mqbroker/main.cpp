@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
     MQKIT_ASSIGN_OR_RETURN(auto config, broker::broker_config_from(section));
     MQKIT_ASSIGN_OR_RETURN(auto store, boot.make_plugin<plugin::v1::MessageStore>("store", "commitlog"));
     MQKIT_ASSIGN_OR_RETURN(auto transport, boot.make_plugin<plugin::v1::Transport>("transport", "remoting"));
+    for (const char* slot : {"store", "transport"}) config.plugin_settings.push_back(*boot.plugin_values(slot));
     auto controller = std::make_shared<broker::BrokerController>(std::move(config), store, transport);
     return kernel::ServerParts{.component = controller,
                                .describe = [controller] { return controller->address(); },

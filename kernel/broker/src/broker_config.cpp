@@ -79,6 +79,9 @@ constexpr plugin::v1::ConfigField kFields[] = {
      .max = 1000},
     {.key = "transaction_check_interval", .type = ValueType::kDuration, .default_value = "60s",
      .description = "How often the half messages are walked for checks", .min = 10},
+    {.key = "store_reply_message_enable", .type = ValueType::kBool, .default_value = "true",
+     .description = "Also store request-reply replies in <cluster>_REPLY_TOPIC (they are pushed to the "
+                    "requester either way)", .needs_restart = false},
     // Master/slave replication (docs/replication.md), RocketMQ 4.x MessageStoreConfig's HA keys.
     {.key = "broker_role", .type = ValueType::kString, .default_value = "ASYNC_MASTER",
      .description = "ASYNC_MASTER, SYNC_MASTER (a send waits for a slave) or SLAVE (copies its master)",
@@ -152,6 +155,7 @@ plugin::v1::ConfigValues values_of(const BrokerConfig& c) {
   v.set("transaction_time_out", c.transaction_timeout_ms);
   v.set("transaction_check_max", std::int64_t{c.transaction_check_max});
   v.set("transaction_check_interval", c.transaction_check_interval_ms);
+  v.set("store_reply_message_enable", c.store_reply_message_enable.get());
   v.set("broker_role", std::string(to_string(c.broker_role)));
   v.set("ha_listen_port", std::int64_t{c.ha_listen_port});
   v.set("ha_send_heartbeat_interval", c.ha_send_heartbeat_interval_ms);
@@ -175,6 +179,7 @@ void set_live(const BrokerConfig& c, std::string_view key, const plugin::v1::Con
   if (key == "long_polling_enable") return c.long_polling_enable.set(flag);
   if (key == "slave_read_enable") return c.slave_read_enable.set(flag);
   if (key == "reject_transaction_message") return c.reject_transaction_message.set(flag);
+  if (key == "store_reply_message_enable") return c.store_reply_message_enable.set(flag);
 }
 
 }  // namespace
@@ -186,6 +191,11 @@ std::map<std::string, std::string> broker_config_properties(const BrokerConfig& 
   const plugin::v1::ConfigValues values = values_of(config);
   for (const auto& [key, value] : values.all()) {
     properties[kernel::to_camel_case(key)] = plugin::v1::format_value(value);
+  }
+  for (const auto& settings : config.plugin_settings) {
+    for (const auto& [key, value] : settings.all()) {
+      properties.try_emplace(kernel::to_camel_case(key), plugin::v1::format_value(value));
+    }
   }
   return properties;
 }
@@ -282,6 +292,7 @@ Result<BrokerConfig> broker_config_from(const plugin::v1::ConfigValues& v) {
   c.transaction_timeout_ms = v.get_duration_ms("transaction_time_out");
   c.transaction_check_max = static_cast<std::int32_t>(v.get_int("transaction_check_max"));
   c.transaction_check_interval_ms = v.get_duration_ms("transaction_check_interval");
+  c.store_reply_message_enable = v.get_bool("store_reply_message_enable");
   MQKIT_ASSIGN_OR_RETURN(c.broker_role, broker_role_from(v.get_string("broker_role")));
   c.ha_listen_port = static_cast<std::int32_t>(v.get_int("ha_listen_port"));
   c.ha_send_heartbeat_interval_ms = v.get_duration_ms("ha_send_heartbeat_interval");

@@ -47,6 +47,25 @@ TEST(BrokerConfigTest, PropertiesNameEveryKeyAndReadBackAsTheSameConfig) {
   EXPECT_EQ(broker_config_properties(broker_config_from(*values).value()), properties);
 }
 
+TEST(BrokerConfigTest, PropertiesAddThePluginsSettingsTheBrokerDoesNotHave) {
+  auto c = broker_config_from(kernel::ConfigDocument::parse("[broker]\nmax_message_size = \"1MiB\"\n", "t")
+                                  .value()
+                                  .section("broker", broker_schema())
+                                  .value())
+               .value();
+  plugin::v1::ConfigValues store;
+  store.set("flush_disk_type", std::string("SYNC_FLUSH"));
+  store.set("max_message_size", std::int64_t{42});
+  plugin::v1::ConfigValues transport;
+  transport.set("worker_threads", std::int64_t{4});
+  c.plugin_settings = {store, transport};
+  const auto properties = broker_config_properties(c);
+  EXPECT_EQ(properties.size(), broker_schema().count + 2);
+  EXPECT_EQ(properties.at("flushDiskType"), "SYNC_FLUSH");
+  EXPECT_EQ(properties.at("workerThreads"), "4");
+  EXPECT_EQ(properties.at("maxMessageSize"), "1048576");  // the broker's, not the store's
+}
+
 TEST(BrokerConfigTest, LiveSettingsChangeAllOrNothing) {
   const BrokerConfig c;
   ASSERT_TRUE(update_live_settings(c, {{"broker_permission", "2"}, {"slaveReadEnable", "true"}}).is_ok());

@@ -181,4 +181,14 @@ std::vector<ClientConnection> ProducerManager::all_connections() const {
   return out;
 }
 
+std::shared_ptr<plugin::v1::Channel> ProducerManager::find_channel(std::string_view client_id) const {
+  std::lock_guard lock(mutex_);
+  for (const auto& [group, members] : groups_) {
+    for (const auto& [id, c] : members) {
+      if (c.client_id == client_id && c.channel) return c.channel;
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace mqkit::broker

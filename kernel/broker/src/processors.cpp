@@ -6,6 +6,7 @@
 #include "mqkit/broker/consume/pull_message_processor.hpp"
 #include "mqkit/broker/consume/query_message_processor.hpp"
 #include "mqkit/broker/send/end_transaction_processor.hpp"
+#include "mqkit/broker/send/reply_message_processor.hpp"
 #include "mqkit/broker/send/schedule_message_service.hpp"
 #include "mqkit/broker/send/send_message_processor.hpp"
 #include "mqkit/broker/send/transaction_service.hpp"
@@ -30,6 +31,7 @@ plugin::v1::Result<std::shared_ptr<void>> install_processors(BrokerRequestHandle
   context.transactions = services->transactions.get();
 
   handler.add(std::make_shared<SendMessageProcessor>(context));
+  handler.add(std::make_shared<ReplyMessageProcessor>(context));
   handler.add(std::make_shared<EndTransactionProcessor>(context));
   handler.add(std::make_shared<PullMessageProcessor>(context));
   handler.add(std::make_shared<ClientManageProcessor>(context));

@@ -4,6 +4,7 @@
 
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/protocol/codes.hpp"
+#include "mqkit/protocol/request_reply.hpp"
 #include "mqkit/protocol/validation.hpp"
 #include "mqkit/kernel/wall_clock.hpp"
 
@@ -36,6 +37,8 @@ Status TopicConfigManager::load() {
   add_system_topic_locked(std::string(protocol::kSelfTestTopic), 1, perm::kRead | perm::kWrite);
   add_system_topic_locked(config_.cluster_name, 16, perm::kRead | perm::kWrite);
   add_system_topic_locked(config_.broker_name, 1, perm::kRead | perm::kWrite);
+  // Where responders send replies, and the broker stores them (store_reply_message_enable).
+  add_system_topic_locked(protocol::reply::reply_topic_of(config_.cluster_name), 1, perm::kRead | perm::kWrite);
   add_system_topic_locked(std::string(protocol::kOffsetMovedEvent), 1, perm::kRead | perm::kWrite);
   add_system_topic_locked(std::string(protocol::kScheduleTopic),
                           static_cast<std::int32_t>(config_.delay_level_ms.size()), perm::kRead | perm::kWrite);

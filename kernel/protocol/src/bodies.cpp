@@ -1,4 +1,6 @@
 #include "mqkit/protocol/bodies.hpp"
+
+#include "body_codec.hpp"
 #include "mqkit/protocol/json_writer.hpp"
 
 #include <rapidjson/document.h>
@@ -20,6 +22,12 @@ using json::str;
 using json::write_json;
 using json::Writer;
 using Value = rapidjson::Value;
+using detail::Fields;
+using detail::parse;
+using detail::read_string_item;
+using detail::read_subscription;
+using detail::wrong;
+using detail::write;
 
 // ---------------------------------------------------------------------------------------------
 // Writing
@@ -64,22 +72,6 @@ void write(Writer& w, const MessageQueue& q) {
   w.EndObject();
 }
 
-void write(Writer& w, const SubscriptionData& s) {
-  w.StartObject();
-  key(w, "classFilterMode"), w.Bool(s.class_filter_mode);
-  key(w, "codeSet"), w.StartArray();
-  for (const auto code : s.code_set) w.Int(code);
-  w.EndArray();
-  key(w, "expressionType"), str(w, s.expression_type);
-  key(w, "subString"), str(w, s.sub_string);
-  key(w, "subVersion"), w.Int64(s.sub_version);
-  key(w, "tagsSet"), w.StartArray();
-  for (const auto& tag : s.tags_set) str(w, tag);
-  w.EndArray();
-  key(w, "topic"), str(w, s.topic);
-  w.EndObject();
-}
-
 void write_string_map(Writer& w, std::string_view name, const std::map<std::string, std::string>& map) {
   key(w, name), w.StartObject();
   for (const auto& [k, v] : map) key(w, k), str(w, v);
@@ -117,108 +109,6 @@ void write(Writer& w, const BrokerData& b, JsonStyle style) {
 
 // ---------------------------------------------------------------------------------------------
 // Reading
-
-Result<rapidjson::Document> parse(std::string_view json, std::string_view what) {
-  const std::string normalized = quote_bare_keys(json);
-  rapidjson::Document doc;
-  // Iterative: the recursive parser overflows the stack on a body of a million '['.
-  doc.Parse<rapidjson::kParseIterativeFlag>(normalized.data(), normalized.size());
-  if (doc.HasParseError()) {
-    return Status::invalid_argument(std::string(what) + " is not valid JSON: " +
-                                    rapidjson::GetParseError_En(doc.GetParseError()) + " at offset " +
-                                    std::to_string(doc.GetErrorOffset()));
-  }
-  if (!doc.IsObject()) return Status::invalid_argument(std::string(what) + " is not a JSON object");
-  return doc;
-}
-
-Status wrong(std::string_view what, std::string_view field, std::string_view expected) {
-  return Status::invalid_argument(std::string(what) + ": field '" + std::string(field) + "' must be " +
-                                  std::string(expected));
-}
-
-// Optional-field readers: absent or null keeps the default; a wrong type is an error. Numbers
-// sent as strings (as some clients do) are accepted.
-class Fields {
- public:
-  Fields(const Value& object, std::string_view what) : object_(object), what_(what) {}
-
-  const Value* find(std::string_view name) const {
-    auto it = object_.FindMember(Value(rapidjson::StringRef(name.data(), name.size())));
-    if (it == object_.MemberEnd() || it->value.IsNull()) return nullptr;
-    return &it->value;
-  }
-
-  Status get(std::string_view name, std::string& out) const {
-    const Value* v = find(name);
-    if (!v) return Status::ok();
-    if (!v->IsString()) return wrong(what_, name, "a string");
-    out.assign(v->GetString(), v->GetStringLength());
-    return Status::ok();
-  }
-  template <typename Int>
-    requires std::is_integral_v<Int> && (!std::is_same_v<Int, bool>)
-  Status get(std::string_view name, Int& out) const {
-    const Value* v = find(name);
-    if (!v) return Status::ok();
-    if (v->IsInt64()) {
-      // A value the field cannot hold is refused, not wrapped (2^32 + 16 queues is not 16).
-      if (!std::in_range<Int>(v->GetInt64())) return wrong(what_, name, "an integer in range");
-      out = static_cast<Int>(v->GetInt64());
-      return Status::ok();
-    }
-    if (v->IsString()) {
-      std::string_view s(v->GetString(), v->GetStringLength());
-      auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-      if (ec == std::errc() && ptr == s.data() + s.size()) return Status::ok();
-    }
-    return wrong(what_, name, "an integer");
-  }
-  Status get(std::string_view name, bool& out) const {
-    const Value* v = find(name);
-    if (!v) return Status::ok();
-    if (v->IsBool()) {
-      out = v->GetBool();
-      return Status::ok();
-    }
-    if (v->IsString()) {
-      out = std::string_view(v->GetString()) == "true";
-      return Status::ok();
-    }
-    return wrong(what_, name, "a boolean");
-  }
-  Status get(std::string_view name, double& out) const {
-    const Value* v = find(name);
-    if (!v) return Status::ok();
-    if (!v->IsNumber()) return wrong(what_, name, "a number");
-    out = v->GetDouble();
-    return Status::ok();
-  }
-  // Arrays of strings or ints into a container with insert/push.
-  template <typename Container, typename Read>
-  Status each(std::string_view name, Container& out, Read read) const {
-    const Value* v = find(name);
-    if (!v) return Status::ok();
-    if (!v->IsArray()) return wrong(what_, name, "an array");
-    for (const auto& item : v->GetArray()) MQKIT_RETURN_IF_ERROR(read(item, out));
-    return Status::ok();
-  }
-  const Value* object(std::string_view name, Status& error) const {
-    const Value* v = find(name);
-    if (v && !v->IsObject()) error = wrong(what_, name, "an object");
-    return v && v->IsObject() ? v : nullptr;
-  }
-
- private:
-  const Value& object_;
-  std::string_view what_;
-};
-
-Status read_string_item(const Value& item, std::string& out, std::string_view what) {
-  if (!item.IsString()) return Status::invalid_argument(std::string(what) + ": expected strings in the array");
-  out.assign(item.GetString(), item.GetStringLength());
-  return Status::ok();
-}
 
 Result<DataVersion> read_data_version(const Value& v) {
   DataVersion out;
@@ -300,29 +190,6 @@ Result<BrokerData> read_broker_data(const Value& v) {
   return b;
 }
 
-Result<SubscriptionData> read_subscription(const Value& v) {
-  if (!v.IsObject()) return Status::invalid_argument("SubscriptionData must be an object");
-  SubscriptionData s;
-  Fields f(v, "SubscriptionData");
-  MQKIT_RETURN_IF_ERROR(f.get("topic", s.topic));
-  MQKIT_RETURN_IF_ERROR(f.get("subString", s.sub_string));
-  MQKIT_RETURN_IF_ERROR(f.get("subVersion", s.sub_version));
-  MQKIT_RETURN_IF_ERROR(f.get("expressionType", s.expression_type));
-  MQKIT_RETURN_IF_ERROR(f.get("classFilterMode", s.class_filter_mode));
-  MQKIT_RETURN_IF_ERROR(f.each("tagsSet", s.tags_set, [](const Value& item, std::set<std::string>& out) {
-    std::string tag;
-    MQKIT_RETURN_IF_ERROR(read_string_item(item, tag, "SubscriptionData.tagsSet"));
-    out.insert(std::move(tag));
-    return Status::ok();
-  }));
-  MQKIT_RETURN_IF_ERROR(f.each("codeSet", s.code_set, [](const Value& item, std::set<std::int32_t>& out) {
-    if (!item.IsInt()) return Status::invalid_argument("SubscriptionData.codeSet: expected integers");
-    out.insert(item.GetInt());
-    return Status::ok();
-  }));
-  return s;
-}
-
 Status read_queue_set(const Fields& f, std::string_view name, std::set<MessageQueue>& out) {
   return f.each(name, out, [](const Value& item, std::set<MessageQueue>& set) {
     MQKIT_ASSIGN_OR_RETURN(MessageQueue q, read_message_queue(item));
@@ -371,6 +238,52 @@ Status read_queue_map(const Fields& f, std::string_view name, std::map<MessageQu
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// SubscriptionData, embedded in several bodies (body_codec.hpp)
+
+namespace detail {
+
+void write(json::Writer& w, const SubscriptionData& s) {
+  w.StartObject();
+  key(w, "classFilterMode"), w.Bool(s.class_filter_mode);
+  key(w, "codeSet"), w.StartArray();
+  for (const auto code : s.code_set) w.Int(code);
+  w.EndArray();
+  key(w, "expressionType"), str(w, s.expression_type);
+  key(w, "subString"), str(w, s.sub_string);
+  key(w, "subVersion"), w.Int64(s.sub_version);
+  key(w, "tagsSet"), w.StartArray();
+  for (const auto& tag : s.tags_set) str(w, tag);
+  w.EndArray();
+  key(w, "topic"), str(w, s.topic);
+  w.EndObject();
+}
+
+Result<SubscriptionData> read_subscription(const Value& v) {
+  if (!v.IsObject()) return Status::invalid_argument("SubscriptionData must be an object");
+  SubscriptionData s;
+  Fields f(v, "SubscriptionData");
+  MQKIT_RETURN_IF_ERROR(f.get("topic", s.topic));
+  MQKIT_RETURN_IF_ERROR(f.get("subString", s.sub_string));
+  MQKIT_RETURN_IF_ERROR(f.get("subVersion", s.sub_version));
+  MQKIT_RETURN_IF_ERROR(f.get("expressionType", s.expression_type));
+  MQKIT_RETURN_IF_ERROR(f.get("classFilterMode", s.class_filter_mode));
+  MQKIT_RETURN_IF_ERROR(f.each("tagsSet", s.tags_set, [](const Value& item, std::set<std::string>& out) {
+    std::string tag;
+    MQKIT_RETURN_IF_ERROR(read_string_item(item, tag, "SubscriptionData.tagsSet"));
+    out.insert(std::move(tag));
+    return Status::ok();
+  }));
+  MQKIT_RETURN_IF_ERROR(f.each("codeSet", s.code_set, [](const Value& item, std::set<std::int32_t>& out) {
+    if (!item.IsInt()) return Status::invalid_argument("SubscriptionData.codeSet: expected integers");
+    out.insert(item.GetInt());
+    return Status::ok();
+  }));
+  return s;
+}
+
+}  // namespace detail
 
 // ---------------------------------------------------------------------------------------------
 

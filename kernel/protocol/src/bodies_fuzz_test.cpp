@@ -1,12 +1,13 @@
 // Robustness of the JSON body decoders against hostile or corrupt bodies: what the name server
 // reads from brokers (register broker, data version), what the broker reads from clients
 // (heartbeat, check client, lock batch) and what clients read back (routes, cluster info, stats,
-// running info). Seeds in both the standard and the fastjson forms, every truncation and
+// running info, connection lists). Seeds in both the standard and the fastjson forms, every truncation and
 // deterministic mutations (tests/support/mutation_testing.hpp). Whatever decodes re-encodes to
 // JSON that decodes to the same value.
 #include <gtest/gtest.h>
 
 #include "mqkit/protocol/bodies.hpp"
+#include "mqkit/protocol/connection.hpp"
 #include "mutation_testing.hpp"
 
 namespace mqkit::protocol {
@@ -25,7 +26,7 @@ constexpr std::string_view kJsonTokens[] = {
     "true",     "false",   "-1",       "1e400",      "0.1",      "2147483648", "9223372036854775808",
     "\"\"",     "{{",      "}}",       "\\\"",       "\\u0000",  "\\u0001#",   "[[[[",     "{\"a\":{",
     "\"topic\"", "\"queueId\"", "\"brokerName\"", "\"subscriptionDataSet\"", "\"codeSet\"", "\"mqTable\"",
-    "\"brokerAddrs\"", "0:",    "{0:\"a\"}"};
+    "\"brokerAddrs\"", "0:",    "{0:\"a\"}", "\"connectionSet\"", "\"subscriptionTable\""};
 
 // decode → encode → decode → encode must give the same text twice.
 template <typename Decode, typename Encode>
@@ -141,6 +142,17 @@ std::vector<Case> cases() {
   info.jstack = "\"main\" #1\n";
   out.push_back({"consumer running info", round_trip("ConsumerRunningInfo", decode_consumer_running_info, encode_plain),
                  {bytes_of(encode(info))}});
+
+  ConsumerConnection consumers;
+  consumers.connection_set = {{"192.0.2.2@c1", "10.0.0.5:52144", "CPP", 401}, {"c2", "10.0.0.6:1", "JAVA", 479}};
+  consumers.consume_type = "CONSUME_PASSIVELY";
+  consumers.message_model = "CLUSTERING";
+  consumers.consume_from_where = "CONSUME_FROM_LAST_OFFSET";
+  consumers.subscription_table["T1"] = subscription();
+  out.push_back({"consumer connection", round_trip("ConsumerConnection", decode_consumer_connection, encode_plain),
+                 {bytes_of(encode(consumers))}});
+  out.push_back({"producer connection", round_trip("ProducerConnection", decode_producer_connection, encode_plain),
+                 {bytes_of(encode(ProducerConnection{consumers.connection_set}))}});
   return out;
 }
 

@@ -45,6 +45,7 @@ std::string_view request_code_name(std::int32_t code) noexcept {
     case c::kGetAllSubscriptionGroupConfig: return "get_all_subscriptiongroup_config";
     case c::kGetTopicStatsInfo: return "get_topic_stats_info";
     case c::kGetConsumerConnectionList: return "get_consumer_connection_list";
+    case c::kGetProducerConnectionList: return "get_producer_connection_list";
     case c::kGetAllTopicListFromNameServer: return "get_all_topic_list_from_nameserver";
     case c::kDeleteSubscriptionGroup: return "delete_subscriptiongroup";
     case c::kGetConsumeStats: return "get_consume_stats";
@@ -60,6 +61,9 @@ std::string_view request_code_name(std::int32_t code) noexcept {
     case c::kSendMessageV2: return "send_message_v2";
     case c::kSendBatchMessage: return "send_batch_message";
     case c::kQueryDataVersion: return "query_data_version";
+    case c::kSendReplyMessage: return "send_reply_message";
+    case c::kSendReplyMessageV2: return "send_reply_message_v2";
+    case c::kPushReplyMessageToClient: return "push_reply_message_to_client";
     case c::kLitePullMessage: return "lite_pull_message";
     default: return {};
   }

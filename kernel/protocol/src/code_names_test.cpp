@@ -11,6 +11,7 @@ TEST(CodeNamesTest, RequestAndResponseCodesHaveRocketMqsLowercaseNames) {
   EXPECT_EQ(request_code_name(request_code::kSendMessageV2), "send_message_v2");
   EXPECT_EQ(request_code_name(request_code::kGetRouteInfoByTopic), "get_routeinfo_by_topic");
   EXPECT_EQ(request_code_name(request_code::kHeartBeat), "heart_beat");
+  EXPECT_EQ(request_code_name(request_code::kSendReplyMessageV2), "send_reply_message_v2");
   EXPECT_EQ(request_code_name(99999), "");
   EXPECT_EQ(response_code_name(response_code::kPullNotFound), "pull_not_found");
   EXPECT_EQ(response_code_name(response_code::kSuccess), "success");

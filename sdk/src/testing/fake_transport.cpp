@@ -249,7 +249,8 @@ Result<RemotingCommand> FakeCluster::respond(const std::string& address, const R
     if (const auto handler = broker_handlers_.find(request.code); handler != broker_handlers_.end()) {
       return handler->second(name, request);
     }
-    if (request.code == rq::kSendMessageV2 || request.code == rq::kSendBatchMessage) {
+    if (request.code == rq::kSendMessageV2 || request.code == rq::kSendBatchMessage ||
+        request.code == rq::kSendReplyMessageV2) {
       return send_response(name, request);
     }
     return with_code(rc::kSuccess);

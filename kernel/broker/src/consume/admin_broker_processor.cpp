@@ -7,6 +7,7 @@
 #include "mqkit/broker/send/schedule_message_service.hpp"
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/protocol/codes.hpp"
+#include "mqkit/protocol/connection.hpp"
 #include "mqkit/protocol/header_fields.hpp"
 #include "mqkit/protocol/java_properties.hpp"
 #include "mqkit/protocol/validation.hpp"
@@ -19,9 +20,6 @@ namespace {
 
 namespace rc = protocol::response_code;
 namespace rq = protocol::request_code;
-
-// How long a client has to answer a request the broker forwards to it (RocketMQ's callClient).
-constexpr std::chrono::milliseconds kCallClientTimeout{10000};
 
 void respond_value(const Responder& responder, std::string name, std::int64_t value) {
   RemotingCommand response;
@@ -38,6 +36,21 @@ void respond_body(const Responder& responder, std::string_view body) {
 void respond_status(const Responder& responder, const plugin::v1::Status& status) {
   if (!status) return responder.fail(rc::kSystemError, status.message());
   responder.respond(RemotingCommand{});
+}
+
+protocol::Connection connection_of(const ClientConnection& c) {
+  return {c.client_id, c.channel ? c.channel->remote_address() : std::string(),
+          std::string(plugin::v1::to_string(c.language)), c.version};
+}
+
+protocol::ConsumerConnection consumer_connection_of(const ConsumerGroupInfo& group) {
+  protocol::ConsumerConnection out;
+  for (const auto& [channel_id, c] : group.connections) out.connection_set.push_back(connection_of(c));
+  out.subscription_table = group.subscriptions;
+  out.consume_type = group.consume_type;
+  out.message_model = group.message_model;
+  out.consume_from_where = group.consume_from_where;
+  return out;
 }
 
 }  // namespace
@@ -63,6 +76,7 @@ const std::vector<std::pair<std::int32_t, AdminBrokerProcessor::Handler>>& Admin
       {rq::kGetAllConsumerOffset, &AdminBrokerProcessor::all_consumer_offsets},
       {rq::kGetAllDelayOffset, &AdminBrokerProcessor::all_delay_offsets},
       {rq::kGetConsumerConnectionList, &AdminBrokerProcessor::consumer_connections},
+      {rq::kGetProducerConnectionList, &AdminBrokerProcessor::producer_connections},
       {rq::kGetConsumerRunningInfo, &AdminBrokerProcessor::consumer_running_info},
       {rq::kGetBrokerConfig, &AdminBrokerProcessor::broker_config},
       {rq::kUpdateBrokerConfig, &AdminBrokerProcessor::update_broker_config},
@@ -284,7 +298,23 @@ void AdminBrokerProcessor::consumer_connections(const RemotingCommand& request, 
   if (!members || members->connections.empty()) {
     return responder.fail(rc::kConsumerNotOnline, "the consumer group[" + group + "] not online");
   }
-  respond_body(responder, encode_consumer_connection(*members));
+  respond_body(responder, protocol::encode(consumer_connection_of(*members)));
+}
+
+// ----------------------------------------------------------------------------------------------
+// Producer groups
+
+void AdminBrokerProcessor::producer_connections(const RemotingCommand& request, const Responder& responder) {
+  HeaderReader fields(request.ext_fields);
+  const std::string group = fields.required("producerGroup");
+  if (!fields.ok()) return responder.fail(rc::kSystemError, fields.error());
+  // The manager forgets a group with its last connection, so no connection is no group: RocketMQ
+  // answers SYSTEM_ERROR for a group it has no table of.
+  const auto connections = context_.producers->connections(group);
+  if (connections.empty()) return responder.fail(rc::kSystemError, "the producer group[" + group + "] not exist");
+  protocol::ProducerConnection body;
+  for (const auto& c : connections) body.connection_set.push_back(connection_of(c));
+  respond_body(responder, protocol::encode(body));
 }
 
 void AdminBrokerProcessor::consumer_running_info(const RemotingCommand& request, const Responder& responder) {

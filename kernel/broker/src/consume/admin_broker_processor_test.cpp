@@ -5,6 +5,7 @@
 #include "consume_test_support.hpp"
 #include "mqkit/broker/consume/admin_bodies.hpp"
 #include "mqkit/protocol/codes.hpp"
+#include "mqkit/protocol/connection.hpp"
 #include "mqkit/protocol/header_fields.hpp"
 #include "mqkit/protocol/java_properties.hpp"
 
@@ -367,6 +368,40 @@ TEST_F(AdminBrokerProcessorTest, ConsumerConnectionList) {
       << body;
   EXPECT_NE(body.find(R"("messageModel":"CLUSTERING","subscriptionTable":{"T":{)"), std::string_view::npos) << body;
   EXPECT_NE(body.find(R"("subString":"*")"), std::string_view::npos) << body;
+  auto decoded = protocol::decode_consumer_connection(body);
+  ASSERT_TRUE(decoded.is_ok()) << decoded.status().to_string();
+  EXPECT_EQ(decoded->consume_from_where, "CONSUME_FROM_LAST_OFFSET");
+  EXPECT_EQ(decoded->subscription_table.at("T").sub_string, "*");
+}
+
+TEST_F(AdminBrokerProcessorTest, ProducerConnectionList) {
+  const auto ask = [&](const std::string& group) {
+    return call(testing::make_request(rq::kGetProducerConnectionList, {{"producerGroup", group}}));
+  };
+  const RemotingCommand none = ask("pg");
+  EXPECT_EQ(none.code, rc::kSystemError);
+  EXPECT_EQ(none.remark, "the producer group[pg] not exist");
+
+  context().producers->register_producer(
+      "pg", {std::make_shared<FakeChannel>(7, "10.0.0.7:5000"), "p1", plugin::v1::LanguageCode::kCpp, 401, 0});
+  context().producers->register_producer(
+      "pg", {std::make_shared<FakeChannel>(8, "10.0.0.8:5000"), "p2", plugin::v1::LanguageCode::kJava, 453, 0});
+  context().producers->register_producer(
+      "other", {std::make_shared<FakeChannel>(9, "10.0.0.9:5000"), "p3", plugin::v1::LanguageCode::kGo, 413, 0});
+  const RemotingCommand online = ask("pg");
+  ASSERT_EQ(online.code, rc::kSuccess) << online.remark.value_or("");
+  EXPECT_EQ(protocol::body_text(online),
+            R"({"connectionSet":[{"clientAddr":"10.0.0.7:5000","clientId":"p1","language":"CPP","version":401},)"
+            R"({"clientAddr":"10.0.0.8:5000","clientId":"p2","language":"JAVA","version":453}]})");
+
+  // Gone with its last connection.
+  context().producers->on_channel_closed(7);
+  context().producers->on_channel_closed(8);
+  EXPECT_EQ(ask("pg").code, rc::kSystemError);
+  EXPECT_EQ(ask("other").code, rc::kSuccess);
+  const RemotingCommand headerless = call(testing::make_request(rq::kGetProducerConnectionList, {}));
+  EXPECT_EQ(headerless.code, rc::kSystemError);
+  EXPECT_EQ(headerless.remark, "the custom field <producerGroup> is null");
 }
 
 TEST_F(AdminBrokerProcessorTest, ConsumerRunningInfoIsForwardedToTheNamedClient) {

@@ -18,6 +18,7 @@
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/validation.hpp"
 #include "send_checks.hpp"
+#include "send_request.hpp"
 #include "send_request_headers.hpp"
 #include "send_response.hpp"
 
@@ -28,19 +29,6 @@ namespace rc = protocol::response_code;
 namespace request_code = protocol::request_code;
 
 namespace {
-
-// The producer's address as records store it; one that is not ip:port (a test double, a local
-// socket) is stored as 0.0.0.0:0.
-v1::HostAddress born_host_of(const Channel& channel) {
-  auto parsed = v1::parse_host_address(channel.remote_address());
-  return parsed ? *parsed : v1::HostAddress{};
-}
-
-// The request body in a slice that keeps it alive, so the store reads it where it is.
-v1::StoredSlice own(std::vector<std::uint8_t> body) {
-  auto owner = std::make_shared<const std::vector<std::uint8_t>>(std::move(body));
-  return {std::span<const std::uint8_t>(*owner), owner};
-}
 
 // Java's Boolean.parseBoolean, which message flags (WAIT, TRAN_MSG) go through.
 bool java_boolean(std::optional<std::string_view> text) {
@@ -61,48 +49,13 @@ bool is_half_message(const OutgoingMessage& m) {
          !(m.reconsume_times > 0 && delay_level_of(m.properties) > 0);
 }
 
-// The fields every message of a send request takes from its header and connection.
-OutgoingMessage message_from(const SendMessageRequestHeader& header, const SendTarget& target, const Channel& producer,
-                             const BrokerConfig& config) {
-  OutgoingMessage m;
-  m.topic = header.topic;
-  m.queue_id = target.queue_id;
-  m.flag = header.flag;
-  m.sys_flag = header.sys_flag;
-  if (target.topic.topic_filter_type == "MULTI_TAG") m.sys_flag |= v1::sys_flag::kMultiTags;
-  m.born_timestamp = header.born_timestamp;
-  m.born_host = born_host_of(producer);
-  m.reconsume_times = header.reconsume_times;
-  m.properties = v1::decode_properties(header.properties);
-  // RocketMQ stamps the cluster into every message a producer sends.
+// RocketMQ stamps the cluster into every message a producer sends (requests of request-reply
+// need it: the responder replies to <CLUSTER>_REPLY_TOPIC).
+OutgoingMessage sent_message_from(const SendMessageRequestHeader& header, const SendTarget& target,
+                                  const Channel& producer, const BrokerConfig& config) {
+  OutgoingMessage m = message_from(header, target, producer);
   if (!config.cluster_name.empty()) set_property(m.properties, v1::property::kCluster, config.cluster_name);
   return m;
-}
-
-// Header, broker and topic checks shared by single and batch sends.
-OrRefusal<std::pair<SendMessageRequestHeader, SendTarget>> check_send(BrokerContext& context,
-                                                                      const RemotingCommand& request,
-                                                                      const Responder& responder) {
-  auto header = parse_send_message_header(request);
-  if (!header) return Refusal{rc::kSystemError, header.status().message()};
-  if (auto refusal = check_broker_writable(*context.config)) return std::move(*refusal);
-  auto target = resolve_send_target(context, *header, responder.channel()->remote_address());
-  if (auto* refusal = std::get_if<Refusal>(&target)) return std::move(*refusal);
-  return std::pair{std::move(header).value(), std::get<SendTarget>(std::move(target))};
-}
-
-// How a send's messages count in rocketmq_messages_in_total: the topic they are stored in (as
-// RocketMQ counts them, the schedule topic for a delayed message and the half topic for a
-// transaction's) and the type the producer's properties give them. Nothing when metrics are off.
-struct CountedAs {
-  std::shared_ptr<BrokerMetrics> metrics;
-  std::string topic;
-  MessageType type = MessageType::kNormal;
-};
-
-CountedAs counted_as(const BrokerContext& context, const std::string& stored_topic, MessageType type) {
-  if (!context.metrics) return {};
-  return {context.metrics, stored_topic, type};
 }
 
 // Answers an append with send_response(); a half message's answer also names its transaction
@@ -112,9 +65,8 @@ AppendedCallback answer_with(const BrokerContext& context, const Responder& resp
   return [responder, store_host = context.store_host, queue_id, stats = context.stats, counted = std::move(counted),
           transaction_id = std::move(transaction_id)](v1::Result<AppendedMessages> appended) {
     if (appended) {
-      const auto messages = static_cast<std::int64_t>(appended->commit_offsets.size());
-      stats->count_put(messages);
-      if (counted.metrics) counted.metrics->count_in(counted.topic, counted.type, messages, appended->result.bytes);
+      stats->count_put(static_cast<std::int64_t>(appended->commit_offsets.size()));
+      counted.count(*appended);
     }
     RemotingCommand response = send_response(appended, store_host, queue_id);
     if (appended && !transaction_id.empty()) response.ext_fields.set("transactionId", transaction_id);
@@ -165,21 +117,17 @@ void SendMessageProcessor::process(RemotingCommand request, Responder responder)
 }
 
 void SendMessageProcessor::send_message(RemotingCommand request, const Responder& responder) {
-  auto checked = check_send(context_, request, responder);
+  auto checked = check_single_message_request(context_, request, responder);
   if (auto* refusal = std::get_if<Refusal>(&checked)) return refuse(responder, std::move(*refusal));
   const auto& [header, target] = std::get<0>(checked);
   const BrokerConfig& config = *context_.config;
-  if (auto refusal = check_message_size(config, request.body.size(), header.properties.size())) {
-    return refuse(responder, std::move(*refusal));
-  }
-  OutgoingMessage message = message_from(header, target, *responder.channel(), config);
-  const MessageType type = context_.metrics ? message_type_of(message.properties) : MessageType::kNormal;
+  OutgoingMessage message = sent_message_from(header, target, *responder.channel(), config);
   const bool half = is_half_message(message);
   if (half && config.reject_transaction_message) {
     return responder.fail(rc::kNoPermission,
                           "the broker[" + config.broker_ip + "] sending transaction message is forbidden");
   }
-  message.body = own(std::move(request.body));
+  message.body = own_body(std::move(request.body));
   const bool wait_for_flush = waits_for_flush(message.properties);
   // WAIT only tells this broker when to answer: RocketMQ saves its bytes in every record.
   erase_property(message.properties, v1::property::kWaitStoreOk);
@@ -197,7 +145,8 @@ void SendMessageProcessor::send_message(RemotingCommand request, const Responder
   }
   if (!half) {
     ScheduleMessageService::park(config.delay_level_ms, message);
-    CountedAs counted = counted_as(context_, message.topic, type);
+    // Parked, the message keeps its DELAY: it counts as delayed, in the schedule topic.
+    CountedAs counted = counted_as(context_, message.topic, message.properties);
     return append_message(context_, std::move(message), wait_for_flush,
                           answer_with(context_, responder, target.queue_id, std::move(counted)));
   }
@@ -206,13 +155,13 @@ void SendMessageProcessor::send_message(RemotingCommand request, const Responder
     return responder.fail(rc::kSystemError, prepared.message());
   }
   std::string transaction_id(get_property(message.properties, v1::property::kUniqueKey).value_or(""));
-  CountedAs counted = counted_as(context_, message.topic, type);
+  CountedAs counted = counted_as(context_, message.topic, message.properties);  // TRAN_MSG kept, half topic
   append_message(context_, std::move(message), wait_for_flush,
                  answer_with(context_, responder, target.queue_id, std::move(counted), std::move(transaction_id)));
 }
 
 void SendMessageProcessor::send_batch(RemotingCommand request, const Responder& responder) {
-  auto checked = check_send(context_, request, responder);
+  auto checked = check_send_request(context_, request, responder);
   if (auto* refusal = std::get_if<Refusal>(&checked)) return refuse(responder, std::move(*refusal));
   const auto& [header, target] = std::get<0>(checked);
   if (header.topic.starts_with(protocol::kRetryGroupTopicPrefix)) {
@@ -222,11 +171,11 @@ void SendMessageProcessor::send_batch(RemotingCommand request, const Responder& 
     return responder.fail(rc::kMessageIllegal, "batch messages cannot be transactional (sysFlag is PREPARED)");
   }
   const BrokerConfig& config = *context_.config;
-  const v1::StoredSlice body = own(std::move(request.body));
+  const v1::StoredSlice body = own_body(std::move(request.body));
   auto items = v1::decode_batch(body.bytes);
   if (!items) return responder.fail(rc::kMessageIllegal, "the batch body is malformed: " + items.status().message());
   if (items->empty()) return responder.fail(rc::kMessageIllegal, "the batch holds no message");
-  OutgoingMessage shared = message_from(header, target, *responder.channel(), config);
+  OutgoingMessage shared = sent_message_from(header, target, *responder.channel(), config);
   // Each message gets its own properties below: copying the header's with the rest is waste.
   const v1::Properties shared_properties = std::exchange(shared.properties, {});
   BatchMembers batch;
@@ -256,8 +205,7 @@ void SendMessageProcessor::send_batch(RemotingCommand request, const Responder& 
     }
     batch.members.push_back({item.flag, item.body, batch.properties.size()});
   }
-  CountedAs counted =
-      counted_as(context_, shared.topic, context_.metrics ? message_type_of(shared_properties) : MessageType::kNormal);
+  CountedAs counted = counted_as(context_, shared.topic, shared_properties);
   append_batch(context_, std::move(shared), std::move(batch), waits_for_flush(shared_properties),
                answer_with(context_, responder, target.queue_id, std::move(counted)));
 }

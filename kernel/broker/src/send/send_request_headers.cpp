@@ -1,7 +1,5 @@
 #include "send_request_headers.hpp"
 
-#include <limits>
-
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/header_fields.hpp"
 
@@ -9,7 +7,8 @@ namespace mqkit::broker {
 
 using plugin::v1::ExtFields;
 using plugin::v1::Result;
-using plugin::v1::Status;
+using protocol::optional_int32;
+using protocol::require_int32;
 
 namespace {
 
@@ -33,30 +32,12 @@ constexpr Field kUnitMode{"unitMode", "k"};
 constexpr Field kMaxReconsumeTimes{"maxReconsumeTimes", "l"};
 constexpr Field kBatch{"batch", "m"};
 
-// Java decodes these fields into an int: anything outside its range fails as a bad number.
-Result<std::int32_t> to_int32(Result<std::int64_t> value, std::string_view name) {
-  if (!value) return value.status();
-  if (*value < std::numeric_limits<std::int32_t>::min() || *value > std::numeric_limits<std::int32_t>::max()) {
-    return Status::invalid_argument("header field '" + std::string(name) +
-                                    "' is out of the int range: " + std::to_string(*value));
-  }
-  return static_cast<std::int32_t>(*value);
-}
-
-Result<std::int32_t> require_int32(const ExtFields& fields, std::string_view name) {
-  return to_int32(protocol::require_int(fields, name), name);
-}
-
-Result<std::optional<std::int32_t>> optional_int32(const ExtFields& fields, std::string_view name) {
-  if (!fields.get(name)) return std::optional<std::int32_t>();
-  MQKIT_ASSIGN_OR_RETURN(std::int32_t value, to_int32(fields.get_int(name), name));
-  return std::optional<std::int32_t>(value);
-}
-
 }  // namespace
 
 Result<SendMessageRequestHeader> parse_send_message_header(const plugin::v1::RemotingCommand& request) {
-  const bool short_keys = request.code != protocol::request_code::kSendMessage;
+  // SEND_MESSAGE and SEND_REPLY_MESSAGE carry SendMessageRequestHeader; the others its V2 form.
+  const bool short_keys = request.code != protocol::request_code::kSendMessage &&
+                          request.code != protocol::request_code::kSendReplyMessage;
   const auto name = [short_keys](const Field& f) { return short_keys ? f.v2 : f.v1; };
   const ExtFields& f = request.ext_fields;
   SendMessageRequestHeader h;

@@ -58,13 +58,18 @@ RemotingCommand send_response(const plugin::v1::Result<AppendedMessages>& append
     if (!ids.empty()) ids += ',';
     ids += plugin::v1::make_offset_message_id(store_host, offset);
   }
-  response.ext_fields.reserve(5);
-  response.ext_fields.set("msgId", std::move(ids));
+  set_send_result_fields(response, std::move(ids), queue_id, appended->result.queue_offset);
+  return response;
+}
+
+void set_send_result_fields(RemotingCommand& response, std::string msg_id, std::int32_t queue_id,
+                            std::int64_t queue_offset) {
+  response.ext_fields.reserve(response.ext_fields.size() + 5);
+  response.ext_fields.set("msgId", std::move(msg_id));
   response.ext_fields.set("queueId", static_cast<std::int64_t>(queue_id));
-  response.ext_fields.set("queueOffset", appended->result.queue_offset);
+  response.ext_fields.set("queueOffset", queue_offset);
   response.ext_fields.set("MSG_REGION", std::string(kRegion));
   response.ext_fields.set("TRACE_ON", std::string("true"));
-  return response;
 }
 
 }  // namespace mqkit::broker

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "append_messages.hpp"
 #include "mqkit/plugin/v1/remoting_command.hpp"
@@ -15,5 +16,10 @@ namespace mqkit::broker {
 // store refused the message) or SYSTEM_ERROR, with the store's explanation.
 plugin::v1::RemotingCommand send_response(const plugin::v1::Result<AppendedMessages>& appended,
                                           const plugin::v1::HostAddress& store_host, std::int32_t queue_id);
+
+// The fields of SendMessageResponseHeader every answer to a send carries: msgId, queueId,
+// queueOffset, MSG_REGION and TRACE_ON.
+void set_send_result_fields(plugin::v1::RemotingCommand& response, std::string msg_id, std::int32_t queue_id,
+                            std::int64_t queue_offset);
 
 }  // namespace mqkit::broker

@@ -9,7 +9,8 @@ namespace mqkit::broker::testing {
 namespace v1 = plugin::v1;
 
 v1::RemotingCommand SendRequest::build() const {
-  const bool short_keys = code != protocol::request_code::kSendMessage;
+  const bool short_keys =
+      code != protocol::request_code::kSendMessage && code != protocol::request_code::kSendReplyMessage;
   auto request = v1::RemotingCommand::request(code);
   const auto put = [&](std::string_view v1_name, std::string_view v2_name, std::string value) {
     request.ext_fields.set(std::string(short_keys ? v2_name : v1_name), std::move(value));

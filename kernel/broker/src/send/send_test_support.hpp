@@ -22,8 +22,8 @@
 
 namespace mqkit::broker::testing {
 
-// SendMessageRequestHeader fields; build() uses the long keys for SEND_MESSAGE and the
-// one-letter keys for SEND_MESSAGE_V2 and SEND_BATCH_MESSAGE.
+// SendMessageRequestHeader fields; build() uses the long keys for SEND_MESSAGE and
+// SEND_REPLY_MESSAGE, the one-letter keys for the other send codes.
 struct SendRequest {
   std::int32_t code = protocol::request_code::kSendMessageV2;
   std::string topic = "T";

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -58,6 +59,10 @@ class Bootstrap {
     return std::static_pointer_cast<Interface>(std::move(object).value());
   }
 
+  // The validated table (defaults included) of the plugin made for slot `path`; nullptr when
+  // none was made.
+  const ConfigValues* plugin_values(std::string_view path) const;
+
   // Every validated section, as TOML with descriptions (what --print-config prints).
   std::string effective_config() const;
   // Unknown sections and unused --set values are errors; call after the last section().
@@ -70,6 +75,7 @@ class Bootstrap {
   std::unique_ptr<PluginRegistry> registry_;
   std::unique_ptr<KernelHost> host_;
   std::vector<std::string> rendered_;
+  std::map<std::string, ConfigValues, std::less<>> plugin_values_;
 };
 
 }  // namespace mqkit::kernel

@@ -31,6 +31,7 @@
 #include "mqkit/client/types.hpp"
 #include "mqkit/plugin/v1/transport.hpp"
 #include "mqkit/protocol/bodies.hpp"
+#include "mqkit/protocol/connection.hpp"
 #include "mqkit/protocol/subscription_group.hpp"
 #include "mqkit/protocol/transaction.hpp"
 
@@ -38,8 +39,9 @@ namespace mqkit::client {
 
 using plugin::v1::RemotingCommand;
 
-// SEND_MESSAGE_V2 / SEND_BATCH_MESSAGE (rocketmq-facts §1.9). The body is shared, not copied, so
-// one prepared message can be sent again on a retry.
+// SEND_MESSAGE_V2 / SEND_BATCH_MESSAGE (rocketmq-facts §1.9), SEND_REPLY_MESSAGE_V2 for a reply
+// (MSG_TYPE=reply). The body is shared, not copied, so one prepared message can be sent again on
+// a retry.
 struct SendMessageRequest {
   std::string producer_group{};
   std::string topic{};
@@ -216,6 +218,14 @@ class ClientApi {
   // UPDATE_BROKER_CONFIG; a mqkit broker changes only its live settings (docs/mqadmin.md).
   Status update_broker_config(std::string_view address, const std::map<std::string, std::string>& properties,
                               std::chrono::milliseconds timeout = {});
+  // GET_CONSUMER_CONNECTION_LIST: the group's live consumers on one broker, how they consume and
+  // what they subscribe; NotFound when none is online (CONSUMER_NOT_ONLINE).
+  Result<protocol::ConsumerConnection> get_consumer_connection_list(std::string_view address, std::string_view group,
+                                                                    std::chrono::milliseconds timeout = {});
+  // GET_PRODUCER_CONNECTION_LIST: the group's live producers on one broker. A broker that knows no
+  // producer of the group answers SYSTEM_ERROR (Unavailable here), as RocketMQ's do.
+  Result<protocol::ProducerConnection> get_producer_connection_list(std::string_view address, std::string_view group,
+                                                                    std::chrono::milliseconds timeout = {});
   // Messages of one broker matching the key; empty when none (QUERY_NOT_FOUND).
   Result<QueryMessageResult> query_message(std::string_view address, const QueryMessageRequest& request,
                                            std::chrono::milliseconds timeout = {});

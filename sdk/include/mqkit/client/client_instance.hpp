@@ -5,7 +5,7 @@
 // processors for requests brokers send to the client.
 //
 // Consumers plug in through ConsumerMember and register_request_processor; producers through
-// register_producer. Several producers/consumers with the same client id share one instance
+// register_producer (and pending_requests for request-reply). Several producers/consumers with the same client id share one instance
 // (get_or_create); the first one's ClientConfig is the one used.
 //
 // Threads: every public method is thread-safe. The instance runs
@@ -37,6 +37,7 @@
 
 namespace mqkit::client {
 
+class PendingRequests;
 class RequestDispatcher;
 class TaskPool;
 class WakeableLoop;
@@ -157,6 +158,9 @@ class ClientInstance {
   void register_request_processor(std::int32_t code, RequestProcessor processor);
   // Runs `task` on the client-async thread; false when the instance is shutting down.
   bool execute(std::function<void()> task);
+  // Requests of this instance's producers waiting for their reply: PUSH_REPLY_MESSAGE_TO_CLIENT
+  // completes them, the periodic thread ends expired ones every second (request_reply.hpp).
+  const std::shared_ptr<PendingRequests>& pending_requests() const noexcept { return pending_requests_; }
 
  private:
   ClientInstance(ClientConfig config, std::shared_ptr<plugin::v1::Transport> transport, bool owns_transport);
@@ -175,6 +179,7 @@ class ClientInstance {
   const ClientConfig config_;
   const std::string client_id_;
   std::shared_ptr<RequestDispatcher> dispatcher_;
+  std::shared_ptr<PendingRequests> pending_requests_;
   std::shared_ptr<plugin::v1::Transport> transport_;
   const bool owns_transport_;
   std::unique_ptr<ClientApi> api_;

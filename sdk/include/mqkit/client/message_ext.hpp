@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mqkit/client/message.hpp"
@@ -34,6 +35,10 @@ class MessageExt : public Message {
   std::int64_t prepared_transaction_offset = 0;
   std::string offset_msg_id{};          // store host | commit log offset, 32 hex chars for IPv4
 };
+
+// Encoded properties ("name\x01value\x02...") as a map, the last of a repeated name winning (as
+// set_property would leave them).
+Message::PropertyMap decode_property_map(std::string_view encoded);
 
 // Decodes the back-to-back stored records of a pull/query/view response body (rocketmq-facts
 // §1.13). With `inflate`, zlib-compressed bodies (COMPRESSED without a non-zlib compression type)

@@ -12,6 +12,9 @@
 // robin avoiding unavailable brokers), by an application selector with an argument (ordered
 // messages: the same order id always reaches the same queue), or to a given queue.
 //
+// Request-reply (request_reply.hpp): request() sends a message and waits for the reply a
+// responder sends with create_reply_message; request_async() calls back with it.
+//
 // With config.auto_batch, async sends of single messages to one queue travel together as one
 // SEND_BATCH_MESSAGE, each callback with its own result (produce_accumulator.hpp, docs/sdk.md).
 //
@@ -35,6 +38,7 @@
 #include "mqkit/client/client_instance.hpp"
 #include "mqkit/client/message.hpp"
 #include "mqkit/client/producer_config.hpp"
+#include "mqkit/client/request_reply.hpp"
 #include "mqkit/client/send_result.hpp"
 #include "mqkit/plugin/v1/selector.hpp"
 
@@ -81,6 +85,18 @@ class Producer {
   Status send_batch_async(std::vector<Message> messages, SendCallback callback, const SendOptions& options = {});
   // Queued for the broker; nothing comes back. One attempt.
   Status send_oneway(Message message, const SendOptions& options = {});
+
+  // Sends `message` as a request (CORRELATION_ID, REPLY_TO_CLIENT, TTL = `timeout`) and waits for
+  // its reply; `timeout` bounds the send and the wait together (options.timeout must stay unset).
+  // Timeout "request timeout, no reply message after N ms ..." when no reply came in time; the
+  // send's error when the request could not be sent. Blocks the calling thread.
+  Result<MessageExt> request(Message message, std::chrono::milliseconds timeout, const SendOptions& options = {});
+  // As request(), calling back with the reply or the error (on a transport thread, the client's
+  // periodic thread for a timeout, or the calling thread; it must not block). A timeout is
+  // noticed within a second after it passed. An error returned here means `callback` will not be
+  // called.
+  Status request_async(Message message, RequestCallback callback, std::chrono::milliseconds timeout,
+                       const SendOptions& options = {});
 
   // A selector plugin by name ("hash", "random", "SelectMessageQueueByHash", ...).
   Result<std::shared_ptr<QueueSelector>> make_selector(const PluginChoice& choice) const;

@@ -74,6 +74,9 @@ struct BrokerConfig {
   std::int64_t transaction_timeout_ms = 6000;
   std::int32_t transaction_check_max = 15;
   std::int64_t transaction_check_interval_ms = 60'000;
+  // RocketMQ's storeReplyMessageEnable: replies are stored in <cluster>_REPLY_TOPIC as well as
+  // pushed to the requester.
+  LiveSetting<bool> store_reply_message_enable = true;
   // Replication (docs/replication.md).
   BrokerRole broker_role = BrokerRole::kAsyncMaster;
   std::int32_t ha_listen_port = -1;  // -1 = listen_port + 1, 0 = any free port
@@ -86,6 +89,11 @@ struct BrokerConfig {
   // Prometheus metrics (docs/metrics.md): off unless metrics_exporter_type is PROM.
   metrics::ExporterSettings metrics_exporter{.enabled = false, .host = {}, .port = 5557};
 
+  // The store's and the transport's settings (their plugins' validated tables, defaults
+  // included), so GET_BROKER_CONFIG shows every setting as RocketMQ's flat list does. Filled
+  // by mqbroker from its bootstrap; not a [broker] key.
+  std::vector<plugin::v1::ConfigValues> plugin_settings;
+
   bool is_slave() const noexcept { return broker_role == BrokerRole::kSlave; }
 
   // "ip:port" this broker registers and stamps into records.
@@ -94,8 +102,10 @@ struct BrokerConfig {
 
 plugin::v1::Result<BrokerConfig> broker_config_from(const plugin::v1::ConfigValues& values);
 
-// Every [broker] key in RocketMQ's camelCase spelling with its value as text (GET_BROKER_CONFIG):
-// durations in milliseconds and sizes in bytes, as RocketMQ's own keys hold them.
+// Every [broker] key, then every key of `plugin_settings` that [broker] does not have (the
+// store's max_message_size is shown once, as the broker's), in RocketMQ's camelCase spelling
+// with its value as text (GET_BROKER_CONFIG): durations in milliseconds and sizes in bytes, as
+// RocketMQ's own keys hold them.
 std::map<std::string, std::string> broker_config_properties(const BrokerConfig& config);
 
 // UPDATE_BROKER_CONFIG: sets the live settings (needs_restart = false in the schema) named in

@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mqkit/plugin/v1/transport.hpp"
@@ -77,6 +78,9 @@ class ProducerManager {
   std::vector<ClientConnection> connections(const std::string& group) const;
   // Every group's connections (a client in two groups appears twice).
   std::vector<ClientConnection> all_connections() const;
+  // The connection of the producer client `client_id` (any group), nullptr when it has none:
+  // where a reply to its request is pushed (RocketMQ's findChannel).
+  std::shared_ptr<plugin::v1::Channel> find_channel(std::string_view client_id) const;
 
  private:
   mutable std::mutex mutex_;

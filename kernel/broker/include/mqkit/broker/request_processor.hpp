@@ -4,6 +4,7 @@
 // polling, sync flush). One-way requests are never answered.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <vector>
@@ -15,6 +16,10 @@ namespace mqkit::broker {
 
 using plugin::v1::Channel;
 using plugin::v1::RemotingCommand;
+
+// How long a client has to answer a request the broker sends it (RocketMQ's callClient): a
+// forwarded GET_CONSUMER_RUNNING_INFO, a pushed reply.
+inline constexpr std::chrono::milliseconds kCallClientTimeout{10000};
 
 class Responder {
  public:

@@ -45,6 +45,7 @@ inline constexpr std::int32_t kUpdateAndCreateSubscriptionGroup = 200;
 inline constexpr std::int32_t kGetAllSubscriptionGroupConfig = 201;
 inline constexpr std::int32_t kGetTopicStatsInfo = 202;
 inline constexpr std::int32_t kGetConsumerConnectionList = 203;
+inline constexpr std::int32_t kGetProducerConnectionList = 204;
 inline constexpr std::int32_t kGetAllTopicListFromNameServer = 206;
 inline constexpr std::int32_t kDeleteSubscriptionGroup = 207;
 inline constexpr std::int32_t kGetConsumeStats = 208;
@@ -60,6 +61,11 @@ inline constexpr std::int32_t kConsumeMessageDirectly = 309;
 inline constexpr std::int32_t kSendMessageV2 = 310;
 inline constexpr std::int32_t kSendBatchMessage = 320;
 inline constexpr std::int32_t kQueryDataVersion = 322;
+// Request-reply (protocol/request_reply.hpp): a responder's reply message (the send header,
+// long or one-letter keys), and the broker's push of it to the requesting client.
+inline constexpr std::int32_t kSendReplyMessage = 324;
+inline constexpr std::int32_t kSendReplyMessageV2 = 325;
+inline constexpr std::int32_t kPushReplyMessageToClient = 326;
 // PULL_MESSAGE from a lite pull consumer (sysFlag has pull_sys_flag::kLitePull); same header and answer.
 inline constexpr std::int32_t kLitePullMessage = 361;
 }  // namespace request_code

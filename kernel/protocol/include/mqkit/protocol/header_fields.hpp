@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -16,6 +17,11 @@ plugin::v1::Result<std::int64_t> require_int(const plugin::v1::ExtFields& fields
 // Optional integer: `fallback` when absent, an error when present but not a number.
 plugin::v1::Result<std::int64_t> optional_int(const plugin::v1::ExtFields& fields, std::string_view name,
                                               std::int64_t fallback);
+// Java decodes these fields into an int: anything outside its range fails as a bad number.
+plugin::v1::Result<std::int32_t> require_int32(const plugin::v1::ExtFields& fields, std::string_view name);
+// Absent is nullopt (a nullable Integer).
+plugin::v1::Result<std::optional<std::int32_t>> optional_int32(const plugin::v1::ExtFields& fields,
+                                                               std::string_view name);
 
 // The body of a command as text (JSON bodies).
 inline std::string_view body_text(const plugin::v1::RemotingCommand& c) {

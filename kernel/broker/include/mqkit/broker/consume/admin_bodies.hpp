@@ -1,7 +1,7 @@
-// JSON bodies of admin requests that protocol/bodies.hpp does not define (yet): the
-// reset-offset table and a group's connections (subscription group settings are in
-// protocol/subscription_group.hpp). Written as fastjson writes them (keys in alphabetical
-// order) so Java admin tools and clients read them.
+// JSON bodies of admin requests that protocol/ does not define (yet): the reset-offset table
+// (subscription group settings are in protocol/subscription_group.hpp, connection lists in
+// protocol/connection.hpp). Written as fastjson writes them (keys in alphabetical order) so
+// Java admin tools and clients read them.
 //
 // Pure functions; any thread.
 #pragma once
@@ -9,10 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
-#include <string_view>
 
-#include "mqkit/broker/consumer_manager.hpp"
-#include "mqkit/broker/subscription_group_manager.hpp"
 #include "mqkit/plugin/v1/message_queue.hpp"
 #include "mqkit/plugin/v1/remoting_command.hpp"
 #include "mqkit/plugin/v1/status.hpp"
@@ -25,9 +22,5 @@ namespace mqkit::broker {
 // (rocketmq-facts §1.11).
 std::string encode_reset_offset_body(const std::map<plugin::v1::MessageQueue, std::int64_t>& offsets,
                                      plugin::v1::LanguageCode language);
-
-// ConsumerConnection (GET_CONSUMER_CONNECTION_LIST): the group's connections, how it consumes
-// and its subscriptions by topic.
-std::string encode_consumer_connection(const ConsumerGroupInfo& group);
 
 }  // namespace mqkit::broker
