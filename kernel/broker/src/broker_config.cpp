@@ -114,6 +114,11 @@ constexpr plugin::v1::ConfigField kFields[] = {
                     "empty: unsigned, as in RocketMQ, so list the slaves in the master's global white addresses"},
     {.key = "acl_secret_key", .type = ValueType::kString, .default_value = "",
      .description = "Secret key of acl_access_key (GET_BROKER_CONFIG shows it as ***)"},
+    // Prometheus metrics (docs/metrics.md), RocketMQ 5's metricsExporterType and metricsPromExporter*.
+    metrics::kExporterTypeField,
+    metrics::kExporterHostField,
+    {.key = "metrics_prom_exporter_port", .type = ValueType::kInt, .default_value = "5557",
+     .description = "Port of the metrics exporter (0 = any free port)", .min = 0, .max = 65535},
 };
 constexpr plugin::v1::ConfigSchema kSchema{kFields, std::size(kFields)};
 
@@ -174,6 +179,9 @@ plugin::v1::ConfigValues values_of(const BrokerConfig& c) {
   v.set("acl_file", c.acl_file.string());
   v.set("acl_access_key", c.acl_credentials.access_key);
   v.set("acl_secret_key", c.acl_credentials.secret_key);
+  v.set("metrics_exporter_type", std::string(c.metrics_exporter.enabled ? "PROM" : "DISABLE"));
+  v.set("metrics_prom_exporter_host", c.metrics_exporter.host);
+  v.set("metrics_prom_exporter_port", std::int64_t{c.metrics_exporter.port});
   return v;
 }
 
@@ -318,6 +326,7 @@ Result<BrokerConfig> broker_config_from(const plugin::v1::ConfigValues& v, const
   if (c.acl_credentials.access_key.empty() != c.acl_credentials.secret_key.empty()) {
     return Status::invalid_argument("acl_access_key and acl_secret_key go together: set both or neither");
   }
+  c.metrics_exporter = metrics::exporter_settings_from(v, "metrics_prom_exporter_port");
   if (c.broker_role == BrokerRole::kSlave && c.broker_id == 0) {
     return Status::invalid_argument("broker_role is SLAVE but broker_id is 0: a slave needs a broker_id > 0");
   }

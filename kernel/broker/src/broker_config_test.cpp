@@ -205,5 +205,40 @@ TEST(BrokerConfigTest, TheBrokersOwnAccountNeedsBothKeysAndHidesItsSecret) {
   EXPECT_EQ(properties.at("aclSecretKey"), "***");
 }
 
+// The Prometheus exporter keys (docs/metrics.md): off by default on RocketMQ's port, taken in
+// RocketMQ's spellings, and checked like every key.
+TEST(BrokerConfigTest, MetricsExporterKeys) {
+  const auto parse = [](const std::string& toml) {
+    auto doc = kernel::ConfigDocument::parse(toml, "t").value();
+    auto values = doc.section("broker", broker_schema());
+    if (!values) return Result<BrokerConfig>(values.status());
+    return broker_config_from(*values);
+  };
+  auto defaults = parse("");
+  ASSERT_TRUE(defaults.is_ok());
+  EXPECT_FALSE(defaults->metrics_exporter.enabled);
+  EXPECT_EQ(defaults->metrics_exporter.host, "");
+  EXPECT_EQ(defaults->metrics_exporter.port, 5557);
+  EXPECT_EQ(broker_config_properties(*defaults).at("metricsExporterType"), "DISABLE");
+
+  auto prom = parse("[broker]\nmetricsExporterType = \"PROM\"\nmetricsPromExporterHost = \"127.0.0.1\"\n"
+                    "metricsPromExporterPort = 0\n");
+  ASSERT_TRUE(prom.is_ok()) << prom.status().to_string();
+  EXPECT_TRUE(prom->metrics_exporter.enabled);
+  EXPECT_EQ(prom->metrics_exporter.host, "127.0.0.1");
+  EXPECT_EQ(prom->metrics_exporter.port, 0);
+  EXPECT_EQ(broker_config_properties(*prom).at("metricsExporterType"), "PROM");
+  EXPECT_EQ(broker_config_properties(*prom).at("metricsPromExporterPort"), "0");
+
+  auto otlp = parse("[broker]\nmetrics_exporter_type = \"OTLP_GRPC\"\n");
+  ASSERT_FALSE(otlp.is_ok());
+  EXPECT_NE(otlp.status().message().find("metrics_exporter_type"), std::string::npos) << otlp.status().message();
+  EXPECT_FALSE(parse("[broker]\nmetrics_prom_exporter_port = 70000\n").is_ok());
+  EXPECT_FALSE(parse("[broker]\nmetrics_prom_exporter_prot = 1\n").is_ok());
+  // Restart-only, like every listener.
+  EXPECT_EQ(update_live_settings(BrokerConfig{}, {{"metricsExporterType", "PROM"}}).code(),
+            plugin::v1::StatusCode::kPermissionDenied);
+}
+
 }  // namespace
 }  // namespace mqkit::broker

@@ -11,6 +11,7 @@
 #include "ha/ha_master.hpp"
 #include "ha/slave_synchronize.hpp"
 #include "mqkit/broker/acl/access_control.hpp"
+#include "mqkit/broker/broker_metrics_page.hpp"
 #include "mqkit/broker/ha/replica_acks.hpp"
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/protocol/codes.hpp"
@@ -95,6 +96,10 @@ Status BrokerController::start_services() {
   context_.clock = &kernel::wall_clock_ms;
 
   handler_ = std::make_shared<BrokerRequestHandler>();
+  if (config_.metrics_exporter.enabled) {
+    context_.metrics = std::make_shared<BrokerMetrics>();
+    handler_->record_latency_in(&context_.metrics->rpc());
+  }
   handler_->on_channel_closed([this](std::uint64_t id) {
     consumers_.on_channel_closed(id);
     producers_.on_channel_closed(id);
@@ -145,6 +150,12 @@ Status BrokerController::start_services() {
     producers_.expire(kernel::wall_clock_ms(), config_.channel_expired_timeout_ms);
   });
   tasks_.start();
+  if (context_.metrics) {
+    exporter_ = std::make_unique<metrics::HttpExporter>(
+        [this] { return broker_metrics_page(context_, kernel::wall_clock_ms()); });
+    MQKIT_ASSIGN_OR_RETURN(metrics_port_, metrics::start_exporter(*exporter_, config_.metrics_exporter,
+                                                                  config_.listen_host, "broker"));
+  }
   log->info("broker {} ({}) serving on {} in cluster {}", config_.broker_name, config_.broker_id, config_.address(),
             config_.cluster_name);
   return Status::ok();
@@ -228,6 +239,8 @@ void BrokerController::notify_group_change(const std::string& group, const std::
 void BrokerController::stop() noexcept {
   if (!started_) return;
   started_ = false;
+  // First: a scrape reads the services stopped below.
+  if (exporter_) exporter_->stop();
   tasks_.stop();
   if (registrar_) registrar_->unregister_all();
   if (ha_client_) ha_client_->stop();

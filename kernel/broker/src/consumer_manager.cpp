@@ -172,6 +172,15 @@ std::vector<ClientConnection> ProducerManager::connections(const std::string& gr
   return out;
 }
 
+std::vector<ClientConnection> ProducerManager::all_connections() const {
+  std::lock_guard lock(mutex_);
+  std::vector<ClientConnection> out;
+  for (const auto& [group, members] : groups_) {
+    for (const auto& [id, c] : members) out.push_back(c);
+  }
+  return out;
+}
+
 std::shared_ptr<plugin::v1::Channel> ProducerManager::find_channel(std::string_view client_id) const {
   std::lock_guard lock(mutex_);
   for (const auto& [group, members] : groups_) {

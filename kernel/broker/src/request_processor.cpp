@@ -8,13 +8,15 @@ namespace mqkit::broker {
 namespace rc = protocol::response_code;
 
 void Responder::respond(RemotingCommand response) const {
-  if (oneway_) return;
+  if (oneway_) return timer_.answered(request_code_, response.code, long_polling_, metrics::RpcResult::kOneway);
   response.opaque = opaque_;
   response.flag |= RemotingCommand::kResponseFlag;
   response.serialize_type = serialize_type_;
-  if (auto s = channel_->send(std::move(response)); !s) {
-    kernel::logger("broker")->debug("response to {} not sent: {}", channel_->remote_address(), s.to_string());
-  }
+  const std::int32_t code = response.code;
+  const auto sent = channel_->send(std::move(response));
+  timer_.answered(request_code_, code, long_polling_,
+                  sent ? metrics::RpcResult::kSuccess : metrics::RpcResult::kWriteChannelFailed);
+  if (!sent) kernel::logger("broker")->debug("response to {} not sent: {}", channel_->remote_address(), sent.to_string());
 }
 
 void Responder::fail(std::int32_t code, std::string remark) const {
@@ -29,7 +31,7 @@ void BrokerRequestHandler::add(std::shared_ptr<RequestProcessor> processor) {
 }
 
 void BrokerRequestHandler::on_request(const std::shared_ptr<Channel>& channel, RemotingCommand request) noexcept {
-  Responder responder(channel, request);
+  Responder responder(channel, request, rpc_);
   const std::int32_t code = request.code;
   try {
     if (access_check_) {

@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "consume/consume_test_support.hpp"
 #include "mqkit/broker/consumer_manager.hpp"
 #include "mqkit/broker/long_polling_service.hpp"
 #include "mqkit/broker/rebalance_lock_manager.hpp"
@@ -14,18 +15,8 @@ namespace {
 
 using testing::FakeChannel;
 
-protocol::ConsumerData consumer(std::string group, std::vector<std::string> topics) {
-  protocol::ConsumerData d;
-  d.group_name = std::move(group);
-  d.message_model = "CLUSTERING";
-  d.consume_type = "CONSUME_PASSIVELY";
-  for (auto& t : topics) {
-    protocol::SubscriptionData s;
-    s.topic = t;
-    s.sub_string = "*";
-    d.subscription_data_set.push_back(s);
-  }
-  return d;
+protocol::ConsumerData consumer(std::string group, const std::vector<std::string>& topics) {
+  return testing::consumer_data(std::move(group), topics);
 }
 
 ClientConnection connection(std::uint64_t id, std::string client_id, std::int64_t now = 0) {

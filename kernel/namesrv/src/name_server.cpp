@@ -5,6 +5,7 @@
 
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/kernel/wall_clock.hpp"
+#include "mqkit/namesrv/namesrv_metrics_page.hpp"
 
 namespace mqkit::namesrv {
 
@@ -26,6 +27,11 @@ constexpr plugin::v1::ConfigField kFields[] = {
      .description = "File keeping the KV config (ORDER_TOPIC_CONFIG, ...); empty = memory only"},
     {.key = "order_message_enable", .type = ValueType::kBool, .default_value = "false",
      .description = "Fill orderTopicConf in routes from the ORDER_TOPIC_CONFIG namespace"},
+    // Prometheus metrics (docs/metrics.md), with the broker's keys; 5557 is the broker's port.
+    metrics::kExporterTypeField,
+    metrics::kExporterHostField,
+    {.key = "metrics_prom_exporter_port", .type = ValueType::kInt, .default_value = "5558",
+     .description = "Port of the metrics exporter (0 = any free port)", .min = 0, .max = 65535},
 };
 constexpr plugin::v1::ConfigSchema kSchema{kFields, std::size(kFields)};
 
@@ -45,10 +51,15 @@ NameServer::NameServer(const plugin::v1::ConfigValues& config, std::shared_ptr<p
       listen_port_(static_cast<std::uint16_t>(config.get_int("listen_port"))),
       broker_expiry_ms_(config.get_duration_ms("broker_expiry")),
       scan_interval_ms_(config.get_duration_ms("scan_interval")),
+      metrics_exporter_(metrics::exporter_settings_from(config, "metrics_prom_exporter_port")),
       transport_(std::move(transport)),
       kv_(expand_home(config.get_string("kv_config_path"))) {
   processor_ = std::make_shared<NameServerProcessor>(
       routes_, kv_, NameServerOptions{.order_message_enable = config.get_bool("order_message_enable")}, &kernel::wall_clock_ms);
+  if (metrics_exporter_.enabled) {
+    rpc_ = std::make_unique<metrics::RpcLatency>();
+    processor_->record_latency_in(rpc_.get());
+  }
 }
 
 NameServer::~NameServer() { stop(); }
@@ -64,10 +75,20 @@ Status NameServer::start() {
   }
   scanner_ = std::thread([this] { scan_loop(); });
   kernel::logger("namesrv")->info("name server listening on {}:{}", listen_host_, port_);
+  if (rpc_) {
+    exporter_ = std::make_unique<metrics::HttpExporter>([this] { return namesrv_metrics_page(routes_, *rpc_); });
+    auto bound = metrics::start_exporter(*exporter_, metrics_exporter_, listen_host_, "namesrv");
+    if (!bound) {
+      stop();
+      return bound.status();
+    }
+    metrics_port_ = *bound;
+  }
   return Status::ok();
 }
 
 void NameServer::stop() noexcept {
+  if (exporter_) exporter_->stop();
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;

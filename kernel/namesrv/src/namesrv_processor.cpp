@@ -193,10 +193,14 @@ RemotingCommand NameServerProcessor::kv_request(const RemotingCommand& req) {
 
 void NameServerProcessor::on_request(const std::shared_ptr<plugin::v1::Channel>& channel,
                                      RemotingCommand request) noexcept {
+  const metrics::RpcTimer timer(rpc_);
   try {
     RemotingCommand response = handle(request, channel->id());
-    if (request.is_oneway()) return;
-    if (Status s = channel->send(std::move(response)); !s) {
+    const std::int32_t code = response.code;
+    if (request.is_oneway()) return timer.answered(request.code, code, false, metrics::RpcResult::kOneway);
+    Status s = channel->send(std::move(response));
+    timer.answered(request.code, code, false, s ? metrics::RpcResult::kSuccess : metrics::RpcResult::kWriteChannelFailed);
+    if (!s) {
       kernel::logger("namesrv")->warn("cannot answer {} from {}: {}", request.code, channel->remote_address(),
                                       s.to_string());
     }

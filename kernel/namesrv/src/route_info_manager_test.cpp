@@ -2,24 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include "registration_test_support.hpp"
+
 namespace mqkit::namesrv {
 namespace {
 
 BrokerRegistration broker(std::string name, std::string addr, std::int64_t id, std::vector<std::string> topics,
                           std::int64_t version = 1) {
-  BrokerRegistration r;
-  r.cluster_name = "DefaultCluster";
-  r.broker_name = std::move(name);
-  r.broker_addr = std::move(addr);
-  r.broker_id = id;
+  BrokerRegistration r = testing::registration("DefaultCluster", std::move(name), std::move(addr), id, topics, version);
   r.ha_server_addr = r.broker_addr.substr(0, r.broker_addr.find(':')) + ":10912";
-  r.topics.data_version = {1000, version, 0};
-  for (const auto& t : topics) {
-    protocol::TopicConfig c;
-    c.topic_name = t;
-    c.read_queue_nums = c.write_queue_nums = 4;
-    r.topics.topic_config_table[t] = c;
-  }
   return r;
 }
 

@@ -36,6 +36,20 @@ v1::AppendResult append(BrokerContext& context, const TestMessage& message) {
   return result ? *result : v1::AppendResult{};
 }
 
+protocol::ConsumerData consumer_data(std::string group, const std::vector<std::string>& topics) {
+  protocol::ConsumerData d;
+  d.group_name = std::move(group);
+  d.message_model = "CLUSTERING";
+  d.consume_type = "CONSUME_PASSIVELY";
+  for (const auto& t : topics) {
+    protocol::SubscriptionData s;
+    s.topic = t;
+    s.sub_string = "*";
+    d.subscription_data_set.push_back(s);
+  }
+  return d;
+}
+
 void create_topic(BrokerContext& context, const std::string& topic, std::int32_t queues) {
   protocol::TopicConfig t;
   t.topic_name = topic;

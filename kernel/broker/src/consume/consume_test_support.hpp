@@ -32,6 +32,10 @@ struct TestMessage {
 // Appends one message to the context's store (not yet dispatched; see wait_dispatched()).
 plugin::v1::AppendResult append(BrokerContext& context, const TestMessage& message);
 
+// A CLUSTERING, CONSUME_PASSIVELY (push) group's heartbeat data subscribing every one of
+// `topics` with "*".
+protocol::ConsumerData consumer_data(std::string group, const std::vector<std::string>& topics);
+
 // Creates or replaces a read-write topic with `queues` queues.
 void create_topic(BrokerContext& context, const std::string& topic, std::int32_t queues);
 

@@ -270,7 +270,12 @@ std::optional<RemotingCommand> pull_once(BrokerContext& context,
   response.ext_fields.set("minOffset", result->min_offset);
   response.ext_fields.set("maxOffset", result->max_offset);
   if (response.code == rc::kSuccess) {
-    context.stats->count_get(static_cast<std::int64_t>(result->records.size()));
+    const auto messages = static_cast<std::int64_t>(result->records.size());
+    context.stats->count_get(messages);
+    if (context.metrics) {
+      context.metrics->count_out(header.topic, header.group, messages, result->total_bytes);
+      context.metrics->note_pulled(header.group, header.topic, header.queue_id, result->next_begin_offset);
+    }
     response.body_slices = std::move(result->records);
   }
   if (response.code == rc::kPullOffsetMoved) {
@@ -287,7 +292,7 @@ std::optional<RemotingCommand> pull_once(BrokerContext& context,
     const std::int64_t wait_ms = config.long_polling_enable ? header.suspend_timeout_ms : config.short_polling_time_ms;
     LongPollingService& polling = *context.long_polling;
     polling.hold(header.topic, header.queue_id, header.queue_offset, context.clock() + wait_ms,
-                 [&context, sql_filters, header_ptr, responder] {
+                 [&context, sql_filters, header_ptr, responder = responder.held()] {
                    run_parked(context, sql_filters, header_ptr, responder);
                  });
     // A message dispatched between the read and the hold woke nobody: wake the pull now.

@@ -60,6 +60,19 @@ protocol::TopicStatsTable topic_stats(const BrokerContext& context, const protoc
   return stats;
 }
 
+std::int64_t flush_behind_bytes(const plugin::v1::StoreStats& store) {
+  return std::max<std::int64_t>(0, store.commit_log_max_offset - store.flushed_offset);
+}
+
+std::int64_t dispatch_behind_bytes(const plugin::v1::StoreStats& store) {
+  return std::max<std::int64_t>(0, store.commit_log_max_offset - store.dispatched_offset);
+}
+
+std::int64_t earliest_message_time(plugin::v1::MessageStore& store, const plugin::v1::StoreStats& stats) {
+  return stats.commit_log_max_offset > stats.commit_log_min_offset ? record_store_time(store, stats.commit_log_min_offset)
+                                                                    : 0;
+}
+
 protocol::KvTable runtime_info(const BrokerContext& context) {
   const plugin::v1::StoreStats store = context.store->stats();
   protocol::KvTable info;
@@ -70,14 +83,11 @@ protocol::KvTable runtime_info(const BrokerContext& context) {
   t["commitLogMinOffset"] = std::to_string(store.commit_log_min_offset);
   t["commitLogMaxOffset"] = std::to_string(store.commit_log_max_offset);
   t["commitLogDiskRatio"] = std::to_string(store.disk_used_ratio);
-  t["dispatchBehindBytes"] = std::to_string(std::max<std::int64_t>(0, store.commit_log_max_offset - store.dispatched_offset));
-  t["flushBehindBytes"] = std::to_string(std::max<std::int64_t>(0, store.commit_log_max_offset - store.flushed_offset));
+  t["dispatchBehindBytes"] = std::to_string(dispatch_behind_bytes(store));
+  t["flushBehindBytes"] = std::to_string(flush_behind_bytes(store));
   t["storeWritable"] = store.writable ? "true" : "false";
   t["storeMemoryBytes"] = std::to_string(store.memory_bytes);
-  t["earliestMessageTimeStamp"] =
-      std::to_string(store.commit_log_max_offset > store.commit_log_min_offset
-                         ? record_store_time(*context.store, store.commit_log_min_offset)
-                         : 0);
+  t["earliestMessageTimeStamp"] = std::to_string(earliest_message_time(*context.store, store));
   t["consumerGroupCount"] = std::to_string(context.consumers->groups().size());
   t["topicCount"] = std::to_string(context.topics->snapshot().topic_config_table.size());
   context.stats->add_to(info);

@@ -26,6 +26,12 @@ protocol::ConsumeStats consume_stats(const BrokerContext& context, const std::st
 // Per write queue: min and max offsets and the store time of the newest message.
 protocol::TopicStatsTable topic_stats(const BrokerContext& context, const protocol::TopicConfig& topic);
 
+// What the commit log holds that is not yet flushed / not yet in the queues, in bytes.
+std::int64_t flush_behind_bytes(const plugin::v1::StoreStats& store);
+std::int64_t dispatch_behind_bytes(const plugin::v1::StoreStats& store);
+// Store time of the oldest record in the commit log, 0 when it is empty.
+std::int64_t earliest_message_time(plugin::v1::MessageStore& store, const plugin::v1::StoreStats& stats);
+
 // Broker-wide figures as a KvTable (store offsets and health, version, messages stored and
 // pulled: BrokerStats).
 protocol::KvTable runtime_info(const BrokerContext& context);

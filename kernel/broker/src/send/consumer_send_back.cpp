@@ -68,6 +68,8 @@ void consumer_send_back(BrokerContext& context, const RemotingCommand& request, 
   const std::int32_t max_reconsume_times = header->max_reconsume_times.value_or(group_config.retry_max_times);
   if (reconsumed >= max_reconsume_times || header->delay_level < 0) {
     if (auto refusal = move_to_dlq(context, header->group, message)) return refuse(responder, std::move(*refusal));
+    // Labelled with the topic the consumer names, as RocketMQ labels it.
+    if (context.metrics) context.metrics->count_dead_letter(header->group, header->origin_topic);
   } else {
     const std::int32_t level = header->delay_level == 0 ? 3 + reconsumed : header->delay_level;
     set_property(message.properties, v1::property::kDelayLevel, std::to_string(level));

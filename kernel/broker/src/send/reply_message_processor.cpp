@@ -63,9 +63,9 @@ RemotingCommand push_command(const SendMessageRequestHeader& header, const Outgo
 // Joins the push and the append: the last of them to finish answers the responder.
 class ReplyAnswer {
  public:
-  ReplyAnswer(Responder responder, const BrokerContext& context, std::int32_t queue_id, bool storing)
+  ReplyAnswer(Responder responder, const BrokerContext& context, std::int32_t queue_id, bool storing, CountedAs counted)
       : responder_(std::move(responder)), store_host_(context.store_host), stats_(context.stats),
-        queue_id_(queue_id), pending_(storing ? 2 : 1) {}
+        counted_(std::move(counted)), queue_id_(queue_id), pending_(storing ? 2 : 1) {}
 
   void pushed(PushOutcome outcome) {
     std::unique_lock lock(mutex_);
@@ -76,6 +76,7 @@ class ReplyAnswer {
   void appended(v1::Result<AppendedMessages> appended) {
     if (appended) {
       stats_->count_put(static_cast<std::int64_t>(appended->commit_offsets.size()));
+      counted_.count(*appended);
     } else {
       log()->warn("storing a reply message failed: {}", appended.status().to_string());
     }
@@ -103,6 +104,7 @@ class ReplyAnswer {
   const Responder responder_;
   const v1::HostAddress store_host_;
   const std::shared_ptr<BrokerStats> stats_;
+  const CountedAs counted_;  // RocketMQ counts a stored reply in rocketmq_messages_in_total
   const std::int32_t queue_id_;
   std::mutex mutex_;
   int pending_;
@@ -158,7 +160,8 @@ void ReplyMessageProcessor::process(RemotingCommand request, Responder responder
   const std::int64_t now = context_.clock ? context_.clock() : kernel::wall_clock_ms();
   RemotingCommand push = push_command(header, message, *responder.channel(), context_.store_host, now);
   const auto client_id = get_property(message.properties, reply::property::kReplyToClient);
-  auto answer = std::make_shared<ReplyAnswer>(responder, context_, target.queue_id, storing);
+  auto answer = std::make_shared<ReplyAnswer>(responder, context_, target.queue_id, storing,
+                                              counted_as(context_, message.topic, message.properties));
   push_reply(context_, client_id, std::move(push), [answer](PushOutcome outcome) { answer->pushed(std::move(outcome)); });
   if (!storing) return;
   // The answer's code comes from the push, so the append need not wait for a flush.

@@ -194,6 +194,26 @@ TEST_F(ReplyMessageProcessorTest, PushesTheReplyToTheRequesterAndStoresIt) {
   EXPECT_EQ(ext(call(reply_request()), "queueOffset"), "1");
 }
 
+// RocketMQ counts a stored reply as a message in, in the reply topic.
+TEST_F(ReplyMessageProcessorTest, StoredRepliesCountAsMessagesIn) {
+  auto metrics = std::make_shared<BrokerMetrics>();
+  f_.context().metrics = metrics;
+  ASSERT_EQ(call(reply_request()).code, rc::kSuccess);
+  const auto stored = f_.read(kReplyTopic, 0, 0);
+  ASSERT_TRUE(stored);
+  metrics::ExpositionWriter out;
+  metrics->write(out);
+  const std::string page = out.take();
+  EXPECT_NE(page.find(std::string("rocketmq_messages_in_total{topic=\"") + kReplyTopic +
+                      "\",message_type=\"normal\",is_system=\"false\"} 1\n"),
+            std::string::npos)
+      << page;
+  EXPECT_NE(page.find(std::string("rocketmq_throughput_in_total{topic=\"") + kReplyTopic +
+                      "\",message_type=\"normal\",is_system=\"false\"} " + std::to_string(stored->view.total_size)),
+            std::string::npos)
+      << page;
+}
+
 TEST_F(ReplyMessageProcessorTest, V1HeaderWorksLikeV2) {
   SendRequest request = reply_request("v1");
   request.code = rq::kSendReplyMessage;

@@ -35,6 +35,8 @@ constexpr auto kPersistInterval = 1s;
 // A store that has not answered an append by then is treated as failed; the message is tried
 // again on a later tick (at-least-once).
 constexpr auto kAppendTimeout = 10s;
+// The group RocketMQ's metrics say reads the schedule topic (MixAll.SCHEDULE_CONSUMER_GROUP).
+constexpr std::string_view kScheduleConsumerGroup = "SCHEDULE_CONSUMER";
 
 std::int32_t parse_int32(std::string_view text, bool* ok) {
   std::int32_t value = 0;
@@ -305,9 +307,17 @@ bool ScheduleMessageService::deliver(const v1::RecordView& record, const v1::Sto
   // message is not delayed again.
   erase_property(m.properties, v1::property::kDelayLevel);
   const std::string topic = m.topic;
-  if (auto appended = append_and_wait(context_, std::move(m), kAppendTimeout); !appended) {
+  auto appended = append_and_wait(context_, std::move(m), kAppendTimeout);
+  if (!appended) {
     warn("delivering a delayed message to " + topic + ": " + appended.status().to_string());
     return false;
+  }
+  if (context_.metrics) {
+    // RocketMQ counts a delivery as read from the schedule topic by SCHEDULE_CONSUMER and stored
+    // in the real topic as a delayed message.
+    const std::int64_t bytes = appended->result.bytes;
+    context_.metrics->count_out(protocol::kScheduleTopic, kScheduleConsumerGroup, 1, bytes);
+    context_.metrics->count_in(topic, MessageType::kDelay, 1, bytes);
   }
   return true;
 }

@@ -111,6 +111,34 @@ TEST_F(ScheduleDeliveryTest, DelayedMessageIsDeliveredWhenDue) {
   EXPECT_EQ(delivered(), 1);  // delivered once
 }
 
+// RocketMQ's metrics see a delivery as read from the schedule topic by SCHEDULE_CONSUMER and
+// stored in the real topic as a delayed message; the send itself counted in the schedule topic.
+TEST_F(ScheduleDeliveryTest, DeliveryCountsOutOfTheScheduleTopicAndIntoTheRealOne) {
+  auto metrics = std::make_shared<BrokerMetrics>();
+  f_.context().metrics = metrics;
+  auto service = start_service();
+  send_delayed(1);
+  advance_clock(10'000);
+  ASSERT_TRUE(eventually_delivered(1));
+  const auto delivered_record = f_.read("T", 1, 0);
+  ASSERT_TRUE(delivered_record);
+  service->stop();
+  metrics::ExpositionWriter out;
+  metrics->write(out);
+  const std::string page = out.take();
+  const std::string bytes = std::to_string(delivered_record->view.total_size);
+  EXPECT_NE(page.find("rocketmq_messages_in_total{topic=\"T\",message_type=\"delay\",is_system=\"false\"} 1\n"),
+            std::string::npos) << page;
+  EXPECT_NE(page.find("rocketmq_throughput_in_total{topic=\"T\",message_type=\"delay\",is_system=\"false\"} " + bytes),
+            std::string::npos) << page;
+  EXPECT_NE(page.find("rocketmq_messages_in_total{topic=\"SCHEDULE_TOPIC_XXXX\",message_type=\"delay\","
+                      "is_system=\"true\"} 1\n"),
+            std::string::npos) << page;
+  EXPECT_NE(page.find("rocketmq_messages_out_total{topic=\"SCHEDULE_TOPIC_XXXX\",consumer_group=\"SCHEDULE_CONSUMER\","
+                      "is_system=\"true\"} 1\n"),
+            std::string::npos) << page;
+}
+
 TEST_F(ScheduleDeliveryTest, LevelsAreIndependent) {
   auto service = start_service();
   send_delayed(2, "late");

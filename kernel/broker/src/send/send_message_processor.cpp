@@ -61,10 +61,13 @@ OutgoingMessage sent_message_from(const SendMessageRequestHeader& header, const 
 // Answers an append with send_response(); a half message's answer also names its transaction
 // (the UNIQ_KEY the producer's END_TRANSACTION will carry).
 AppendedCallback answer_with(const BrokerContext& context, const Responder& responder, std::int32_t queue_id,
-                             std::string transaction_id = {}) {
-  return [responder, store_host = context.store_host, queue_id, stats = context.stats,
+                             CountedAs counted, std::string transaction_id = {}) {
+  return [responder, store_host = context.store_host, queue_id, stats = context.stats, counted = std::move(counted),
           transaction_id = std::move(transaction_id)](v1::Result<AppendedMessages> appended) {
-    if (appended) stats->count_put(static_cast<std::int64_t>(appended->commit_offsets.size()));
+    if (appended) {
+      stats->count_put(static_cast<std::int64_t>(appended->commit_offsets.size()));
+      counted.count(*appended);
+    }
     RemotingCommand response = send_response(appended, store_host, queue_id);
     if (appended && !transaction_id.empty()) response.ext_fields.set("transactionId", transaction_id);
     responder.respond(std::move(response));
@@ -137,20 +140,24 @@ void SendMessageProcessor::send_message(RemotingCommand request, const Responder
       if (auto refusal = move_to_dlq(context_, group_config.group_name, message)) {
         return refuse(responder, std::move(*refusal));
       }
+      if (context_.metrics) context_.metrics->count_dead_letter(group_config.group_name, header.topic);
     }
   }
   if (!half) {
     ScheduleMessageService::park(config.delay_level_ms, message);
+    // Parked, the message keeps its DELAY: it counts as delayed, in the schedule topic.
+    CountedAs counted = counted_as(context_, message.topic, message.properties);
     return append_message(context_, std::move(message), wait_for_flush,
-                          answer_with(context_, responder, target.queue_id));
+                          answer_with(context_, responder, target.queue_id, std::move(counted)));
   }
   // A half message keeps its DELAY until it is committed.
   if (auto prepared = context_.transactions->prepare(message); !prepared) {
     return responder.fail(rc::kSystemError, prepared.message());
   }
   std::string transaction_id(get_property(message.properties, v1::property::kUniqueKey).value_or(""));
+  CountedAs counted = counted_as(context_, message.topic, message.properties);  // TRAN_MSG kept, half topic
   append_message(context_, std::move(message), wait_for_flush,
-                 answer_with(context_, responder, target.queue_id, std::move(transaction_id)));
+                 answer_with(context_, responder, target.queue_id, std::move(counted), std::move(transaction_id)));
 }
 
 void SendMessageProcessor::send_batch(RemotingCommand request, const Responder& responder) {
@@ -198,8 +205,9 @@ void SendMessageProcessor::send_batch(RemotingCommand request, const Responder& 
     }
     batch.members.push_back({item.flag, item.body, batch.properties.size()});
   }
+  CountedAs counted = counted_as(context_, shared.topic, shared_properties);
   append_batch(context_, std::move(shared), std::move(batch), waits_for_flush(shared_properties),
-               answer_with(context_, responder, target.queue_id));
+               answer_with(context_, responder, target.queue_id, std::move(counted)));
 }
 
 }  // namespace mqkit::broker

@@ -64,4 +64,14 @@ v1::StoredSlice own_body(std::vector<std::uint8_t> body) {
   return {std::span<const std::uint8_t>(*owner), owner};
 }
 
+void CountedAs::count(const AppendedMessages& appended) const {
+  if (metrics) metrics->count_in(topic, type, static_cast<std::int64_t>(appended.commit_offsets.size()), appended.result.bytes);
+}
+
+CountedAs counted_as(const BrokerContext& context, const std::string& stored_topic,
+                     const plugin::v1::Properties& properties) {
+  if (!context.metrics) return {};
+  return {context.metrics, stored_topic, message_type_of(properties)};
+}
+
 }  // namespace mqkit::broker

@@ -1,11 +1,16 @@
 // A producer's send request read into what the send processors store: the header checked
-// against the broker and its topics, and the fields every message of the request shares.
+// against the broker and its topics, the fields every message of the request shares, and how
+// its messages count in the metrics.
 // Shared by SEND_MESSAGE(_V2), SEND_BATCH_MESSAGE and SEND_REPLY_MESSAGE(_V2).
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <utility>
 #include <vector>
+
+#include "append_messages.hpp"
 
 #include "mqkit/broker/broker_context.hpp"
 #include "mqkit/broker/request_processor.hpp"
@@ -34,5 +39,19 @@ OutgoingMessage message_from(const SendMessageRequestHeader& header, const SendT
 
 // The request body in a slice that keeps it alive, so the store reads it where it is.
 plugin::v1::StoredSlice own_body(std::vector<std::uint8_t> body);
+
+// How a send request's stored messages count in rocketmq_messages_in_total (docs/metrics.md):
+// in the topic they are stored in (as RocketMQ counts them: the schedule topic for a delayed
+// message, the half topic for a transaction's) with the type their properties give them.
+// Counts nothing when metrics are off.
+struct CountedAs {
+  std::shared_ptr<BrokerMetrics> metrics;
+  std::string topic;
+  MessageType type = MessageType::kNormal;
+
+  void count(const AppendedMessages& appended) const;
+};
+CountedAs counted_as(const BrokerContext& context, const std::string& stored_topic,
+                     const plugin::v1::Properties& properties);
 
 }  // namespace mqkit::broker

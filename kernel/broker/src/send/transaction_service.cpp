@@ -163,6 +163,11 @@ Status TransactionService::end(const tx::EndTransactionHeader& request) {
       log()->error("transaction {}: writing its op record failed: {}", request.msg_id, written.status().to_string());
     }
   }
+  if (stored && context_.metrics) {
+    const auto topic = v1::find_property(record.properties, v1::property::kRealTopic).value_or("");
+    context_.metrics->count_transaction_end(topic, request.resolution == Resolution::kCommit,
+                                            now() - record.born_timestamp);
+  }
   std::lock_guard lock(mutex_);
   ending_.erase(origin);
   if (!stored) return stored;

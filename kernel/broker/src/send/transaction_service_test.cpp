@@ -144,6 +144,25 @@ TEST_F(TransactionTest, RollbackWritesOnlyTheOpRecordAndUnknownNothing) {
   EXPECT_EQ(op_body(1), "1");
 }
 
+TEST_F(TransactionTest, EndsAreCountedByRealTopicWithTheCommitLatency) {
+  auto metrics = std::make_shared<BrokerMetrics>();
+  f_.context().metrics = metrics;
+  const Half committed = send_half("AC11000100002A9F0000000000000001");
+  const Half rolled_back = send_half("AC11000100002A9F0000000000000002");
+  f_.harness().now() += 70'000;
+  ASSERT_EQ(end(committed, tx::Resolution::kCommit).code, rc::kSuccess);
+  ASSERT_EQ(end(rolled_back, tx::Resolution::kRollback).code, rc::kSuccess);
+  EXPECT_NE(end(committed, tx::Resolution::kCommit).code, rc::kSuccess);  // already ended: not counted again
+  metrics::ExpositionWriter out;
+  metrics->write(out);
+  const std::string page = out.take();
+  EXPECT_NE(page.find("rocketmq_commit_messages_total{topic=\"T\"} 1\n"), std::string::npos) << page;
+  EXPECT_NE(page.find("rocketmq_rollback_messages_total{topic=\"T\"} 1\n"), std::string::npos) << page;
+  EXPECT_NE(page.find("rocketmq_finish_message_latency_bucket{topic=\"T\",le=\"60\"} 0\n"), std::string::npos) << page;
+  EXPECT_NE(page.find("rocketmq_finish_message_latency_bucket{topic=\"T\",le=\"600\"} 1\n"), std::string::npos) << page;
+  EXPECT_NE(page.find("rocketmq_finish_message_latency_sum{topic=\"T\"} 70\n"), std::string::npos) << page;
+}
+
 TEST_F(TransactionTest, RepeatedEndDeliversOnce) {
   const Half half = send_half();
   ASSERT_EQ(end(half, tx::Resolution::kCommit).code, rc::kSuccess);

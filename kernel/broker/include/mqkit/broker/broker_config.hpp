@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "mqkit/metrics/exporter_settings.hpp"
 #include "mqkit/plugin/v1/config.hpp"
 #include "mqkit/plugin/v1/status.hpp"
 #include "mqkit/protocol/acl_signature.hpp"
@@ -91,6 +92,8 @@ struct BrokerConfig {
   bool acl_enable = false;
   std::filesystem::path acl_file = "acl.toml";
   protocol::acl::Credentials acl_credentials;  // signs this broker's own requests when set
+  // Prometheus metrics (docs/metrics.md): off unless metrics_exporter_type is PROM.
+  metrics::ExporterSettings metrics_exporter{.enabled = false, .host = {}, .port = 5557};
 
   // The store's and the transport's settings (their plugins' validated tables, defaults
   // included), so GET_BROKER_CONFIG shows every setting as RocketMQ's flat list does. Filled

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "mqkit/broker/broker_config.hpp"
+#include "mqkit/broker/broker_metrics.hpp"
 #include "mqkit/broker/broker_stats.hpp"
 #include "mqkit/broker/consumer_manager.hpp"
 #include "mqkit/broker/consumer_offset_manager.hpp"
@@ -49,6 +50,9 @@ struct BrokerContext {
   std::function<std::int64_t()> clock;  // milliseconds since the epoch
   // Messages stored and pulled (GET_BROKER_RUNTIME_INFO); never null.
   std::shared_ptr<BrokerStats> stats = std::make_shared<BrokerStats>();
+  // What the Prometheus exporter reports (docs/metrics.md); null when metrics are off, and then
+  // nothing is counted.
+  std::shared_ptr<BrokerMetrics> metrics;
   // What access_message_in_memory_max_ratio is a share of (tests make it small).
   std::int64_t physical_memory_bytes = total_physical_memory_bytes();
 };

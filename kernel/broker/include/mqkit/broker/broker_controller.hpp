@@ -4,8 +4,9 @@
 //   start: store recovery → metadata → dispatch → processors (behind the ACL check when
 //          acl_enable) → listen → replication (master:
 //          accept slaves; slave: follow the master) → delayed delivery and transaction checks
-//          (masters only) → registration with name servers → periodic tasks
-//   stop:  periodic tasks → unregister → replication (waiting sends answered) → held pulls
+//          (masters only) → registration with name servers → periodic tasks → metrics exporter
+//          (when metrics_exporter_type is PROM)
+//   stop:  metrics exporter → periodic tasks → unregister → replication (waiting sends answered) → held pulls
 //          answered → transaction checks and delayed delivery → transport → dispatch → offsets
 //          persisted → store shutdown
 #pragma once
@@ -19,6 +20,7 @@
 #include "mqkit/broker/request_processor.hpp"
 #include "mqkit/kernel/lifecycle.hpp"
 #include "mqkit/kernel/periodic_tasks.hpp"
+#include "mqkit/metrics/http_exporter.hpp"
 #include "mqkit/plugin/v1/transport.hpp"
 
 namespace mqkit::broker {
@@ -49,6 +51,8 @@ class BrokerController final : public kernel::Component {
   std::uint16_t port() const noexcept { return config_.listen_port; }
   std::string address() const { return config_.address(); }
   BrokerContext& context() noexcept { return context_; }
+  // The metrics exporter's port (0 when metrics are off).
+  std::uint16_t metrics_port() const noexcept { return metrics_port_; }
 
  private:
   plugin::v1::Status start_services();
@@ -79,6 +83,8 @@ class BrokerController final : public kernel::Component {
   std::unique_ptr<ha::HaMaster> ha_master_;
   std::unique_ptr<ha::HaClient> ha_client_;
   kernel::PeriodicTasks tasks_;
+  std::unique_ptr<metrics::HttpExporter> exporter_;
+  std::uint16_t metrics_port_ = 0;
   std::atomic<bool> registration_needed_{false};
   BrokerContext context_;
   bool started_ = false;

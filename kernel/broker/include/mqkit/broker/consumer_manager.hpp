@@ -76,6 +76,8 @@ class ProducerManager {
   void on_channel_closed(std::uint64_t channel_id);
   std::size_t expire(std::int64_t now_ms, std::int64_t timeout_ms);
   std::vector<ClientConnection> connections(const std::string& group) const;
+  // Every group's connections (a client in two groups appears twice).
+  std::vector<ClientConnection> all_connections() const;
   // The connection of the producer client `client_id` (any group), nullptr when it has none:
   // where a reply to its request is pushed (RocketMQ's findChannel).
   std::shared_ptr<plugin::v1::Channel> find_channel(std::string_view client_id) const;

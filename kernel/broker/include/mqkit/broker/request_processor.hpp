@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "mqkit/metrics/rpc_latency.hpp"
 #include "mqkit/plugin/v1/transport.hpp"
 
 namespace mqkit::broker {
@@ -23,14 +24,21 @@ inline constexpr std::chrono::milliseconds kCallClientTimeout{10000};
 
 class Responder {
  public:
-  Responder(std::shared_ptr<Channel> channel, const RemotingCommand& request)
+  // With `rpc`, the answer's latency since now is recorded there (rocketmq_rpc_latency).
+  Responder(std::shared_ptr<Channel> channel, const RemotingCommand& request, metrics::RpcLatency* rpc = nullptr)
       : channel_(std::move(channel)), opaque_(request.opaque), oneway_(request.is_oneway()),
-        serialize_type_(request.serialize_type) {}
+        serialize_type_(request.serialize_type), request_code_(request.code), timer_(rpc) {}
 
   // Sends `response` (its opaque, flag and serialization are set here). Dropped for one-way.
   void respond(RemotingCommand response) const;
   // Sends an error response with `code` and `remark`.
   void fail(std::int32_t code, std::string remark) const;
+  // This responder for a request held by long polling (its latency is labelled so).
+  Responder held() const {
+    Responder copy = *this;
+    copy.long_polling_ = true;
+    return copy;
+  }
 
   const std::shared_ptr<Channel>& channel() const noexcept { return channel_; }
 
@@ -39,6 +47,9 @@ class Responder {
   std::int32_t opaque_;
   bool oneway_;
   plugin::v1::SerializeType serialize_type_;
+  std::int32_t request_code_;
+  metrics::RpcTimer timer_;
+  bool long_polling_ = false;
 };
 
 class RequestProcessor {
@@ -59,6 +70,8 @@ class BrokerRequestHandler final : public plugin::v1::RequestHandler {
   using AccessCheck = std::function<plugin::v1::Status(const Channel& channel, const RemotingCommand& request)>;
 
   void add(std::shared_ptr<RequestProcessor> processor);
+  // Records every request's latency in `rpc` from now on (metrics on); set before listening.
+  void record_latency_in(metrics::RpcLatency* rpc) noexcept { rpc_ = rpc; }
   void on_channel_closed(ClosedListener listener) { closed_listeners_.push_back(std::move(listener)); }
   // Before the transport delivers requests (not synchronized with on_request).
   void set_access_check(AccessCheck check) { access_check_ = std::move(check); }
@@ -70,6 +83,7 @@ class BrokerRequestHandler final : public plugin::v1::RequestHandler {
   std::map<std::int32_t, std::shared_ptr<RequestProcessor>> processors_;
   std::vector<ClosedListener> closed_listeners_;
   AccessCheck access_check_;
+  metrics::RpcLatency* rpc_ = nullptr;
 };
 
 }  // namespace mqkit::broker

@@ -1,5 +1,6 @@
 // NameServer: the mqnamesrv process as a lifecycle component — the [namesrv] section, the route
-// tables, the transport it listens on, and the scanner that expires silent brokers.
+// tables, the transport it listens on, the scanner that expires silent brokers, and the metrics
+// exporter when metrics_exporter_type is PROM (started last, stopped first).
 #pragma once
 
 #include <condition_variable>
@@ -8,6 +9,8 @@
 #include <thread>
 
 #include "mqkit/kernel/lifecycle.hpp"
+#include "mqkit/metrics/exporter_settings.hpp"
+#include "mqkit/metrics/rpc_latency.hpp"
 #include "mqkit/namesrv/kv_config_manager.hpp"
 #include "mqkit/namesrv/namesrv_processor.hpp"
 #include "mqkit/namesrv/route_info_manager.hpp"
@@ -30,6 +33,8 @@ class NameServer final : public kernel::Component {
 
   // The port actually bound (listen_port 0 picks an ephemeral one).
   std::uint16_t port() const noexcept { return port_; }
+  // The metrics exporter's port (0 when metrics are off).
+  std::uint16_t metrics_port() const noexcept { return metrics_port_; }
   RouteInfoManager& routes() noexcept { return routes_; }
 
  private:
@@ -39,11 +44,15 @@ class NameServer final : public kernel::Component {
   std::uint16_t listen_port_;
   std::int64_t broker_expiry_ms_;
   std::int64_t scan_interval_ms_;
+  metrics::ExporterSettings metrics_exporter_;
   std::shared_ptr<plugin::v1::Transport> transport_;
   RouteInfoManager routes_;
   KvConfigManager kv_;
   std::shared_ptr<NameServerProcessor> processor_;
   std::uint16_t port_ = 0;
+  std::unique_ptr<metrics::RpcLatency> rpc_;  // metrics on: request latencies and counts
+  std::unique_ptr<metrics::HttpExporter> exporter_;
+  std::uint16_t metrics_port_ = 0;
 
   std::thread scanner_;
   std::mutex mutex_;

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 
+#include "mqkit/metrics/rpc_latency.hpp"
 #include "mqkit/namesrv/kv_config_manager.hpp"
 #include "mqkit/namesrv/route_info_manager.hpp"
 #include "mqkit/plugin/v1/transport.hpp"
@@ -30,6 +31,8 @@ class NameServerProcessor final : public plugin::v1::RequestHandler {
   RemotingCommand handle(const RemotingCommand& request, std::uint64_t channel_id);
 
   void on_request(const std::shared_ptr<plugin::v1::Channel>& channel, RemotingCommand request) noexcept override;
+  // Records every request's latency in `rpc` from now on (metrics on); set before listening.
+  void record_latency_in(metrics::RpcLatency* rpc) noexcept { rpc_ = rpc; }
   void on_channel_closed(const std::shared_ptr<plugin::v1::Channel>& channel) noexcept override;
 
  private:
@@ -43,6 +46,7 @@ class NameServerProcessor final : public plugin::v1::RequestHandler {
   KvConfigManager& kv_;
   NameServerOptions options_;
   Clock clock_;
+  metrics::RpcLatency* rpc_ = nullptr;
 };
 
 }  // namespace mqkit::namesrv
