@@ -2,33 +2,14 @@
 // broker has connections from (GET_CONSUMER_CONNECTION_LIST, GET_PRODUCER_CONNECTION_LIST), in
 // the layout of RocketMQ's ConsumerConnectionSubCommand and ProducerConnectionSubCommand; --json
 // prints the broker's body (protocol/connection.hpp) as it is.
-#include <cstdarg>
-#include <cstdio>
+#include <fmt/format.h>
+
 #include <iostream>
 
 #include "admin.hpp"
 #include "mqkit/protocol/connection.hpp"
 
 namespace mqkit::admin {
-namespace {
-
-// RocketMQ pads these columns to fixed widths (printf), whatever the data; so does mqkit, so that
-// what reads RocketMQ's output reads this too.
-[[gnu::format(printf, 2, 3)]] void print_line(std::ostream& out, const char* format, ...) {
-  std::va_list args;
-  va_start(args, format);
-  std::va_list size_args;
-  va_copy(size_args, args);
-  const int size = std::vsnprintf(nullptr, 0, format, size_args);
-  va_end(size_args);
-  std::string line(static_cast<std::size_t>(size > 0 ? size : 0) + 1, '\0');
-  std::vsnprintf(line.data(), line.size(), format, args);
-  va_end(args);
-  line.pop_back();
-  out << line << "\n";
-}
-
-}  // namespace
 
 int consumer_connection(AdminContext& ctx, const std::string& group, const std::string& broker_addr) {
   const std::string what = "consumerConnection " + group;
@@ -48,15 +29,17 @@ int consumer_connection(AdminContext& ctx, const std::string& group, const std::
     return 0;
   }
   auto& out = *ctx.out;
-  print_line(out, "%-36s %-22s %-10s %s", "#ClientId", "#ClientAddr", "#Language", "#Version");
+  // RocketMQ pads these columns to fixed widths (printf), whatever the data; so does mqkit, so that
+  // what reads RocketMQ's output reads this too.
+  out << fmt::format("{:<36} {:<22} {:<10} {}\n", "#ClientId", "#ClientAddr", "#Language", "#Version");
   for (const auto& c : connection->connection_set) {
-    print_line(out, "%-36s %-22s %-10s %s", c.client_id.c_str(), c.client_addr.c_str(), c.language.c_str(),
-               protocol::version_desc(c.version).c_str());
+    out << fmt::format("{:<36} {:<22} {:<10} {}\n", c.client_id, c.client_addr, c.language,
+                       protocol::version_desc(c.version));
   }
   out << "\nBelow is subscription:\n";
-  print_line(out, "%-20s %s", "#Topic", "#SubExpression");
+  out << fmt::format("{:<20} {}\n", "#Topic", "#SubExpression");
   for (const auto& [topic, s] : connection->subscription_table) {
-    print_line(out, "%-20s %s", s.topic.c_str(), s.sub_string.c_str());
+    out << fmt::format("{:<20} {}\n", s.topic, s.sub_string);
   }
   out << "\n";
   out << "ConsumeType: " << connection->consume_type << "\n";
@@ -84,8 +67,8 @@ int producer_connection(AdminContext& ctx, const std::string& group, const std::
   }
   int index = 0;
   for (const auto& c : connection->connection_set) {
-    print_line(*ctx.out, "%04d  %-32s %-22s %-8s %s", ++index, c.client_id.c_str(), c.client_addr.c_str(),
-               c.language.c_str(), protocol::version_desc(c.version).c_str());
+    *ctx.out << fmt::format("{:04d}  {:<32} {:<22} {:<8} {}\n", ++index, c.client_id, c.client_addr, c.language,
+                            protocol::version_desc(c.version));
   }
   return 0;
 }
