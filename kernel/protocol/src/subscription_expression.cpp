@@ -1,19 +1,9 @@
 #include "mqkit/protocol/subscription_expression.hpp"
 
 #include "mqkit/plugin/v1/java_hash.hpp"
+#include "mqkit/protocol/text.hpp"
 
 namespace mqkit::protocol {
-
-namespace {
-
-std::string_view trim(std::string_view s) {
-  constexpr std::string_view kSpace = " \t\r\n";
-  const auto begin = s.find_first_not_of(kSpace);
-  if (begin == std::string_view::npos) return {};
-  return s.substr(begin, s.find_last_not_of(kSpace) - begin + 1);
-}
-
-}  // namespace
 
 bool is_tag_expression(std::string_view expression_type) {
   return expression_type.empty() || expression_type == kTagExpressionType;

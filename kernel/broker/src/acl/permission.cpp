@@ -1,6 +1,6 @@
 #include "mqkit/broker/acl/permission.hpp"
 
-#include "trimmed.hpp"
+#include "mqkit/protocol/text.hpp"
 
 namespace mqkit::broker::acl {
 
@@ -8,7 +8,7 @@ using plugin::v1::Result;
 using plugin::v1::Status;
 
 Result<Permission> parse_permission(std::string_view text) {
-  const std::string_view name = trimmed(text);
+  const std::string_view name = protocol::trim(text);
   if (name == "DENY") return kDeny;
   if (name == "PUB") return kPub;
   if (name == "SUB") return kSub;
@@ -33,7 +33,7 @@ bool permits(Permission needed, Permission owned) {
 
 Result<ResourcePermission> parse_resource_permission(std::string_view text) {
   const auto equals = text.find('=');
-  const std::string_view resource = trimmed(text.substr(0, equals));
+  const std::string_view resource = protocol::trim(text.substr(0, equals));
   if (equals == std::string_view::npos || resource.empty() || text.find('=', equals + 1) != std::string_view::npos) {
     return Status::invalid_argument("'" + std::string(text) + "' is not name=PERMISSION (e.g. TopicA=PUB|SUB)");
   }

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <optional>
 
-#include "trimmed.hpp"
+#include "mqkit/protocol/text.hpp"
 
 namespace mqkit::broker::acl {
 
@@ -28,7 +28,7 @@ std::vector<std::string_view> split(std::string_view text, char separator) {
 // An IPv4 or IPv6 address, parsed by inet_pton (dotted decimal without leading zeros). An
 // IPv4-mapped IPv6 address (a dual-stack listener's view of an IPv4 client) is its IPv4 address.
 std::optional<std::pair<std::array<std::uint8_t, 16>, bool>> parse_address(std::string_view text) {
-  const std::string host(trimmed(text));
+  const std::string host(protocol::trim(text));
   std::array<std::uint8_t, 16> address{};
   if (inet_pton(AF_INET, host.c_str(), address.data()) == 1) return std::pair{address, false};
   if (inet_pton(AF_INET6, host.c_str(), address.data()) != 1) return std::nullopt;
@@ -66,7 +66,7 @@ std::string_view host_of(std::string_view remote_address) {
 
 Result<RemoteAddressPattern> RemoteAddressPattern::parse(std::string_view text) {
   RemoteAddressPattern pattern;
-  pattern.text_ = std::string(trimmed(text));
+  pattern.text_ = std::string(protocol::trim(text));
   const std::string_view p = pattern.text_;
   if (p.empty()) return pattern;
   if (p == "*" || p == "*.*.*.*" || p == "*:*:*:*:*:*:*:*") {
@@ -91,14 +91,14 @@ Result<RemoteAddressPattern> RemoteAddressPattern::parse(std::string_view text) 
     }
     std::vector<std::string> items;
     for (const auto last : split(p.substr(open + 1, p.size() - open - 2), ',')) {
-      items.push_back(std::string(p.substr(0, open)) + std::string(trimmed(last)));
+      items.push_back(std::string(p.substr(0, open)) + std::string(protocol::trim(last)));
     }
     MQKIT_RETURN_IF_ERROR(add_addresses(items));
     return pattern;
   }
   if (p.find(',') != std::string_view::npos) {
     std::vector<std::string> items;
-    for (const auto item : split(p, ',')) items.emplace_back(trimmed(item));
+    for (const auto item : split(p, ',')) items.emplace_back(protocol::trim(item));
     MQKIT_RETURN_IF_ERROR(add_addresses(items));
     return pattern;
   }
