@@ -8,7 +8,8 @@
 // send()/invoke()/close() may be called from any thread: send() encodes on the caller's thread
 // and, when no write is under way, writes the frame at once from that thread (a non-blocking
 // sendmsg; no io-thread wake-up per message); what the socket does not take is queued, and the
-// strand writes everything queued in one gather write.
+// strand writes everything queued in one gather write. A sender that streams (frames a few µs
+// apart) queues instead, so that its frames share the strand's gather writes.
 #pragma once
 
 #include <boost/asio/ip/tcp.hpp>
@@ -125,6 +126,8 @@ class Connection final : public v1::Channel, public std::enable_shared_from_this
   std::deque<EncodedFrame> send_queue_;
   std::size_t queued_bytes_ = 0;  // queued plus being written
   bool write_scheduled_ = false;
+  Clock::time_point last_enqueue_{};  // streaming detection (enqueue)
+  int quick_sends_in_a_row_ = 0;
   bool send_closed_ = false;
   std::vector<EncodedFrame> writing_;  // strand-owned: frames of the write in progress
   std::size_t writing_bytes_ = 0;
