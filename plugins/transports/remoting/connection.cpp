@@ -193,6 +193,15 @@ void Connection::on_request(RemotingCommand request) {
 
 void Connection::submit_requests() {
   if (decoded_requests_.empty()) return;
+  if (decoded_requests_.size() == 1 && runtime_->options().runs_inline(decoded_requests_.front().command.code)) {
+    // A lone quick request: waking a worker for it would cost more than handling it, twice
+    // over on a small machine (the wake-up's CPU and its latency). Pipelined requests, which
+    // come several to a read, still go to the workers, where they overlap with reading.
+    std::vector<QueuedRequest> requests = std::move(decoded_requests_);
+    decoded_requests_ = {};
+    handle_requests(requests, JobContext{});
+    return;
+  }
   // One job for everything one read brought: a pipelining peer costs one worker wake-up per
   // read rather than one per request. The requests still run one by one in arrival order.
   const std::size_t count = decoded_requests_.size();

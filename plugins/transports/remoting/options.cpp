@@ -43,6 +43,10 @@ constexpr ConfigField kSchema[] = {
     {.key = "connect_timeout", .type = ValueType::kDuration, .default_value = "3s",
      .description = "time allowed to open a client connection (RocketMQ connectTimeoutMillis)",
      .min = 1, .max = kHour},
+    {.key = "inline_lone_requests", .type = ValueType::kBool, .default_value = "true",
+     .description = "a read that brings a single request of a quick kind (send, pull, consumer offset, "
+                    "heartbeat, queue lock, min/max offset, route query) runs it on the io thread instead "
+                    "of waking a worker; requests that come several to a read still go to the workers"},
 };
 
 }  // namespace
@@ -62,6 +66,7 @@ Options Options::from_config(const v1::ConfigValues& config) {
   o.max_queue_wait_pull = milliseconds(config.get_duration_ms("max_queue_wait_pull"));
   o.max_send_queue_bytes = static_cast<std::size_t>(config.get_size("max_send_queue_bytes"));
   o.connect_timeout = milliseconds(config.get_duration_ms("connect_timeout"));
+  o.inline_lone_requests = config.get_bool("inline_lone_requests");
   return o;
 }
 
@@ -70,6 +75,23 @@ std::chrono::milliseconds Options::queue_wait_budget(std::int32_t request_code) 
   constexpr std::int32_t kPullMessage = 11;
   constexpr std::int32_t kLitePullMessage = 361;
   return request_code == kPullMessage || request_code == kLitePullMessage ? max_queue_wait_pull : max_queue_wait;
+}
+
+bool Options::runs_inline(std::int32_t request_code) const noexcept {
+  if (!inline_lone_requests) return false;
+  // RocketMQ request codes (rocketmq-facts §1) whose handlers touch memory or append and
+  // answer later through the channel, never waiting: SEND_MESSAGE, PULL_MESSAGE,
+  // QUERY_CONSUMER_OFFSET, UPDATE_CONSUMER_OFFSET, GET_MAX_OFFSET, GET_MIN_OFFSET, HEART_BEAT,
+  // GET_CONSUMER_LIST_BY_GROUP, LOCK_BATCH_MQ, UNLOCK_BATCH_MQ, GET_ROUTEINFO_BY_TOPIC,
+  // SEND_MESSAGE_V2, SEND_BATCH_MESSAGE, LITE_PULL_MESSAGE. Not END_TRANSACTION, which waits
+  // for its appends, nor queries that search files.
+  switch (request_code) {
+    case 10: case 11: case 14: case 15: case 30: case 31: case 34: case 38: case 41: case 42:
+    case 105: case 310: case 320: case 361:
+      return true;
+    default:
+      return false;
+  }
 }
 
 }  // namespace mqkit::plugins::transports::remoting

@@ -23,11 +23,14 @@ struct Options {
   std::chrono::milliseconds max_queue_wait_pull{5'000};  // PULL_MESSAGE / LITE_PULL_MESSAGE; 0 = off
   std::size_t max_send_queue_bytes = 64 * 1024 * 1024;
   std::chrono::milliseconds connect_timeout{3'000};
+  bool inline_lone_requests = true;
 
   static Options from_config(const v1::ConfigValues& config);
 
   // How long a request with this code may wait for a worker before it is answered SYSTEM_BUSY.
   std::chrono::milliseconds queue_wait_budget(std::int32_t request_code) const noexcept;
+  // Whether a request with this code, alone in its read, runs on the io thread (quick kinds only).
+  bool runs_inline(std::int32_t request_code) const noexcept;
 };
 
 std::span<const v1::ConfigField> config_schema() noexcept;

@@ -235,7 +235,7 @@ TEST_F(RemotingWire, RequestThatWaitedTooLongIsAnsweredSystemBusy) {
                                      }
                                      (void)channel->send(RemotingCommand::response_to(request, 0));
                                    }),
-                                   {{"worker_threads", "1"}, {"max_queue_wait", "50ms"}});
+                                   {{"worker_threads", "1"}, {"max_queue_wait", "50ms"}, {"inline_lone_requests", "false"}});
   auto client = transport();
   Outcome slow;
   client->invoke(loopback(port), RemotingCommand::request(1), 10s, slow.callback());
@@ -269,7 +269,8 @@ TEST_F(RemotingWire, PullsMayWaitLongerThanSendsForAWorker) {
                                      }
                                      (void)channel->send(RemotingCommand::response_to(request, 0));
                                    }),
-                                   {{"worker_threads", "1"}, {"max_queue_wait", "50ms"}, {"max_queue_wait_pull", "10s"}});
+                                   {{"worker_threads", "1"}, {"max_queue_wait", "50ms"}, {"max_queue_wait_pull", "10s"},
+                                    {"inline_lone_requests", "false"}});
   auto client = transport();
   Outcome slow;
   client->invoke(loopback(port), RemotingCommand::request(1), 10s, slow.callback());
@@ -288,6 +289,72 @@ TEST_F(RemotingWire, PullsMayWaitLongerThanSendsForAWorker) {
   auto sent = send.wait();
   ASSERT_TRUE(sent.is_ok()) << sent.status().to_string();
   EXPECT_EQ(sent->code, 2) << "the send was past its 50ms budget";
+}
+
+// A lone quick request (a send, here) is handled by the io thread: it is answered while the only
+// worker is busy. Requests that come several to a read wait for the workers.
+TEST_F(RemotingWire, LoneQuickRequestsDoNotWaitForABusyWorker) {
+  Gate started;
+  Gate release;
+  const auto stop = shutdown_at_exit();
+  const std::uint16_t port = serve(std::make_shared<FnHandler>([&](const auto& channel, RemotingCommand request) {
+                                     if (request.code == 1) {
+                                       started.open();
+                                       release.wait();
+                                     }
+                                     (void)channel->send(RemotingCommand::response_to(request, 0));
+                                   }),
+                                   {{"worker_threads", "1"}});
+  auto client = transport();
+  Outcome slow;
+  client->invoke(loopback(port), RemotingCommand::request(1), 10s, slow.callback());
+  ASSERT_TRUE(started.wait());
+
+  RawClient raw(port);
+  raw.write(json_frame(R"({"code":310,"opaque":7,"flag":0})"));  // SEND_MESSAGE_V2
+  auto lone = raw.read_frame(5s);
+  ASSERT_TRUE(lone) << "a lone send waited for the busy worker";
+  EXPECT_EQ(lone->opaque, 7);
+  EXPECT_EQ(lone->code, 0);
+
+  // Two sends in one write arrive in one read: they go to the (busy) worker.
+  auto pair = json_frame(R"({"code":310,"opaque":8,"flag":0})");
+  const auto second = json_frame(R"({"code":310,"opaque":9,"flag":0})");
+  pair.insert(pair.end(), second.begin(), second.end());
+  raw.write(pair);
+  EXPECT_FALSE(raw.read_frame(300ms)) << "pipelined sends were handled while the only worker was busy";
+  release.open();
+  ASSERT_TRUE(slow.wait().is_ok());
+  for (const std::int32_t opaque : {8, 9}) {
+    auto answer = raw.read_frame();
+    ASSERT_TRUE(answer);
+    EXPECT_EQ(answer->opaque, opaque);
+  }
+}
+
+TEST_F(RemotingWire, LoneRequestsWaitForAWorkerWhenInliningIsOff) {
+  Gate started;
+  Gate release;
+  const auto stop = shutdown_at_exit();
+  const std::uint16_t port = serve(std::make_shared<FnHandler>([&](const auto& channel, RemotingCommand request) {
+                                     if (request.code == 1) {
+                                       started.open();
+                                       release.wait();
+                                     }
+                                     (void)channel->send(RemotingCommand::response_to(request, 0));
+                                   }),
+                                   {{"worker_threads", "1"}, {"inline_lone_requests", "false"}});
+  auto client = transport();
+  Outcome slow;
+  client->invoke(loopback(port), RemotingCommand::request(1), 10s, slow.callback());
+  ASSERT_TRUE(started.wait());
+  RawClient raw(port);
+  raw.write(json_frame(R"({"code":310,"opaque":7,"flag":0})"));
+  EXPECT_FALSE(raw.read_frame(300ms)) << "the send was handled while the only worker was busy";
+  release.open();
+  auto answer = raw.read_frame();
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->opaque, 7);
 }
 
 TEST_F(RemotingWire, InFlightBoundStopsReadingFromTheConnection) {
