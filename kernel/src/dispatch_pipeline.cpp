@@ -19,25 +19,54 @@ void DispatchPipeline::add_dispatcher(plugin::v1::Dispatcher* dispatcher) { kern
 
 void DispatchPipeline::set_tags_code_fn(TagsCodeFn fn) { tags_code_fn_ = std::move(fn); }
 
+namespace {
+// Set while this thread runs dispatchers: an append made from a dispatcher must not dispatch.
+thread_local bool t_dispatching = false;
+}  // namespace
+
 void DispatchPipeline::start(std::int64_t from_offset) {
   dispatched_.store(from_offset, std::memory_order_release);
   {
     std::lock_guard lock(mutex_);
     stopping_ = false;
   }
+  running_.store(true, std::memory_order_release);
   thread_ = std::thread([this] { run(); });
 }
 
 void DispatchPipeline::stop() {
+  running_.store(false, std::memory_order_release);
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
   }
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
+  // Waits for a notifying thread's dispatch still under way.
+  std::lock_guard dispatching(dispatching_);
+}
+
+bool DispatchPipeline::dispatch_on_this_thread() {
+  if (t_dispatching || !dispatching_.try_lock()) return false;
+  std::lock_guard dispatching(dispatching_, std::adopt_lock);
+  // stop() clears running_ before it waits for dispatching_: checked under it, no dispatcher
+  // is called after stop() returned.
+  if (!running_.load(std::memory_order_acquire)) return false;
+  t_dispatching = true;
+  // A few chunks at most; what is left (a burst, an error to retry) is the reput thread's.
+  constexpr int kChunks = 4;
+  bool caught_up = false;
+  for (int i = 0; i < kChunks && !caught_up; ++i) {
+    auto advanced = dispatch_once();
+    if (!advanced) break;
+    caught_up = *advanced == 0;
+  }
+  t_dispatching = false;
+  return caught_up;
 }
 
 void DispatchPipeline::notify_appended() {
+  if (dispatch_on_this_thread()) return;
   // Called after every append: nothing more to do while a wake-up is already pending.
   if (notified_.exchange(true, std::memory_order_acq_rel)) return;
   // Taking the lock orders this notify after the reput thread's predicate check.
@@ -124,7 +153,13 @@ Status DispatchPipeline::dispatch_until_caught_up() {
 void DispatchPipeline::run() {
   auto log = logger("dispatch");
   while (true) {
-    auto advanced = dispatch_once();
+    auto advanced = [this] {
+      std::lock_guard dispatching(dispatching_);
+      t_dispatching = true;
+      auto result = dispatch_once();
+      t_dispatching = false;
+      return result;
+    }();
     std::unique_lock lock(mutex_);
     if (stopping_) return;
     if (!advanced) {

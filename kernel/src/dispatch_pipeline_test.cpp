@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <functional>
 #include <mutex>
+#include <thread>
 
 #include "mqkit/plugin/v1/message_record.hpp"
 
@@ -154,6 +157,74 @@ TEST(DispatchPipelineTest, ThreadFollowsAppendsAndStops) {
   ASSERT_TRUE(pipeline.wait_dispatched(store->size(), std::chrono::seconds(10)));
   pipeline.stop();
   EXPECT_EQ(cq.seen().size(), 50u);
+}
+
+// Notes the thread each record was dispatched on, and can run code from inside dispatch().
+class ThreadRecorder final : public v1::Dispatcher {
+ public:
+  std::string_view name() const noexcept override { return "threads"; }
+  Status dispatch(const v1::DispatchRecord& r) noexcept override {
+    if (inside) inside();
+    std::lock_guard lock(mutex_);
+    offsets_.push_back(r.commit_offset);
+    threads_.push_back(std::this_thread::get_id());
+    return Status::ok();
+  }
+  std::vector<std::int64_t> offsets() {
+    std::lock_guard lock(mutex_);
+    return offsets_;
+  }
+  std::size_t count_on(std::thread::id id) {
+    std::lock_guard lock(mutex_);
+    return static_cast<std::size_t>(std::count(threads_.begin(), threads_.end(), id));
+  }
+  std::function<void()> inside;
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::int64_t> offsets_;
+  std::vector<std::thread::id> threads_;
+};
+
+TEST(DispatchPipelineTest, AnIdlePipelineDispatchesOnTheNotifyingThread) {
+  ThreadRecorder recorder;
+  auto store = std::make_shared<VectorStore>(std::vector<v1::Dispatcher*>{&recorder});
+  // No idle polling: only a notification dispatches.
+  DispatchPipeline pipeline(store, {.idle_wait = std::chrono::seconds(30)});
+  pipeline.start(0);
+  std::vector<std::int64_t> appended;
+  for (int i = 0; i < 20; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));  // the reput thread goes idle
+    appended.push_back(store->size());
+    store->add("T", props("k", "u" + std::to_string(i), "x"));
+    pipeline.notify_appended();
+  }
+  ASSERT_TRUE(pipeline.wait_dispatched(store->size(), std::chrono::seconds(10)));
+  pipeline.stop();
+  EXPECT_EQ(recorder.offsets(), appended) << "every record once, in commit log order";
+  EXPECT_GT(recorder.count_on(std::this_thread::get_id()), 0u) << "the idle reput thread was woken every time";
+}
+
+TEST(DispatchPipelineTest, AnAppendFromInsideADispatcherLeavesTheDispatchToTheReputThread) {
+  ThreadRecorder recorder;
+  auto store = std::make_shared<VectorStore>(std::vector<v1::Dispatcher*>{&recorder});
+  DispatchPipeline pipeline(store, {.idle_wait = std::chrono::seconds(30)});
+  int follow_ups = 0;
+  recorder.inside = [&] {
+    if (follow_ups++ < 3) {  // like a dispatcher that appends (a delayed message's delivery)
+      store->add("T", props("k", "follow-up", "x"));
+      pipeline.notify_appended();
+    }
+  };
+  pipeline.start(0);
+  store->add("T", props("k", "first", "x"));
+  pipeline.notify_appended();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (recorder.offsets().size() < 4 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  pipeline.stop();
+  EXPECT_EQ(recorder.offsets().size(), 4u) << "a follow-up append was not dispatched";
 }
 
 TEST(DispatchPipelineTest, DispatcherFailureStopsAtTheRecordAndResumesWithoutSkipping) {

@@ -4,8 +4,11 @@
 // builder), then the kernel's (long-polling wake-up, delay scheduler, ...). A record becomes
 // readable by queue once the store's dispatchers have seen it.
 //
-// Threads: start() launches the reput thread, which alone calls dispatchers. notify_appended()
-// and the wait/observer methods may be called from any thread.
+// Threads: start() launches the reput thread. notify_appended() and the wait/observer methods
+// may be called from any thread. Dispatchers are called by one thread at a time, in commit log
+// order: the reput thread, or the thread calling notify_appended() when the reput thread is idle
+// (it then dispatches the append itself: at a modest rate a wake-up per append costs more than
+// the dispatch, and it is one more hop between a send and the pull it answers).
 //
 // Failure policy: a record that fails to decode or a dispatcher error stops progress at that
 // record (never skipped) and is logged; the pipeline retries after a back-off, and the store's
@@ -56,7 +59,8 @@ class DispatchPipeline {
   // Stops the thread after the record in progress.
   void stop();
 
-  // Wakes the reput thread now: call after an append so dispatch latency stays low.
+  // Call after an append so dispatch latency stays low: dispatches on the calling thread when
+  // no other thread is dispatching, else wakes the reput thread. Never from a dispatcher.
   void notify_appended();
 
   // Next commit log offset to dispatch (everything below it has been dispatched).
@@ -70,8 +74,10 @@ class DispatchPipeline {
   plugin::v1::Status last_error() const;
 
  private:
-  // Dispatches one chunk; returns how many bytes it advanced (0 = caught up).
+  // Dispatches one chunk; returns how many bytes it advanced (0 = caught up). With dispatching_.
   plugin::v1::Result<std::int64_t> dispatch_once();
+  // notify_appended()'s own dispatch: true when it caught up (no wake-up needed).
+  bool dispatch_on_this_thread();
   void run();
   std::int64_t dispatched() const noexcept { return dispatched_.load(std::memory_order_acquire); }
 
@@ -82,6 +88,9 @@ class DispatchPipeline {
 
   std::atomic<std::int64_t> dispatched_{0};
   std::thread thread_;
+  // Held by whichever thread runs dispatchers; taken before mutex_.
+  std::mutex dispatching_;
+  std::atomic<bool> running_{false};  // start() .. stop(): dispatchers may be called
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::condition_variable progressed_;

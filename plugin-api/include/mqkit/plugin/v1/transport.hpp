@@ -4,10 +4,9 @@
 // of a connection can send requests: the broker notifies consumers over the connection they
 // opened.
 //
-// Threads: the transport runs its own I/O threads and a bounded worker pool. RequestHandler
-// methods run on worker threads (a transport may run a quick request on its I/O thread) and
-// may block briefly; long waits (long polling, sync flush) must answer later through
-// Channel::send instead. Callbacks run on transport threads and must
+// Threads: the transport runs its own I/O threads and a bounded worker pool. RequestHandler methods
+// run on worker threads (or a quick one on an I/O thread) and may block briefly; long waits (long
+// polling, sync flush) must answer later through Channel::send instead. Callbacks run on transport threads and must
 // not block.
 #pragma once
 
