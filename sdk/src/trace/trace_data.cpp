@@ -99,10 +99,9 @@ class RecordReader {
   std::string problem_;
 };
 
-TraceContext read_pub(RecordReader& r) {
-  r.need(13, "Pub");
-  TraceContext c{.type = TraceType::kPub};
-  if (!r.problem().empty()) return c;
+// The fields Pub and EndTransaction records begin with: type, timestamp, regionId, group, topic,
+// msgId, tags, keys, storeHost.
+TraceBean& read_send_head(RecordReader& r, TraceContext& c) {
   c.timestamp_ms = r.number<std::int64_t>(1, "timestamp");
   c.region_id = r.text(2);
   c.group = r.text(3);
@@ -112,6 +111,14 @@ TraceContext read_pub(RecordReader& r) {
   bean.tags = r.optional(6);
   bean.keys = r.optional(7);
   bean.store_host = r.text(8);
+  return bean;
+}
+
+TraceContext read_pub(RecordReader& r) {
+  r.need(13, "Pub");
+  TraceContext c{.type = TraceType::kPub};
+  if (!r.problem().empty()) return c;
+  TraceBean& bean = read_send_head(r, c);
   bean.body_length = r.number<std::int32_t>(9, "bodyLength");
   c.cost_ms = r.number<std::int32_t>(10, "costTime");
   bean.msg_type = r.msg_type(11);
@@ -162,15 +169,7 @@ TraceContext read_end_transaction(RecordReader& r) {
   r.need(13, "EndTransaction");
   TraceContext c{.type = TraceType::kEndTransaction};
   if (!r.problem().empty()) return c;
-  c.timestamp_ms = r.number<std::int64_t>(1, "timestamp");
-  c.region_id = r.text(2);
-  c.group = r.text(3);
-  TraceBean& bean = c.beans.emplace_back();
-  bean.topic = r.text(4);
-  bean.msg_id = r.text(5);
-  bean.tags = r.optional(6);
-  bean.keys = r.optional(7);
-  bean.store_host = r.text(8);
+  TraceBean& bean = read_send_head(r, c);
   bean.msg_type = r.msg_type(9);
   bean.transaction_id = r.text(10);
   bean.transaction_state = r.text(11);
