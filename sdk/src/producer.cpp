@@ -162,10 +162,12 @@ bool Producer::Impl::shutdown() {
     return false;
   }
   instance_->unregister_producer(config_.group);
+  // The trace of the last sends goes out (bounded by the trace producer's send timeout); not under
+  // the lifecycle lock, which instance() takes.
+  if (tracer_) tracer_->shutdown();
   std::lock_guard lock(lifecycle_mutex_);
   accumulator_.reset();
   sender_.reset();
-  if (tracer_) tracer_->shutdown();  // the trace of the last sends goes out
   log()->info("producer {} shut down", config_.group);
   instance_.reset();
   return true;
