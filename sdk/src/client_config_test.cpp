@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "mqkit/client/consumer_config.hpp"
 #include "mqkit/client/producer_config.hpp"
 #include "mqkit/kernel/bootstrap.hpp"
 
@@ -133,6 +134,39 @@ TEST_F(ClientConfigFileTest, ErrorsNameTheKey) {
   auto bad_setting = boot("[client.transport]\nplugin = \"remoting\"\nio_threads = 0\n");
   ASSERT_TRUE(bad_setting.is_ok());
   EXPECT_NE(load_client_config(**bad_setting).status().message().find("io_threads"), std::string::npos);
+}
+
+TEST_F(ClientConfigFileTest, MessageTraceKeysTakeRocketMqDefaultsAndSpellings) {
+  auto defaults = boot("[consumer]\ngroup = \"cg\"\n");
+  ASSERT_TRUE(defaults.is_ok()) << defaults.status().to_string();
+  auto producer = load_producer_config(**defaults);
+  ASSERT_TRUE(producer.is_ok()) << producer.status().to_string();
+  EXPECT_FALSE(producer->enable_msg_trace);
+  EXPECT_EQ(producer->customized_trace_topic, "RMQ_SYS_TRACE_TOPIC");
+  auto consumer = load_consumer_config(**defaults);
+  ASSERT_TRUE(consumer.is_ok()) << consumer.status().to_string();
+  EXPECT_FALSE(consumer->enable_msg_trace);
+  EXPECT_EQ(consumer->customized_trace_topic, "RMQ_SYS_TRACE_TOPIC");
+
+  auto traced = boot(
+      "[producer]\nenableMsgTrace = true\ncustomizedTraceTopic = \"MyTraces\"\n"
+      "[consumer]\ngroup = \"cg\"\nenable_msg_trace = true\ncustomized_trace_topic = \"\"\n");
+  ASSERT_TRUE(traced.is_ok()) << traced.status().to_string();
+  producer = load_producer_config(**traced);
+  ASSERT_TRUE(producer.is_ok()) << producer.status().to_string();
+  EXPECT_TRUE(producer->enable_msg_trace);
+  EXPECT_EQ(producer->customized_trace_topic, "MyTraces");
+  consumer = load_consumer_config(**traced);
+  ASSERT_TRUE(consumer.is_ok()) << consumer.status().to_string();
+  EXPECT_TRUE(consumer->enable_msg_trace);
+  consumer->client.namesrv_addresses = {"127.0.0.1:9876"};
+  EXPECT_TRUE(consumer->validate().is_ok()) << consumer->validate().to_string();  // empty: the default topic
+
+  producer->client.namesrv_addresses = {"127.0.0.1:9876"};
+  producer->customized_trace_topic = "not a topic";
+  const Status bad = producer->validate();
+  EXPECT_EQ(bad.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.message().find("customized_trace_topic"), std::string::npos) << bad.to_string();
 }
 
 // The configuration file the project ships must keep loading.

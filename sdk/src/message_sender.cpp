@@ -5,6 +5,7 @@
 
 #include "mqkit/client/response_status.hpp"
 #include "mqkit/kernel/logging.hpp"
+#include "trace/message_tracer.hpp"
 
 namespace mqkit::client {
 
@@ -92,12 +93,13 @@ void call_send_callback(const SendCallback& done, Result<SendResult> result) noe
 
 MessageSender::MessageSender(ClientInstance& instance, const ProducerConfig& config,
                              std::shared_ptr<v1::QueueSelector> default_selector,
-                             std::shared_ptr<v1::FaultStrategy> fault_strategy)
+                             std::shared_ptr<v1::FaultStrategy> fault_strategy, trace::MessageTracer* tracer)
     : instance_(instance),
       config_(config),
       fallback_{config.create_topic_key, config.default_topic_queue_nums},
       default_selector_(std::move(default_selector)),
-      fault_strategy_(std::move(fault_strategy)) {}
+      fault_strategy_(std::move(fault_strategy)),
+      tracer_(tracer) {}
 
 int MessageSender::max_attempts(const SendTarget& target, int retries) const {
   if (target.queue || target.selector) return 1;
@@ -172,6 +174,12 @@ void MessageSender::report(const std::string& broker, Clock::time_point attempt_
   fault_strategy_->update(broker, since(attempt_started).count(), failed);
 }
 
+void MessageSender::trace(const PreparedMessage& message, const std::string& address, const Result<SendResult>& result,
+                          Clock::time_point attempt_started) {
+  // As RocketMQ's send hook: only an answer the broker gave (a result) is traced.
+  if (tracer_ != nullptr && result) tracer_->on_sent(message, address, *result, attempt_started);
+}
+
 // ---- Sync ----------------------------------------------------------------------------------
 
 Result<SendResult> MessageSender::send(std::shared_ptr<const PreparedMessage> message, const SendTarget& target,
@@ -190,6 +198,7 @@ Result<SendResult> MessageSender::send(std::shared_ptr<const PreparedMessage> me
     auto result = instance_.api().send_message(chosen->address, chosen->queue.broker_name,
                                                request_for(*message, chosen->queue.queue_id), time_left(deadline));
     report(chosen->queue.broker_name, attempt_started, !result.is_ok());
+    trace(*message, chosen->address, result, attempt_started);
     if (result) {
       if (result->status == SendStatus::kSendOk || !config_.retry_another_broker_when_not_store_ok) return result;
       stored_not_ok = std::move(result).value();
@@ -231,8 +240,8 @@ void MessageSender::attempt_async(const std::shared_ptr<AsyncSend>& send) {
     std::string broker = chosen->queue.broker_name;
     instance_.api().send_message_async(
         chosen->address, broker, request_for(*send->message, chosen->queue.queue_id), time_left(send->deadline),
-        [this, send, broker, attempt_started](Result<SendResult> result) {
-          on_async_response(send, broker, attempt_started, std::move(result));
+        [this, send, broker, address = chosen->address, attempt_started](Result<SendResult> result) {
+          on_async_response(send, broker, address, attempt_started, std::move(result));
         });
     return;
   }
@@ -240,8 +249,10 @@ void MessageSender::attempt_async(const std::shared_ptr<AsyncSend>& send) {
 }
 
 void MessageSender::on_async_response(const std::shared_ptr<AsyncSend>& send, const std::string& broker,
-                                      Clock::time_point attempt_started, Result<SendResult> result) {
+                                      const std::string& address, Clock::time_point attempt_started,
+                                      Result<SendResult> result) {
   report(broker, attempt_started, !result.is_ok());
+  trace(*send->message, address, result, attempt_started);
   if (result) return send->finish(std::move(result));
   Progress& progress = send->progress;
   if (!progress.failed(broker, result.status()) || progress.attempts >= progress.max_attempts) {

@@ -11,6 +11,8 @@
 // A fixed queue or an application selector means one attempt, as in RocketMQ: an ordered
 // message must not move to another queue.
 //
+// With a tracer (enable_msg_trace), every attempt the broker answered is traced (a Pub record).
+//
 // Threads: any number of sending threads. Async attempts after the first run on the client's
 // async thread; the final callback runs on a transport thread or that thread. The owner keeps
 // the sender alive until every async send has called back.
@@ -29,6 +31,10 @@
 #include "outgoing_message.hpp"
 
 namespace mqkit::client {
+
+namespace trace {
+class MessageTracer;
+}
 
 // How the queue of a send is chosen.
 struct SendTarget {
@@ -49,7 +55,7 @@ class MessageSender {
 
   MessageSender(ClientInstance& instance, const ProducerConfig& config,
                 std::shared_ptr<plugin::v1::QueueSelector> default_selector,
-                std::shared_ptr<plugin::v1::FaultStrategy> fault_strategy);
+                std::shared_ptr<plugin::v1::FaultStrategy> fault_strategy, trace::MessageTracer* tracer = nullptr);
 
   Result<SendResult> send(std::shared_ptr<const PreparedMessage> message, const SendTarget& target,
                           Clock::time_point started, Clock::time_point deadline);
@@ -86,14 +92,18 @@ class MessageSender {
   int max_attempts(const SendTarget& target, int retries) const;
   void report(const std::string& broker, Clock::time_point attempt_started, bool failed);
   void attempt_async(const std::shared_ptr<AsyncSend>& send);
-  void on_async_response(const std::shared_ptr<AsyncSend>& send, const std::string& broker,
+  void on_async_response(const std::shared_ptr<AsyncSend>& send, const std::string& broker, const std::string& address,
                          Clock::time_point attempt_started, Result<SendResult> result);
+  // The message trace's Pub of an answered attempt.
+  void trace(const PreparedMessage& message, const std::string& address, const Result<SendResult>& result,
+             Clock::time_point attempt_started);
 
   ClientInstance& instance_;
   const ProducerConfig& config_;
   const DefaultTopicRoute fallback_;
   std::shared_ptr<plugin::v1::QueueSelector> default_selector_;
   std::shared_ptr<plugin::v1::FaultStrategy> fault_strategy_;
+  trace::MessageTracer* const tracer_;  // null: not traced
 };
 
 }  // namespace mqkit::client

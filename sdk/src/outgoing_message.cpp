@@ -61,6 +61,9 @@ std::optional<std::int32_t> int_property(const Message& message, std::string_vie
   return value;
 }
 
+// Aliyun's timed-message property, which RocketMQ's send hooks count as a delay too.
+constexpr std::string_view kStartDeliverTime = "__STARTDELIVERTIME";
+
 bool is_retry_topic(std::string_view topic) { return topic.starts_with(protocol::kRetryGroupTopicPrefix); }
 
 // A half message (TRAN_MSG=true): stored invisible until its producer ends the transaction.
@@ -113,6 +116,7 @@ Result<PreparedMessage> prepare_message(Message message, const ProducerConfig& c
   out.flag = message.flag();
   if (is_transactional(message)) out.sys_flag |= v1::sys_flag::kTransactionPrepared;
   out.batchable = fits_a_batch(message);
+  out.delayed = message.delay_time_level() > 0 || message.property(kStartDeliverTime).has_value();
   if (is_retry_topic(out.topic)) {
     // A consumer re-sending a message to its retry topic carries the counters in the header.
     out.reconsume_times = int_property(message, property::kReconsumeTime).value_or(0);

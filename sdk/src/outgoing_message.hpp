@@ -28,6 +28,8 @@ struct PreparedMessage {
   bool batch = false;
   std::int32_t reconsume_times = 0;
   std::optional<std::int32_t> max_reconsume_times{};
+  // A delay level or a start-deliver time: the message trace calls it Delay_Msg.
+  bool delayed = false;
   // May travel in an auto batch: what prepare_batch accepts (no delay level, not a retry topic,
   // waits for the store as by default, not a request-reply reply), not compressed, no
   // transaction flag.

@@ -11,6 +11,7 @@
 #include "plugin_loader.hpp"
 #include "produce_accumulator.hpp"
 #include "send_window.hpp"
+#include "trace/message_tracer.hpp"
 
 namespace mqkit::client {
 
@@ -86,6 +87,7 @@ class Producer::Impl {
   mutable std::mutex lifecycle_mutex_;
   enum class State { kCreated, kRunning, kShutDown } state_ = State::kCreated;
   std::shared_ptr<ClientInstance> instance_;
+  std::unique_ptr<trace::MessageTracer> tracer_;  // with enable_msg_trace; outlives sender_
   std::unique_ptr<MessageSender> sender_;
   std::unique_ptr<ProduceAccumulator> accumulator_;  // with auto_batch
 
@@ -126,7 +128,12 @@ Status Producer::Impl::start() {
   MQKIT_ASSIGN_OR_RETURN(auto fault_strategy, instance->make_plugin<v1::FaultStrategy>(config_.client.fault_strategy));
   MQKIT_RETURN_IF_ERROR(instance->register_producer(config_.group));
   MQKIT_RETURN_IF_ERROR(instance->start());
-  sender_ = std::make_unique<MessageSender>(*instance, config_, std::move(selector), std::move(fault_strategy));
+  if (config_.enable_msg_trace) {
+    tracer_ = trace::MessageTracer::start(config_.client, config_.group, trace::TracedRole::kProduce,
+                                          config_.customized_trace_topic);
+  }
+  sender_ = std::make_unique<MessageSender>(*instance, config_, std::move(selector), std::move(fault_strategy),
+                                            tracer_.get());
   if (config_.auto_batch) accumulator_ = std::make_unique<ProduceAccumulator>(*sender_, *instance, window_, config_);
   instance_ = std::move(instance);
   state_ = State::kRunning;
@@ -155,6 +162,9 @@ bool Producer::Impl::shutdown() {
     return false;
   }
   instance_->unregister_producer(config_.group);
+  // The trace of the last sends goes out (bounded by the trace producer's send timeout); not under
+  // the lifecycle lock, which instance() takes.
+  if (tracer_) tracer_->shutdown();
   std::lock_guard lock(lifecycle_mutex_);
   accumulator_.reset();
   sender_.reset();
@@ -348,5 +358,7 @@ std::shared_ptr<ClientInstance> Producer::instance() const {
 }
 
 std::size_t Producer::async_in_flight() const { return impl_->window_.messages_in_flight(); }
+
+trace::MessageTracer* Producer::tracer() const noexcept { return impl_->tracer_.get(); }
 
 }  // namespace mqkit::client

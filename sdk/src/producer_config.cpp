@@ -4,6 +4,7 @@
 
 #include "mqkit/kernel/bootstrap.hpp"
 #include "mqkit/protocol/validation.hpp"
+#include "trace/trace_settings.hpp"
 
 namespace mqkit::client {
 
@@ -62,6 +63,8 @@ constexpr ConfigField kProducerFields[] = {
     {.key = "check_request_hold_max", .type = ValueType::kInt, .default_value = "2000",
      .description = "transaction producers: checks waiting for a check thread at most; more are dropped and the "
                     "broker asks again later", .min = 1, .max = 10'000'000},
+    trace::kEnableMsgTraceField,
+    trace::kCustomizedTraceTopicField,
 };
 constexpr plugin::v1::ConfigSchema kProducerSchema{kProducerFields, std::size(kProducerFields)};
 
@@ -91,7 +94,7 @@ Status ProducerConfig::validate() const {
   }
   if (check_thread_pool_size == 0) return Status::invalid_argument("check_thread_pool_size must be positive");
   if (check_request_hold_max == 0) return Status::invalid_argument("check_request_hold_max must be positive");
-  return Status::ok();
+  return trace::validate_trace_topic(customized_trace_topic);
 }
 
 const plugin::v1::ConfigSchema& producer_schema() { return kProducerSchema; }
@@ -118,6 +121,8 @@ Result<ProducerConfig> load_producer_config(kernel::Bootstrap& boot) {
   config.total_batch_max_bytes = static_cast<std::size_t>(values.get_size("total_batch_max_bytes"));
   config.check_thread_pool_size = static_cast<std::size_t>(values.get_int("check_thread_pool_size"));
   config.check_request_hold_max = static_cast<std::size_t>(values.get_int("check_request_hold_max"));
+  config.enable_msg_trace = values.get_bool("enable_msg_trace");
+  config.customized_trace_topic = values.get_string("customized_trace_topic");
   return config;
 }
 

@@ -8,6 +8,7 @@
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
 #include "task_pool.hpp"
+#include "trace/message_tracer.hpp"
 
 namespace mqkit::client {
 
@@ -85,7 +86,11 @@ class TransactionProducer::Impl final : public TransactionChecker {
 
  private:
   // END_TRANSACTION for a half message this producer just sent.
-  Status end_transaction(const SendResult& half, LocalTransactionState state, const std::string& remark);
+  Status end_transaction(const Message& message, const SendResult& half, LocalTransactionState state,
+                         const std::string& remark);
+  // The message trace's EndTransaction record, when the producer traces.
+  void trace_end(const Message& message, std::string_view msg_id, std::string_view broker, LocalTransactionState state,
+                 std::string_view transaction_id, bool from_check);
   void answer_check(const std::string& broker_address, const MessageExt& half_message,
                     const CheckTransactionStateHeader& request);
   void log_unended(std::string_view message_id, LocalTransactionState state, const Status& why) const;
@@ -148,14 +153,14 @@ Result<TransactionSendResult> TransactionProducer::Impl::send_in_transaction(Mes
     // back without running the local transaction.
     result.local_transaction_state = LocalTransactionState::kRollback;
   }
-  if (Status ended = end_transaction(result, result.local_transaction_state, remark); !ended) {
+  if (Status ended = end_transaction(message, result, result.local_transaction_state, remark); !ended) {
     log_unended(result.msg_id, result.local_transaction_state, ended);
   }
   return result;
 }
 
-Status TransactionProducer::Impl::end_transaction(const SendResult& half, LocalTransactionState state,
-                                                  const std::string& remark) {
+Status TransactionProducer::Impl::end_transaction(const Message& message, const SendResult& half,
+                                                  LocalTransactionState state, const std::string& remark) {
   const auto instance = producer_.instance();
   if (!instance) return Status::unavailable("producer " + group_ + " shut down meanwhile");
   // The commit log offset of the half message is in the broker's offset message id.
@@ -173,7 +178,16 @@ Status TransactionProducer::Impl::end_transaction(const SendResult& half, LocalT
                                       .from_transaction_check = false,
                                       .msg_id = half.msg_id,
                                       .transaction_id = half.transaction_id};
+  trace_end(message, half.msg_id, broker, state, half.transaction_id, false);
   return instance->api().end_transaction_oneway(broker, request, remark);
+}
+
+void TransactionProducer::Impl::trace_end(const Message& message, std::string_view msg_id, std::string_view broker,
+                                          LocalTransactionState state, std::string_view transaction_id,
+                                          bool from_check) {
+  if (trace::MessageTracer* tracer = producer_.tracer()) {
+    tracer->on_end_transaction(message, msg_id, broker, to_string(state), transaction_id, from_check);
+  }
 }
 
 void TransactionProducer::Impl::check_transaction_state(const std::string& broker_address, MessageExt half_message,
@@ -199,6 +213,7 @@ void TransactionProducer::Impl::answer_check(const std::string& broker_address, 
     return listener_->check_local_transaction(half_message);
   });
   const auto instance = producer_.instance();
+  if (instance) trace_end(half_message, message_id, broker_address, state, request.transaction_id, true);
   const Status sent =
       instance ? instance->api().end_transaction_oneway(
                      broker_address,

@@ -163,5 +163,8 @@ struct QueryByOffsetOptions {
 };
 // The message at one queue offset, pulled from the broker's master.
 int query_msg_by_offset(AdminContext& ctx, const QueryByOffsetOptions& options);
+// RocketMQ's queryMsgTraceById: the message trace records (Pub, SubBefore, SubAfter,
+// EndTransaction) of message `msg_id` in `trace_topic` (empty: RMQ_SYS_TRACE_TOPIC), oldest first.
+int query_msg_trace_by_id(AdminContext& ctx, const std::string& msg_id, const std::string& trace_topic);
 
 }  // namespace mqkit::admin

@@ -154,6 +154,12 @@ int main(int argc, char** argv) {
   sub->add_flag("-a,--showAll", show_all, "every stored copy (a retried send stores more than one)");
   sub->callback([&] { command = [&](AdminContext& c) { return query_msg_by_unique_key(c, topic, msg_id, show_all); }; });
 
+  std::string trace_topic;
+  sub = app.add_subcommand("queryMsgTraceById", "show the message trace records of a message");
+  sub->add_option("-i,--msgId", msg_id, "message id (the producer's UNIQ_KEY)")->required();
+  sub->add_option("-t,--traceTopic,--trace-topic", trace_topic, "trace topic (default RMQ_SYS_TRACE_TOPIC)");
+  sub->callback([&] { command = [&](AdminContext& c) { return query_msg_trace_by_id(c, msg_id, trace_topic); }; });
+
   QueryByOffsetOptions by_offset;
   sub = app.add_subcommand("queryMsgByOffset", "show the message at one queue offset");
   sub->add_option("-t,--topic", by_offset.topic, "topic name")->required();

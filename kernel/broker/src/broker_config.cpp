@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "mqkit/kernel/config_value.hpp"
+#include "mqkit/protocol/validation.hpp"
 
 namespace mqkit::broker {
 
@@ -82,6 +83,11 @@ constexpr plugin::v1::ConfigField kFields[] = {
     {.key = "store_reply_message_enable", .type = ValueType::kBool, .default_value = "true",
      .description = "Also store request-reply replies in <cluster>_REPLY_TOPIC (they are pushed to the "
                     "requester either way)", .needs_restart = false},
+    // Message trace (docs/sdk.md "Message trace"): the topic traced clients write to.
+    {.key = "trace_topic_enable", .type = ValueType::kBool, .default_value = "false",
+     .description = "Create msg_trace_topic_name (1 queue, read-write) at start, for clients with enable_msg_trace"},
+    {.key = "msg_trace_topic_name", .type = ValueType::kString, .default_value = "RMQ_SYS_TRACE_TOPIC",
+     .description = "The trace topic trace_topic_enable creates"},
     // Master/slave replication (docs/replication.md), RocketMQ 4.x MessageStoreConfig's HA keys.
     {.key = "broker_role", .type = ValueType::kString, .default_value = "ASYNC_MASTER",
      .description = "ASYNC_MASTER, SYNC_MASTER (a send waits for a slave) or SLAVE (copies its master)",
@@ -167,6 +173,8 @@ plugin::v1::ConfigValues values_of(const BrokerConfig& c) {
   v.set("transaction_check_max", std::int64_t{c.transaction_check_max});
   v.set("transaction_check_interval", c.transaction_check_interval_ms);
   v.set("store_reply_message_enable", c.store_reply_message_enable.get());
+  v.set("trace_topic_enable", c.trace_topic_enable);
+  v.set("msg_trace_topic_name", c.msg_trace_topic_name);
   v.set("broker_role", std::string(to_string(c.broker_role)));
   v.set("ha_listen_port", std::int64_t{c.ha_listen_port});
   v.set("ha_send_heartbeat_interval", c.ha_send_heartbeat_interval_ms);
@@ -310,6 +318,9 @@ Result<BrokerConfig> broker_config_from(const plugin::v1::ConfigValues& v, const
   c.transaction_check_max = static_cast<std::int32_t>(v.get_int("transaction_check_max"));
   c.transaction_check_interval_ms = v.get_duration_ms("transaction_check_interval");
   c.store_reply_message_enable = v.get_bool("store_reply_message_enable");
+  c.trace_topic_enable = v.get_bool("trace_topic_enable");
+  c.msg_trace_topic_name = v.get_string("msg_trace_topic_name");
+  if (Status s = protocol::validate_topic(c.msg_trace_topic_name); !s) return s.with_context("msg_trace_topic_name");
   MQKIT_ASSIGN_OR_RETURN(c.broker_role, broker_role_from(v.get_string("broker_role")));
   c.ha_listen_port = static_cast<std::int32_t>(v.get_int("ha_listen_port"));
   c.ha_send_heartbeat_interval_ms = v.get_duration_ms("ha_send_heartbeat_interval");

@@ -116,6 +116,28 @@ TEST(BrokerConfigTest, TransactionKeysTakeRocketMqDefaultsAndSpellings) {
   EXPECT_FALSE(zero_checks.section("broker", broker_schema()).is_ok());
 }
 
+TEST(BrokerConfigTest, TraceTopicKeysTakeRocketMqDefaultsAndSpellings) {
+  auto defaults = broker_config_from(
+      kernel::ConfigDocument::parse("", "t").value().section("broker", broker_schema()).value());
+  ASSERT_TRUE(defaults.is_ok());
+  EXPECT_FALSE(defaults->trace_topic_enable);
+  EXPECT_EQ(defaults->msg_trace_topic_name, "RMQ_SYS_TRACE_TOPIC");
+  EXPECT_EQ(broker_config_properties(*defaults).at("traceTopicEnable"), "false");
+  EXPECT_EQ(broker_config_properties(*defaults).at("msgTraceTopicName"), "RMQ_SYS_TRACE_TOPIC");
+
+  auto doc =
+      kernel::ConfigDocument::parse("[broker]\ntraceTopicEnable = true\nmsgTraceTopicName = \"MyTraces\"\n", "t").value();
+  auto c = broker_config_from(doc.section("broker", broker_schema()).value());
+  ASSERT_TRUE(c.is_ok());
+  EXPECT_TRUE(c->trace_topic_enable);
+  EXPECT_EQ(c->msg_trace_topic_name, "MyTraces");
+
+  auto bad = kernel::ConfigDocument::parse("[broker]\nmsg_trace_topic_name = \"no spaces\"\n", "t").value();
+  const auto rejected = broker_config_from(bad.section("broker", broker_schema()).value());
+  ASSERT_FALSE(rejected.is_ok());
+  EXPECT_NE(rejected.status().message().find("msg_trace_topic_name"), std::string::npos);
+}
+
 TEST(BrokerConfigTest, SlaveReadKeysTakeRocketMqDefaultsSpellingsAndBounds) {
   auto defaults = broker_config_from(
       kernel::ConfigDocument::parse("", "t").value().section("broker", broker_schema()).value());

@@ -64,6 +64,26 @@ TEST(TopicConfigManagerTest, NoAutoCreateWithoutTbw102) {
   EXPECT_FALSE(topics.create_on_send("T", "TBW102", 4, 0).is_ok());
 }
 
+TEST(TopicConfigManagerTest, TraceTopicOnlyWithTraceTopicEnable) {
+  {
+    InMemoryMetadataFiles files;
+    TopicConfigManager topics(default_config(), files);
+    ASSERT_TRUE(topics.load().is_ok());
+    EXPECT_FALSE(topics.find("RMQ_SYS_TRACE_TOPIC").has_value());
+  }
+  InMemoryMetadataFiles files;
+  BrokerConfig config = default_config();
+  config.trace_topic_enable = true;
+  config.msg_trace_topic_name = "MyTraces";
+  TopicConfigManager topics(config, files);
+  ASSERT_TRUE(topics.load().is_ok());
+  const auto trace = topics.find("MyTraces");
+  ASSERT_TRUE(trace.has_value());
+  EXPECT_EQ(trace->read_queue_nums, 1);
+  EXPECT_EQ(trace->write_queue_nums, 1);
+  EXPECT_EQ(trace->perm, 6);
+}
+
 TEST(TopicConfigManagerTest, CorruptFileIsAnError) {
   InMemoryMetadataFiles files;
   ASSERT_TRUE(files.save("topics.json", "{oops").is_ok());

@@ -39,6 +39,8 @@ Status TopicConfigManager::load() {
   add_system_topic_locked(config_.broker_name, 1, perm::kRead | perm::kWrite);
   // Where responders send replies, and the broker stores them (store_reply_message_enable).
   add_system_topic_locked(protocol::reply::reply_topic_of(config_.cluster_name), 1, perm::kRead | perm::kWrite);
+  // Where clients with enable_msg_trace write their trace records (RocketMQ: 1 queue).
+  if (config_.trace_topic_enable) add_system_topic_locked(config_.msg_trace_topic_name, 1, perm::kRead | perm::kWrite);
   add_system_topic_locked(std::string(protocol::kOffsetMovedEvent), 1, perm::kRead | perm::kWrite);
   add_system_topic_locked(std::string(protocol::kScheduleTopic),
                           static_cast<std::int32_t>(config_.delay_level_ms.size()), perm::kRead | perm::kWrite);

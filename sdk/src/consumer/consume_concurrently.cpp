@@ -51,8 +51,8 @@ class ConcurrentConsumeService final : public ConsumeService {
     if (stopping() || process_queue->dropped()) return;
     process_queue->mark_consume_started(messages);
     ConsumeConcurrentlyContext context{queue};
-    const auto status = call_listener_guarded(env_.config.group, queue, ConsumeConcurrentlyStatus::kReconsumeLater,
-                                              [&] { return listener_(messages, context); });
+    const auto status = call_listener_traced(env_, messages, queue, ConsumeConcurrentlyStatus::kReconsumeLater,
+                                             [&] { return listener_(messages, context); });
     if (process_queue->dropped()) return;  // the queue moved on; its new owner delivers again
 
     std::vector<MessageExt> done;

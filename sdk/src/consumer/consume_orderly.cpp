@@ -91,9 +91,8 @@ class OrderlyConsumeService final : public ConsumeService {
       std::vector<MessageExt> messages = process_queue->take_messages(batch);
       if (messages.empty()) return;  // dry: the next put dispatches a consumer again
       ConsumeOrderlyContext context{queue};
-      const auto status = call_listener_guarded(env_.config.group, queue,
-                                                ConsumeOrderlyStatus::kSuspendCurrentQueueAMoment,
-                                                [&] { return listener_(messages, context); });
+      const auto status = call_listener_traced(env_, messages, queue, ConsumeOrderlyStatus::kSuspendCurrentQueueAMoment,
+                                               [&] { return listener_(messages, context); });
       consuming.unlock();
 
       if (status == ConsumeOrderlyStatus::kSuspendCurrentQueueAMoment && must_suspend(messages, queue)) {

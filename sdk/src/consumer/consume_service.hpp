@@ -9,6 +9,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <exception>
 #include <memory>
 #include <string_view>
@@ -23,6 +24,7 @@
 #include "mqkit/kernel/periodic_tasks.hpp"
 #include "rebalancer.hpp"
 #include "task_scheduler.hpp"
+#include "trace/message_tracer.hpp"
 
 namespace mqkit::client {
 
@@ -33,6 +35,7 @@ struct ConsumeEnvironment {
   OffsetStore& offsets;
   Rebalancer& rebalancer;
   TaskScheduler& scheduler;
+  trace::MessageTracer* tracer = nullptr;  // with enable_msg_trace
 };
 
 class ConsumeService {
@@ -83,6 +86,28 @@ ConsumeStatus call_listener_guarded(std::string_view group, const MessageQueue& 
     log_listener_exception(group, queue, "not a std::exception");
   }
   return on_throw;
+}
+
+// call_listener_guarded between the message trace's SubBefore and SubAfter records when the
+// consumer traces. Both status enums hold a success and `on_throw`, the retry: anything but a
+// retry is a success, as RocketMQ's CONSUME_SUCCESS and SUCCESS are.
+template <typename ConsumeStatus, typename Call>
+ConsumeStatus call_listener_traced(const ConsumeEnvironment& env, const std::vector<MessageExt>& messages,
+                                   const MessageQueue& queue, ConsumeStatus on_throw, Call&& call) {
+  if (env.tracer == nullptr) return call_listener_guarded(env.config.group, queue, on_throw, call);
+  const trace::TraceContext before = env.tracer->before_consume(messages);
+  const auto started = std::chrono::steady_clock::now();
+  bool threw = true;
+  const ConsumeStatus status = call_listener_guarded(env.config.group, queue, on_throw, [&] {
+    const ConsumeStatus answer = call();
+    threw = false;
+    return answer;
+  });
+  const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+  const bool retry = status == on_throw;
+  env.tracer->after_consume(before, messages.size(), !retry,
+                            trace::consume_return_type(threw, retry, took, env.config.consume_timeout), took);
+  return status;
 }
 
 std::unique_ptr<ConsumeService> make_concurrent_consume_service(ConsumeEnvironment environment,

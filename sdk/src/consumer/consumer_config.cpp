@@ -8,6 +8,7 @@
 #include "mqkit/kernel/bootstrap.hpp"
 #include "mqkit/kernel/wall_clock.hpp"
 #include "mqkit/protocol/validation.hpp"
+#include "trace/trace_settings.hpp"
 
 namespace mqkit::client {
 
@@ -79,6 +80,8 @@ constexpr ConfigField kConsumerFields[] = {
     {.key = "pull_threshold_for_all", .type = ValueType::kInt, .default_value = "10000",
      .description = "lite pull: no queue is pulled while this many messages wait for poll()", .min = 1,
      .max = 1000000},
+    trace::kEnableMsgTraceField,
+    trace::kCustomizedTraceTopicField,
 };
 constexpr plugin::v1::ConfigSchema kConsumerSchema{kConsumerFields, std::size(kConsumerFields)};
 
@@ -172,7 +175,7 @@ Status ConsumerConfig::validate() const {
   if (consume_from_where == ConsumeFromWhere::kTimestamp) {
     if (auto parsed = parse_consume_timestamp(consume_timestamp); !parsed) return parsed.status();
   }
-  return Status::ok();
+  return trace::validate_trace_topic(customized_trace_topic);
 }
 
 int ConsumerConfig::effective_max_reconsume_times(bool orderly) const noexcept {
@@ -223,6 +226,8 @@ Result<ConsumerConfig> load_consumer_config(kernel::Bootstrap& boot) {
   config.auto_commit_interval = milliseconds(values.get_duration_ms("auto_commit_interval"));
   config.poll_timeout = milliseconds(values.get_duration_ms("poll_timeout"));
   config.pull_threshold_for_all = static_cast<int>(values.get_int("pull_threshold_for_all"));
+  config.enable_msg_trace = values.get_bool("enable_msg_trace");
+  config.customized_trace_topic = values.get_string("customized_trace_topic");
   return config;
 }
 

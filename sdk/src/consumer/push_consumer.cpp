@@ -108,6 +108,7 @@ class PushConsumer::Impl final : public ConsumerMember,
   std::shared_ptr<OffsetStore> offsets_;
   std::unique_ptr<Rebalancer> rebalancer_;
   std::unique_ptr<TaskScheduler> scheduler_;
+  std::unique_ptr<trace::MessageTracer> tracer_;  // with enable_msg_trace; outlives consume_service_
   std::unique_ptr<ConsumeService> consume_service_;
   PullFromWhichNode pull_from_;
   kernel::PeriodicTasks lock_task_;
@@ -155,7 +156,11 @@ Status PushConsumer::Impl::start() {
   }
   for (const auto& [topic, subscription] : subscriptions_) rebalancer_->set_subscription(subscription);
   scheduler_ = std::make_unique<TaskScheduler>("pull-" + config_.group);
-  const ConsumeEnvironment environment{config_, *instance, *offsets_, *rebalancer_, *scheduler_};
+  if (config_.enable_msg_trace && !tracer_) {
+    tracer_ = trace::MessageTracer::start(instance->config(), config_.group, trace::TracedRole::kConsume,
+                                          config_.customized_trace_topic);
+  }
+  const ConsumeEnvironment environment{config_, *instance, *offsets_, *rebalancer_, *scheduler_, tracer_.get()};
   consume_service_ = orderly() ? make_orderly_consume_service(environment, orderly_listener_)
                                : make_concurrent_consume_service(environment, concurrent_listener_);
   if (Status registered = instance->register_consumer(shared_from_this()); !registered) {
@@ -200,6 +205,7 @@ void PushConsumer::Impl::shutdown() {
     return;
   }
   consume_service_->shutdown();  // running listeners finish and commit
+  if (tracer_) tracer_->shutdown();  // the trace of the last listener calls goes out
   rebalancer_->remove_all();     // persists every offset, releases orderly locks
   stop_serving_offset_resets(*instance_, config_.group);
   instance_->unregister_consumer(config_.group);

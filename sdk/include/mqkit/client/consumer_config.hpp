@@ -74,6 +74,12 @@ struct ConsumerConfig {
   // $HOME/.rocketmq_offsets (rocketmq.client.localOffsetStoreDir).
   std::filesystem::path offset_store_dir{};
 
+  // Push consumers: message trace (RocketMQ enableMsgTrace, customizedTraceTopic; docs/sdk.md
+  // "Message trace"): SubBefore and SubAfter records around every listener call go to the trace
+  // topic through an inner trace producer. Empty topic = RMQ_SYS_TRACE_TOPIC.
+  bool enable_msg_trace = false;
+  std::string customized_trace_topic = "RMQ_SYS_TRACE_TOPIC";
+
   // ---- Lite pull consumer (DefaultLitePullConsumer) --------------------------------------------
   // Commit the positions poll() reached every auto_commit_interval (checked in poll) and at shutdown.
   bool auto_commit = true;

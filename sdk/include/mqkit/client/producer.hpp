@@ -15,6 +15,9 @@
 // Request-reply (request_reply.hpp): request() sends a message and waits for the reply a
 // responder sends with create_reply_message; request_async() calls back with it.
 //
+// With config.enable_msg_trace, every send the broker answered is recorded in the trace topic
+// (RocketMQ's message trace; docs/sdk.md "Message trace").
+//
 // With config.auto_batch, async sends of single messages to one queue travel together as one
 // SEND_BATCH_MESSAGE, each callback with its own result (produce_accumulator.hpp, docs/sdk.md).
 //
@@ -46,6 +49,10 @@ namespace mqkit::client {
 
 using plugin::v1::QueueSelector;
 using plugin::v1::SelectArgument;
+
+namespace trace {
+class MessageTracer;
+}
 
 struct SendOptions {
   // Send to exactly this queue (one attempt).
@@ -107,6 +114,9 @@ class Producer {
   // nullptr before start() and after shutdown().
   std::shared_ptr<ClientInstance> instance() const;
   std::size_t async_in_flight() const;
+  // The SDK's own: the message trace hooks once started with enable_msg_trace (after shutdown they
+  // drop what they get), else nullptr.
+  trace::MessageTracer* tracer() const noexcept;
 
  private:
   class Impl;

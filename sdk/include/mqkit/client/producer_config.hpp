@@ -58,6 +58,11 @@ struct ProducerConfig {
   // TransactionProducer only: checks waiting for a check thread at most; a check beyond it is
   // dropped with a warning, and the broker asks again at its next check (checkRequestHoldMax).
   std::size_t check_request_hold_max = 2000;
+  // Message trace (RocketMQ enableMsgTrace, customizedTraceTopic; docs/sdk.md "Message trace"): a
+  // Pub record per answered send and an EndTransaction record per END_TRANSACTION go to the trace
+  // topic through an inner trace producer. Empty topic = RMQ_SYS_TRACE_TOPIC.
+  bool enable_msg_trace = false;
+  std::string customized_trace_topic = "RMQ_SYS_TRACE_TOPIC";
 
   // InvalidArgument naming the first bad value (client settings included).
   Status validate() const;

@@ -79,6 +79,9 @@ struct BrokerConfig {
   // RocketMQ's storeReplyMessageEnable: replies are stored in <cluster>_REPLY_TOPIC as well as
   // pushed to the requester.
   LiveSetting<bool> store_reply_message_enable = true;
+  // RocketMQ's traceTopicEnable / msgTraceTopicName: the message trace topic is created at start.
+  bool trace_topic_enable = false;
+  std::string msg_trace_topic_name = "RMQ_SYS_TRACE_TOPIC";
   // Replication (docs/replication.md).
   BrokerRole broker_role = BrokerRole::kAsyncMaster;
   std::int32_t ha_listen_port = -1;  // -1 = listen_port + 1, 0 = any free port

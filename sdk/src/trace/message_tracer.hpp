@@ -1,0 +1,91 @@
+// MessageTracer: the message trace of one traced producer or push consumer (enable_msg_trace) —
+// RocketMQ 4.x's SendMessageTraceHookImpl, ConsumeMessageTraceHookImpl and EndTransactionTraceHookImpl
+// in front of an AsyncTraceDispatcher and its inner trace producer.
+//
+// The hooks build trace records (trace_data.hpp) the way RocketMQ's do and append them to the
+// dispatcher, which never blocks the caller:
+//   on_sent            a Pub per send attempt the broker answered (sync, async, batch; not one-way,
+//                      which gets no answer; not a send that failed), unless the broker said
+//                      TRACE_ON=false or the message goes to the trace topic itself
+//   before_consume     a SubBefore of the messages about to reach a push consumer's listener (those
+//                      without TRACE_ON=false)
+//   after_consume      the SubAfter of that SubBefore: success, cost per message, ConsumeReturnType
+//   on_end_transaction an EndTransaction per END_TRANSACTION a transaction producer sends
+// Trace messages go to the trace topic through a producer of group
+// "_INNER_TRACE_PRODUCER-<group>-<PRODUCE|CONSUME>-<n>" in its own client instance, each indexed
+// under its records' message ids and keys.
+//
+// Threads: the hooks from any thread. shutdown() once the traced client stopped using the hooks.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "mqkit/client/client_config.hpp"
+#include "mqkit/client/message_ext.hpp"
+#include "mqkit/client/send_result.hpp"
+#include "mqkit/client/trace_data.hpp"
+#include "trace_dispatcher.hpp"
+
+namespace mqkit::client {
+
+struct PreparedMessage;
+class Producer;
+
+namespace trace {
+
+// TraceDispatcher.Type: what the traced client is, in its trace producer's group name.
+enum class TracedRole : std::uint8_t { kProduce, kConsume };
+
+// The ConsumeReturnType of a listener call, as RocketMQ's consume services classify it.
+ConsumeReturnType consume_return_type(bool threw, bool asked_to_retry, std::chrono::milliseconds took,
+                                      std::chrono::milliseconds consume_timeout);
+
+// "_INNER_TRACE_PRODUCER-<group>-<PRODUCE|CONSUME>-<n>", n counting the trace producers of the process.
+std::string trace_producer_group(std::string_view traced_group, TracedRole role);
+
+class MessageTracer {
+ public:
+  // Starts the inner trace producer for `traced_group` with `client`'s name servers and
+  // credentials. Null, after a warning, when it cannot start: the client then works untraced, as a
+  // RocketMQ client whose trace hook failed to start.
+  static std::unique_ptr<MessageTracer> start(const ClientConfig& client, std::string traced_group, TracedRole role,
+                                              std::string trace_topic);
+  // Trace messages go to `sink` (tests).
+  MessageTracer(std::string traced_group, std::string trace_topic, TraceMessageSink sink,
+                DispatcherLimits limits = {});
+  ~MessageTracer();  // shutdown()
+  MessageTracer(const MessageTracer&) = delete;
+  MessageTracer& operator=(const MessageTracer&) = delete;
+
+  // Hands every queued record over, then stops the inner producer (which waits, bounded by its
+  // send timeout, for the trace messages in flight). Idempotent.
+  void shutdown();
+
+  void on_sent(const PreparedMessage& message, std::string_view broker_address, const SendResult& result,
+               std::chrono::steady_clock::time_point attempt_started);
+  void on_end_transaction(const Message& message, std::string_view msg_id, std::string_view broker_address,
+                          std::string_view transaction_state, std::string_view transaction_id,
+                          bool from_transaction_check);
+  // The SubBefore context (appended when it has beans); after_consume takes it back.
+  TraceContext before_consume(std::span<const MessageExt> messages);
+  void after_consume(const TraceContext& before, std::size_t message_count, bool success, ConsumeReturnType how,
+                     std::chrono::milliseconds took);
+
+  const std::string& trace_topic() const noexcept { return trace_topic_; }
+  const TraceDispatcher& dispatcher() const noexcept { return *dispatcher_; }
+
+ private:
+  MessageTracer(std::string traced_group, std::string trace_topic);
+
+  const std::string group_;
+  const std::string trace_topic_;
+  std::unique_ptr<Producer> producer_;  // null with a test sink
+  std::unique_ptr<TraceDispatcher> dispatcher_;  // uses producer_: stopped first
+};
+
+}  // namespace trace
+}  // namespace mqkit::client
