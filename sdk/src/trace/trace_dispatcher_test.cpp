@@ -110,7 +110,7 @@ TEST(TraceDispatcherTest, AFullQueueDropsAndCountsWithoutBlocking) {
   std::this_thread::sleep_for(milliseconds(50));  // usually the thread is stuck with "first" by now
   int accepted = 0;
   const auto started = std::chrono::steady_clock::now();
-  for (int i = 0; i < 100; ++i) accepted += dispatcher.append(pub("M" + std::to_string(i))) ? 1 : 0;
+  for (int i = 0; i < 100; ++i) accepted += dispatcher.append(pub(std::string("M").append(std::to_string(i)))) ? 1 : 0;
   EXPECT_LT(std::chrono::steady_clock::now() - started, milliseconds(1000));
   EXPECT_LE(accepted, 4);
   EXPECT_GE(dispatcher.discarded(), 96u);
@@ -126,7 +126,7 @@ TEST(TraceDispatcherTest, AFullQueueDropsAndCountsWithoutBlocking) {
 TEST(TraceDispatcherTest, ShutdownHandsOverWhatIsQueued) {
   RecordingSink recorded;
   TraceDispatcher dispatcher(recorded.sink(), {.queue_capacity = 100, .batch_bytes = 1 << 20, .max_delay = milliseconds(60000)});
-  for (int i = 0; i < 10; ++i) EXPECT_TRUE(dispatcher.append(pub("M" + std::to_string(i))));
+  for (int i = 0; i < 10; ++i) EXPECT_TRUE(dispatcher.append(pub(std::string("M").append(std::to_string(i)))));
   const auto started = std::chrono::steady_clock::now();
   dispatcher.shutdown();
   EXPECT_LT(std::chrono::steady_clock::now() - started, milliseconds(5000));
