@@ -42,6 +42,19 @@ class RemotingWire : public ::testing::Test {
     return port.is_ok() ? *port : 0;
   }
 
+  // A server answering every request at once, except code 1, which holds its worker (opening
+  // `started`) until `release` opens.
+  std::uint16_t serve_holding_code_1(Gate& started, Gate& release, const std::map<std::string, std::string>& config) {
+    return serve(std::make_shared<FnHandler>([&started, &release](const auto& channel, RemotingCommand request) {
+                   if (request.code == 1) {
+                     started.open();
+                     release.wait();
+                   }
+                   (void)channel->send(RemotingCommand::response_to(request, 0));
+                 }),
+                 config);
+  }
+
   AtScopeExit shutdown_at_exit() {
     return AtScopeExit([this] {
       for (auto& t : transports_) t->shutdown();
@@ -262,15 +275,9 @@ TEST_F(RemotingWire, PullsMayWaitLongerThanSendsForAWorker) {
   Gate started;
   Gate release;
   const auto stop = shutdown_at_exit();
-  const std::uint16_t port = serve(std::make_shared<FnHandler>([&](const auto& channel, RemotingCommand request) {
-                                     if (request.code == 1) {
-                                       started.open();
-                                       release.wait();
-                                     }
-                                     (void)channel->send(RemotingCommand::response_to(request, 0));
-                                   }),
-                                   {{"worker_threads", "1"}, {"max_queue_wait", "50ms"}, {"max_queue_wait_pull", "10s"},
-                                    {"inline_lone_requests", "false"}});
+  const std::uint16_t port = serve_holding_code_1(
+      started, release,
+      {{"worker_threads", "1"}, {"max_queue_wait", "50ms"}, {"max_queue_wait_pull", "10s"}, {"inline_lone_requests", "false"}});
   auto client = transport();
   Outcome slow;
   client->invoke(loopback(port), RemotingCommand::request(1), 10s, slow.callback());
@@ -297,14 +304,7 @@ TEST_F(RemotingWire, LoneQuickRequestsDoNotWaitForABusyWorker) {
   Gate started;
   Gate release;
   const auto stop = shutdown_at_exit();
-  const std::uint16_t port = serve(std::make_shared<FnHandler>([&](const auto& channel, RemotingCommand request) {
-                                     if (request.code == 1) {
-                                       started.open();
-                                       release.wait();
-                                     }
-                                     (void)channel->send(RemotingCommand::response_to(request, 0));
-                                   }),
-                                   {{"worker_threads", "1"}});
+  const std::uint16_t port = serve_holding_code_1(started, release, {{"worker_threads", "1"}});
   auto client = transport();
   Outcome slow;
   client->invoke(loopback(port), RemotingCommand::request(1), 10s, slow.callback());
@@ -336,14 +336,7 @@ TEST_F(RemotingWire, LoneRequestsWaitForAWorkerWhenInliningIsOff) {
   Gate started;
   Gate release;
   const auto stop = shutdown_at_exit();
-  const std::uint16_t port = serve(std::make_shared<FnHandler>([&](const auto& channel, RemotingCommand request) {
-                                     if (request.code == 1) {
-                                       started.open();
-                                       release.wait();
-                                     }
-                                     (void)channel->send(RemotingCommand::response_to(request, 0));
-                                   }),
-                                   {{"worker_threads", "1"}, {"inline_lone_requests", "false"}});
+  const std::uint16_t port = serve_holding_code_1(started, release, {{"worker_threads", "1"}, {"inline_lone_requests", "false"}});
   auto client = transport();
   Outcome slow;
   client->invoke(loopback(port), RemotingCommand::request(1), 10s, slow.callback());
