@@ -303,10 +303,10 @@ TEST_F(RemotingWire, PullsMayWaitLongerThanSendsForAWorker) {
 TEST_F(RemotingWire, LoneQuickRequestsDoNotWaitForABusyWorker) {
   Gate started;
   Gate release;
+  Outcome slow;  // outlives the transports: their shutdown fires its callback
   const auto stop = shutdown_at_exit();
   const std::uint16_t port = serve_holding_code_1(started, release, {{"worker_threads", "1"}});
   auto client = transport();
-  Outcome slow;
   client->invoke(loopback(port), RemotingCommand::request(1), 10s, slow.callback());
   ASSERT_TRUE(started.wait());
 
@@ -335,10 +335,10 @@ TEST_F(RemotingWire, LoneQuickRequestsDoNotWaitForABusyWorker) {
 TEST_F(RemotingWire, LoneRequestsWaitForAWorkerWhenInliningIsOff) {
   Gate started;
   Gate release;
+  Outcome slow;  // outlives the transports: their shutdown fires its callback
   const auto stop = shutdown_at_exit();
   const std::uint16_t port = serve_holding_code_1(started, release, {{"worker_threads", "1"}, {"inline_lone_requests", "false"}});
   auto client = transport();
-  Outcome slow;
   client->invoke(loopback(port), RemotingCommand::request(1), 10s, slow.callback());
   ASSERT_TRUE(started.wait());
   RawClient raw(port);
@@ -348,6 +348,7 @@ TEST_F(RemotingWire, LoneRequestsWaitForAWorkerWhenInliningIsOff) {
   auto answer = raw.read_frame();
   ASSERT_TRUE(answer);
   EXPECT_EQ(answer->opaque, 7);
+  ASSERT_TRUE(slow.wait().is_ok());
 }
 
 TEST_F(RemotingWire, InFlightBoundStopsReadingFromTheConnection) {
