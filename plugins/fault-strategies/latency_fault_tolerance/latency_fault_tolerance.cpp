@@ -124,8 +124,10 @@ class LatencyFaultTolerance final : public v1::FaultStrategy {
   bool is_available(std::string_view broker_name) const noexcept override {
     std::shared_lock lock(mutex_);
     const auto item = items_.find(broker_name);
-    // A broker never reported on is innocent.
-    return item == items_.end() || now_ns() >= item->second.not_available_until_ns;
+    // A broker never reported on is innocent; one whose last report isolated it for no time
+    // (every fast send) is available without a clock read.
+    if (item == items_.end() || !item->second->isolated.load(std::memory_order_relaxed)) return true;
+    return now_ns() >= item->second->not_available_until_ns.load(std::memory_order_relaxed);
   }
 
   // MQFaultStrategy.updateFaultItem: a failed attempt counts as isolation_latency_ms (5.x: 10 s,
@@ -136,15 +138,23 @@ class LatencyFaultTolerance final : public v1::FaultStrategy {
               bool isolation) noexcept override {
     const std::int64_t effective =
         isolation ? isolation_latency_ms_ : std::max<std::int64_t>(latency_ms, 0);
-    const FaultItem item{effective, now_ns() + not_available_ms(effective) * 1'000'000};
-    try {
-      std::unique_lock lock(mutex_);
+    const std::int64_t duration_ms = not_available_ms(effective);
+    const std::int64_t until_ns = now_ns() + duration_ms * 1'000'000;
+    {
+      // A known broker (every report but its first) is updated under the shared lock: a busy
+      // producer reports from its io thread while its sending thread reads.
+      std::shared_lock lock(mutex_);
       const auto existing = items_.find(broker_name);
       if (existing != items_.end()) {
-        existing->second = item;
-      } else {
-        items_.emplace(std::string(broker_name), item);
+        existing->second->store(effective, until_ns, duration_ms > 0);
+        return;
       }
+    }
+    try {
+      std::unique_lock lock(mutex_);
+      auto& item = items_[std::string(broker_name)];
+      if (!item) item = std::make_unique<FaultItem>();
+      item->store(effective, until_ns, duration_ms > 0);
     } catch (...) {
       // Out of memory: forgetting one report only makes the broker look healthier than it is.
     }
@@ -167,8 +177,8 @@ class LatencyFaultTolerance final : public v1::FaultStrategy {
       std::vector<Ranked> ranked;
       ranked.reserve(items_.size());
       for (const auto& [name, item] : items_) {
-        ranked.push_back({now >= item.not_available_until_ns, item.latency_ms,
-                          item.not_available_until_ns, &name});
+        const std::int64_t until = item->not_available_until_ns.load(std::memory_order_relaxed);
+        ranked.push_back({now >= until, item->latency_ms.load(std::memory_order_relaxed), until, &name});
       }
       // Java shuffles first to break ties at random; the name breaks them here so that the
       // result is reproducible.
@@ -197,9 +207,18 @@ class LatencyFaultTolerance final : public v1::FaultStrategy {
   }
 
  private:
+  // Atomics: a report on a known broker changes them under the shared lock. A reader may see
+  // one field of a report before the other, as Java's volatile fields allow.
   struct FaultItem {
-    std::int64_t latency_ms;
-    std::int64_t not_available_until_ns;
+    std::atomic<std::int64_t> latency_ms{0};
+    std::atomic<std::int64_t> not_available_until_ns{0};
+    std::atomic<bool> isolated{false};  // the last report made it unavailable for some time
+
+    void store(std::int64_t latency, std::int64_t until_ns, bool isolating) noexcept {
+      latency_ms.store(latency, std::memory_order_relaxed);
+      not_available_until_ns.store(until_ns, std::memory_order_relaxed);
+      isolated.store(isolating, std::memory_order_relaxed);
+    }
   };
   struct NameHash {
     using is_transparent = void;
@@ -218,9 +237,9 @@ class LatencyFaultTolerance final : public v1::FaultStrategy {
 
   const std::vector<Step> table_;
   const std::int64_t isolation_latency_ms_;
-  // Every send reads availability and reports its latency; reads dominate.
+  // Guards the map's shape (brokers added or removed); the items change under the shared lock.
   mutable std::shared_mutex mutex_;
-  std::unordered_map<std::string, FaultItem, NameHash, std::equal_to<>> items_;
+  std::unordered_map<std::string, std::unique_ptr<FaultItem>, NameHash, std::equal_to<>> items_;
   std::atomic<std::uint32_t> which_item_worst_;
 };
 
