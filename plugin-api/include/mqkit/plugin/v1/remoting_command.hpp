@@ -32,7 +32,7 @@ class ExtFields {
  public:
   void set(std::string key, std::string value) {
     for (auto& [k, v] : fields_) {
-      if (k == key) {
+      if (same_key(k, key)) {
         v = std::move(value);
         return;
       }
@@ -46,7 +46,7 @@ class ExtFields {
 
   std::optional<std::string_view> get(std::string_view key) const noexcept {
     for (const auto& [k, v] : fields_) {
-      if (k == key) return std::string_view(v);
+      if (same_key(k, key)) return std::string_view(v);
     }
     return std::nullopt;
   }
@@ -62,6 +62,12 @@ class ExtFields {
   auto end() const noexcept { return fields_.end(); }
 
  private:
+  // Headers are read and written field by field (a send header: 13 one-letter keys, 13
+  // lookups): the first byte rules out most keys without a call to memcmp.
+  static bool same_key(std::string_view a, std::string_view b) noexcept {
+    return a.size() == b.size() && (a.empty() || a.front() == b.front()) && a == b;
+  }
+
   std::vector<std::pair<std::string, std::string>> fields_{};
 };
 
