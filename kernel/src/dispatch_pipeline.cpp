@@ -52,7 +52,6 @@ bool DispatchPipeline::dispatch_on_this_thread() {
   // stop() clears running_ before it waits for dispatching_: checked under it, no dispatcher
   // is called after stop() returned.
   if (!running_.load(std::memory_order_acquire)) return false;
-  t_dispatching = true;
   // A few chunks at most; what is left (a burst, an error to retry) is the reput thread's.
   constexpr int kChunks = 4;
   bool caught_up = false;
@@ -61,7 +60,6 @@ bool DispatchPipeline::dispatch_on_this_thread() {
     if (!advanced) break;
     caught_up = *advanced == 0;
   }
-  t_dispatching = false;
   return caught_up;
 }
 
@@ -99,6 +97,11 @@ Status run_dispatchers(std::span<plugin::v1::Dispatcher* const> dispatchers, con
 }  // namespace
 
 Result<std::int64_t> DispatchPipeline::dispatch_once() {
+  // Dispatchers run below: an append they make must not dispatch from within (notify_appended).
+  struct DispatchingScope {
+    DispatchingScope() { t_dispatching = true; }
+    ~DispatchingScope() { t_dispatching = false; }
+  } scope;
   const std::int64_t from = dispatched();
   MQKIT_ASSIGN_OR_RETURN(plugin::v1::DispatchChunk chunk, store_->read_for_dispatch(from, options_.max_chunk_bytes));
   // The store may skip end-of-file padding: the chunk then starts past `from`.
@@ -155,10 +158,7 @@ void DispatchPipeline::run() {
   while (true) {
     auto advanced = [this] {
       std::lock_guard dispatching(dispatching_);
-      t_dispatching = true;
-      auto result = dispatch_once();
-      t_dispatching = false;
-      return result;
+      return dispatch_once();
     }();
     std::unique_lock lock(mutex_);
     if (stopping_) return;

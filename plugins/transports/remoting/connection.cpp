@@ -321,7 +321,7 @@ Status Connection::enqueue(EncodedFrame frame) {
     quick_sends_in_a_row_ =
         now - last_enqueue_ < kCoalesceWindow ? std::min(quick_sends_in_a_row_ + 1, kQuickSendsToCoalesce) : 0;
     last_enqueue_ = now;
-    if (quick_sends_in_a_row_ < kQuickSendsToCoalesce && write_directly()) return Status::ok();
+    if (quick_sends_in_a_row_ < kQuickSendsToCoalesce && write_directly(now)) return Status::ok();
     write_scheduled_ = true;
   }
   runtime_->run_on(strand_, [self = shared_from_this()] { self->write_queued(); });
@@ -332,13 +332,13 @@ void Connection::schedule_write() {
   {
     std::lock_guard lock(send_mutex_);
     if (write_scheduled_ || send_queue_.empty() || send_closed_) return;
-    if (write_directly()) return;
+    if (write_directly(Clock::now())) return;
     write_scheduled_ = true;
   }
   runtime_->run_on(strand_, [self = shared_from_this()] { self->write_queued(); });
 }
 
-bool Connection::write_directly() {
+bool Connection::write_directly(Clock::time_point now) {
   while (!send_queue_.empty()) {
     std::array<iovec, kDirectWriteBuffers> buffers{};
     std::size_t count = 0;
@@ -361,7 +361,7 @@ bool Connection::write_directly() {
       // Full socket buffer (EAGAIN) or a failure: the strand's write waits, or reports and closes.
       return false;
     }
-    last_direct_write_.store(Clock::now().time_since_epoch().count(), std::memory_order_relaxed);
+    last_direct_write_.store(now.time_since_epoch().count(), std::memory_order_relaxed);
     auto left = static_cast<std::size_t>(written);
     queued_bytes_ -= std::min(queued_bytes_, left);
     while (left > 0) {

@@ -84,8 +84,9 @@ class Connection final : public v1::Channel, public std::enable_shared_from_this
   v1::Status enqueue(EncodedFrame frame);
   void schedule_write();
   // With send_mutex_ held and no write scheduled: writes what is queued from this thread, as
-  // much as the socket takes without blocking. True when the queue is empty afterwards.
-  bool write_directly();
+  // much as the socket takes without blocking. True when the queue is empty afterwards. `now`
+  // (the caller's clock read) stamps the write for the idle check.
+  bool write_directly(Clock::time_point now);
   struct QueuedRequest {
     v1::RemotingCommand command;
     std::shared_ptr<v1::RequestHandler> handler;
