@@ -31,7 +31,7 @@ struct RunOptions {
   int consumers = 1;              // 0 = produce only
   SendMode mode = SendMode::kAsync;
   int batch_size = 32;
-  std::size_t window = 10000;
+  std::size_t window = 10000;  // messages in flight per producer; a batch counts its messages
   // Async mode: the producer's auto batching (auto_batch) and its batch limits (0 = the
   // producer's defaults).
   bool auto_batch = false;

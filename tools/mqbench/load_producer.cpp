@@ -36,6 +36,10 @@ std::uint64_t micros_between(std::uint64_t send_ns, std::uint64_t ack_ns) {
   return ack_ns > send_ns ? (ack_ns - send_ns) / 1000 : 0;
 }
 
+std::size_t messages_per_send(const LoadSpec& spec) {
+  return spec.mode == SendMode::kBatch ? static_cast<std::size_t>(spec.batch_size) : 1;
+}
+
 }  // namespace
 
 LoadProducers::LoadProducers(LoadSpec spec, BenchStats& stats) : spec_(std::move(spec)), stats_(stats) {}
@@ -55,7 +59,9 @@ Status LoadProducers::start() {
     config.group = "mqbench_producer";
     // Bodies are sent as sized, never compressed.
     config.compress_msg_body_over_howmuch = std::numeric_limits<std::size_t>::max();
-    config.max_in_flight_async_messages = spec_.window;
+    // The window counts messages: a batch takes --batch-size of it, so that batch mode keeps as
+    // many bytes in flight as the other modes instead of --batch-size times more.
+    config.max_in_flight_async_messages = std::max<std::size_t>(1, spec_.window / messages_per_send(spec_));
     config.max_in_flight_async_bytes = std::max<std::size_t>(64u << 20, spec_.window * spec_.size * 2);
     config.auto_batch = spec_.auto_batch;
     if (spec_.batch_max_bytes > 0) config.batch_max_bytes = spec_.batch_max_bytes;
@@ -102,7 +108,7 @@ std::vector<ProducerLedger> LoadProducers::ledgers() const {
 }
 
 void LoadProducers::send_loop(Worker& worker) {
-  const std::size_t per_send = spec_.mode == SendMode::kBatch ? static_cast<std::size_t>(spec_.batch_size) : 1;
+  const std::size_t per_send = messages_per_send(spec_);
   // Pacing: send k is due at start + k × interval (per producer); a producer more than a
   // second behind forgets the debt instead of bursting.
   const double per_producer_rate = spec_.rate / spec_.producers;

@@ -33,7 +33,7 @@ struct LoadSpec {
   double rate = 0;               // total messages per second; 0 = as fast as possible
   int producers = 1;
   std::uint64_t messages = 0;    // measured messages in total; 0 = until stop()
-  std::size_t window = 10000;    // async sends in flight per producer
+  std::size_t window = 10000;    // messages in flight per producer (a batch counts its messages)
   bool auto_batch = false;       // async: the producer's auto batching
   std::size_t batch_max_bytes = 0;  // 0 = the producer's default
   std::int64_t batch_max_delay_ms = 0;

@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
       ->transform(CLI::CheckedTransformer(modes, CLI::ignore_case))->capture_default_str();
   app.add_option("--batch-size", o.batch_size, "messages per batch (--mode batch)")
       ->check(CLI::PositiveNumber)->capture_default_str();
-  app.add_option("--window", o.window, "async sends in flight per producer")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--window", o.window, "messages in flight per producer (async and batch; a batch counts its messages)")->check(CLI::PositiveNumber)->capture_default_str();
   app.add_flag("--auto-batch", o.auto_batch,
                "async mode: the producer's auto batching (auto_batch: what waits behind a request to a queue goes "
                "as one SEND_BATCH_MESSAGE)");
