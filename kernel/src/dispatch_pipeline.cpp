@@ -2,6 +2,7 @@
 
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
+#include "mqkit/plugin/v1/thread_name.hpp"
 
 namespace mqkit::kernel {
 
@@ -31,7 +32,10 @@ void DispatchPipeline::start(std::int64_t from_offset) {
     stopping_ = false;
   }
   running_.store(true, std::memory_order_release);
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    plugin::v1::name_this_thread("ReputMessage");
+    run();
+  });
 }
 
 void DispatchPipeline::stop() {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "mqkit/kernel/logging.hpp"
+#include "mqkit/plugin/v1/thread_name.hpp"
 
 namespace mqkit::kernel {
 
@@ -13,12 +14,15 @@ void PeriodicTasks::add(std::string name, std::chrono::milliseconds initial_dela
   tasks_.push_back({std::move(name), interval, std::move(task), std::chrono::steady_clock::now() + initial_delay});
 }
 
-void PeriodicTasks::start() {
+void PeriodicTasks::start(std::string thread_name) {
   {
     std::lock_guard lock(mutex_);
     stopping_ = false;
   }
-  thread_ = std::thread([this] { loop(); });
+  thread_ = std::thread([this, thread_name = std::move(thread_name)] {
+    plugin::v1::name_this_thread(thread_name);
+    loop();
+  });
 }
 
 void PeriodicTasks::stop() {

@@ -5,6 +5,8 @@
 #include <mutex>
 #include <thread>
 
+#include "mqkit/plugin/v1/thread_name.hpp"
+
 namespace mqkit::client {
 
 namespace {
@@ -13,7 +15,11 @@ thread_local bool client_thread = false;
 
 class Reaper {
  public:
-  Reaper() : thread_([this] { run(); }) {}
+  Reaper()
+      : thread_([this] {
+          plugin::v1::name_this_thread("ClientReaper");
+          run();
+        }) {}
   ~Reaper() {
     {
       std::lock_guard lock(mutex_);
@@ -56,7 +62,15 @@ class Reaper {
 
 }  // namespace
 
-void mark_client_thread() noexcept { client_thread = true; }
+void mark_client_thread(std::string_view name) noexcept {
+  client_thread = true;
+  plugin::v1::name_this_thread(name);
+}
+
+void mark_client_thread(std::string_view name, std::size_t index) noexcept {
+  client_thread = true;
+  plugin::v1::name_this_thread(name, index);
+}
 bool on_client_thread() noexcept { return client_thread; }
 
 void destroy_on_reaper_thread(std::function<void()> destroy) {

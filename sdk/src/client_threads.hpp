@@ -4,12 +4,16 @@
 // joins those very threads, and a thread cannot join itself (std::terminate).
 #pragma once
 
+#include <cstddef>
 #include <functional>
+#include <string_view>
 
 namespace mqkit::client {
 
-// Call first thing on a thread the SDK starts.
-void mark_client_thread() noexcept;
+// Call first thing on a thread the SDK starts. It also names the thread `name` (or
+// `name-index`, a pool's thread), which is what `top -H` and a debugger show.
+void mark_client_thread(std::string_view name) noexcept;
+void mark_client_thread(std::string_view name, std::size_t index) noexcept;
 bool on_client_thread() noexcept;
 
 // Runs `destroy` on the process's reaper thread (started on first use). The reaper finishes

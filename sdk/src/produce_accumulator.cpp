@@ -37,7 +37,7 @@ ProduceAccumulator::ProduceAccumulator(MessageSender& sender, ClientInstance& in
       batch_max_bytes_(config.batch_max_bytes),
       total_max_bytes_(config.total_batch_max_bytes) {
   if (max_delay_.count() > 0) timer_thread_ = std::thread([this] {
-      mark_client_thread();
+      mark_client_thread("AutoBatchTimer");
       run_timer();
     });
 }

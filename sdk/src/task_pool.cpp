@@ -11,7 +11,7 @@ TaskPool::TaskPool(std::string name, std::size_t threads, std::size_t max_waitin
     : name_(std::move(name)), max_waiting_(max_waiting) {
   ::sem_init(&ready_, 0, 0);
   threads_.reserve(threads);
-  for (std::size_t i = 0; i < threads; ++i) threads_.emplace_back([this] { run(); });
+  for (std::size_t i = 0; i < threads; ++i) threads_.emplace_back([this, i] { run(i); });
 }
 
 TaskPool::~TaskPool() {
@@ -40,8 +40,8 @@ void TaskPool::join() {
   for (auto& t : threads) t.join();
 }
 
-void TaskPool::run() noexcept {
-  mark_client_thread();
+void TaskPool::run(std::size_t index) noexcept {
+  mark_client_thread(name_, index);
   for (;;) {
     while (::sem_wait(&ready_) != 0) {
       // EINTR only: a signal handler ran.

@@ -44,7 +44,7 @@ class TaskPool {
   void join();
 
  private:
-  void run() noexcept;
+  void run(std::size_t index) noexcept;
 
   std::string name_;
   const std::size_t max_waiting_;

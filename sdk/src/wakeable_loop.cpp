@@ -38,7 +38,7 @@ void WakeableLoop::stop() {
 }
 
 void WakeableLoop::loop() {
-  mark_client_thread();
+  mark_client_thread(name_);
   for (;;) {
     {
       std::unique_lock lock(mutex_);

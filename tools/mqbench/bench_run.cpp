@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "message_source.hpp"
+#include "mqkit/plugin/v1/thread_name.hpp"
 #include "payload_stamp.hpp"
 #include "receive_sink.hpp"
 #include "result_line.hpp"
@@ -35,7 +36,10 @@ std::string format_ms(std::uint64_t micros) {
 class ProgressReporter {
  public:
   ProgressReporter(BenchStats& stats, std::ostream& out) : stats_(stats), out_(out) {
-    thread_ = std::thread([this] { loop(); });
+    thread_ = std::thread([this] {
+      plugin::v1::name_this_thread("BenchProgress");
+      loop();
+    });
   }
   ~ProgressReporter() { stop(); }
   void stop() {

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <limits>
 
+#include "mqkit/plugin/v1/thread_name.hpp"
 #include "payload_stamp.hpp"
 
 namespace mqkit::bench {
@@ -80,7 +81,10 @@ Status LoadProducers::start() {
 void LoadProducers::run() {
   for (auto& worker : workers_) {
     Worker* w = worker.get();
-    w->thread = std::thread([this, w] { send_loop(*w); });
+    w->thread = std::thread([this, w] {
+      plugin::v1::name_this_thread("BenchProducer", w->id);
+      send_loop(*w);
+    });
   }
 }
 

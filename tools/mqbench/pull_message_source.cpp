@@ -3,6 +3,8 @@
 #include <chrono>
 #include <utility>
 
+#include "mqkit/plugin/v1/thread_name.hpp"
+
 namespace mqkit::bench {
 
 using client::MessageQueue;
@@ -39,7 +41,10 @@ Status PullMessageSource::prepare() {
 
 Status PullMessageSource::start(MessageHandler handler) {
   handler_ = std::move(handler);
-  retry_thread_ = std::thread([this] { retry_loop(); });
+  retry_thread_ = std::thread([this] {
+    plugin::v1::name_this_thread("BenchPullRetry");
+    retry_loop();
+  });
   for (std::size_t i = 0; i < cursors_.size(); ++i) pull(i);
   return Status::ok();
 }

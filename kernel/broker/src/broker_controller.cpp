@@ -149,7 +149,7 @@ Status BrokerController::start_services() {
     consumers_.expire(kernel::wall_clock_ms(), config_.channel_expired_timeout_ms);
     producers_.expire(kernel::wall_clock_ms(), config_.channel_expired_timeout_ms);
   });
-  tasks_.start();
+  tasks_.start("BrokerSchedule");
   if (context_.metrics) {
     exporter_ = std::make_unique<metrics::HttpExporter>(
         [this] { return broker_metrics_page(context_, kernel::wall_clock_ms()); });

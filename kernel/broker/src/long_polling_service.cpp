@@ -1,6 +1,7 @@
 #include "mqkit/broker/long_polling_service.hpp"
 
 #include "mqkit/kernel/logging.hpp"
+#include "mqkit/plugin/v1/thread_name.hpp"
 
 namespace mqkit::broker {
 
@@ -13,7 +14,10 @@ void LongPollingService::start(std::int64_t tick_ms) {
     std::lock_guard lock(mutex_);
     stopping_ = false;
   }
-  timer_ = std::thread([this, tick_ms] { run(tick_ms); });
+  timer_ = std::thread([this, tick_ms] {
+    plugin::v1::name_this_thread("PullRequestHold");
+    run(tick_ms);
+  });
 }
 
 void LongPollingService::stop() {

@@ -13,6 +13,7 @@
 
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/metrics/exposition.hpp"
+#include "mqkit/plugin/v1/thread_name.hpp"
 
 namespace mqkit::metrics {
 
@@ -185,6 +186,7 @@ Result<std::uint16_t> HttpExporter::start(const HttpExporterOptions& options) {
   if (ec) return Status::io_error("metrics exporter cannot read its port: " + ec.message());
   server->accept();
   server->thread = std::thread([s = server.get()] {
+    plugin::v1::name_this_thread("MetricsExporter");
     // Handlers do not throw; should one, the exporter keeps serving rather than die.
     while (true) {
       try {

@@ -6,6 +6,7 @@
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/kernel/wall_clock.hpp"
 #include "mqkit/namesrv/namesrv_metrics_page.hpp"
+#include "mqkit/plugin/v1/thread_name.hpp"
 
 namespace mqkit::namesrv {
 
@@ -73,7 +74,10 @@ Status NameServer::start() {
     std::lock_guard lock(mutex_);
     stopping_ = false;
   }
-  scanner_ = std::thread([this] { scan_loop(); });
+  scanner_ = std::thread([this] {
+    plugin::v1::name_this_thread("ScanBroker");
+    scan_loop();
+  });
   kernel::logger("namesrv")->info("name server listening on {}:{}", listen_host_, port_);
   if (rpc_) {
     exporter_ = std::make_unique<metrics::HttpExporter>([this] { return namesrv_metrics_page(routes_, *rpc_); });

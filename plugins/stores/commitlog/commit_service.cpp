@@ -23,7 +23,7 @@ CommitService::CommitService(CommitLog& commit_log, Logger log, CommitOptions op
       on_failure_(std::move(on_failure)) {}
 
 void CommitService::start() {
-  thread_.start([this] { run(); });
+  thread_.start("CommitRealTime", [this] { run(); });
 }
 
 void CommitService::stop() { thread_.stop(); }

@@ -14,7 +14,7 @@ FileAllocator::FileAllocator(Env& env, Logger log, std::string dir, std::int64_t
 FileAllocator::~FileAllocator() { stop(); }
 
 void FileAllocator::start() {
-  thread_.start([this] { run(); });
+  thread_.start("AllocateMapFile", [this] { run(); });
 }
 
 void FileAllocator::stop() {

@@ -26,11 +26,11 @@ CommitLogFlusher::~CommitLogFlusher() { abandon(v1::Status::unavailable("the sto
 
 void CommitLogFlusher::start() {
   if (options_.mode == FlushMode::kSync) {
-    flusher_.start([this] { run_group_commit(); });
-    watchdog_.start([this] { run_watchdog(); });
-    notifier_.start([this] { run_notifier(); });
+    flusher_.start("GroupCommit", [this] { run_group_commit(); });
+    watchdog_.start("FlushWatchdog", [this] { run_watchdog(); });
+    notifier_.start("FlushNotifier", [this] { run_notifier(); });
   } else {
-    flusher_.start([this] { run_async(); });
+    flusher_.start("FlushRealTime", [this] { run_async(); });
   }
 }
 

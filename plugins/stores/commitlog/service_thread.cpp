@@ -1,14 +1,19 @@
 #include "service_thread.hpp"
 
+#include "mqkit/plugin/v1/thread_name.hpp"
+
 namespace mqkit::plugins::stores::commitlog {
 
-void ServiceThread::start(std::function<void()> body) {
+void ServiceThread::start(std::string name, std::function<void()> body) {
   {
     std::lock_guard lock(mutex_);
     stopping_ = false;
     notified_.store(false);
   }
-  thread_ = std::thread(std::move(body));
+  thread_ = std::thread([name = std::move(name), body = std::move(body)] {
+    plugin::v1::name_this_thread(name);
+    body();
+  });
 }
 
 void ServiceThread::stop() {

@@ -23,8 +23,9 @@ class ServiceThread {
   ServiceThread(const ServiceThread&) = delete;
   ServiceThread& operator=(const ServiceThread&) = delete;
 
-  // Runs `body` on a new thread; the body loops until stopping() and sleeps with wait_for().
-  void start(std::function<void()> body);
+  // Runs `body` on a new thread named `name` (plugin::v1::name_this_thread); the body loops
+  // until stopping() and sleeps with wait_for().
+  void start(std::string name, std::function<void()> body);
   // Asks the body to finish, wakes it and joins. Idempotent.
   void stop();
   // Cheap when a wakeup is already pending (no lock, no system call): appenders call it often.

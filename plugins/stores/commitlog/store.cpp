@@ -99,7 +99,7 @@ v1::Result<plugin::v1::RecoveryReport> CommitLogStore::open() {
   // SYNC_FLUSH commits on the group commit thread, right before each flush.
   if (options_.uses_transient_store_pool()) committer_.start();
   flusher_.start();
-  housekeeping_.start([this] { housekeeping(); });
+  housekeeping_.start("StoreHousekeep", [this] { housekeeping(); });
   return report;
 }
 

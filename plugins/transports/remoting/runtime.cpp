@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "mqkit/plugin/v1/thread_name.hpp"
 #include "transports/remoting/connection.hpp"
 #include "transports/remoting/exception_text.hpp"
 
@@ -22,7 +23,12 @@ Runtime::Runtime(const Options& options, v1::Host& host)
       workers_(options.worker_threads, log_) {
   io_running_ = options_.io_threads;
   io_threads_.reserve(options_.io_threads);
-  for (std::size_t i = 0; i < options_.io_threads; ++i) io_threads_.emplace_back([this] { run_io(); });
+  for (std::size_t i = 0; i < options_.io_threads; ++i) {
+    io_threads_.emplace_back([this, i] {
+      plugin::v1::name_this_thread("RemotingIO", i);
+      run_io();
+    });
+  }
 }
 
 Runtime::~Runtime() { stop(); }

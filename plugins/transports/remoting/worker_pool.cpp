@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "mqkit/plugin/v1/thread_name.hpp"
 #include "transports/remoting/exception_text.hpp"
 #include "transports/remoting/log.hpp"
 
@@ -10,7 +11,12 @@ namespace mqkit::plugins::transports::remoting {
 WorkerPool::WorkerPool(std::size_t threads, const Log& log) : log_(log) {
   ::sem_init(&ready_, 0, 0);
   threads_.reserve(threads);
-  for (std::size_t i = 0; i < threads; ++i) threads_.emplace_back([this] { run(); });
+  for (std::size_t i = 0; i < threads; ++i) {
+    threads_.emplace_back([this, i] {
+      plugin::v1::name_this_thread("RemotingExec", i);
+      run();
+    });
+  }
 }
 
 WorkerPool::~WorkerPool() {

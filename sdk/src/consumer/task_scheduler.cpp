@@ -24,7 +24,7 @@ void run_logged(const std::string& name, const std::function<void()>& task) {
 
 TaskScheduler::TaskScheduler(std::string name)
     : name_(std::move(name)), work_(boost::asio::make_work_guard(io_)), thread_([this] {
-        mark_client_thread();
+        mark_client_thread(name_);
         io_.run();
       }) {}
 

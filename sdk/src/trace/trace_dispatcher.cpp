@@ -3,6 +3,7 @@
 #include <exception>
 
 #include "mqkit/kernel/logging.hpp"
+#include "mqkit/plugin/v1/thread_name.hpp"
 
 namespace mqkit::client::trace {
 
@@ -19,7 +20,10 @@ std::shared_ptr<spdlog::logger> log() { return kernel::logger("client"); }
 }  // namespace
 
 TraceDispatcher::TraceDispatcher(TraceMessageSink sink, DispatcherLimits limits)
-    : sink_(std::move(sink)), limits_(limits), thread_([this] { run(); }) {}
+    : sink_(std::move(sink)), limits_(limits), thread_([this] {
+        plugin::v1::name_this_thread("TraceDispatch");
+        run();
+      }) {}
 
 TraceDispatcher::~TraceDispatcher() { shutdown(); }
 

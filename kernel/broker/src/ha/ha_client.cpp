@@ -10,6 +10,7 @@
 
 #include "mqkit/broker/ha/replica_acks.hpp"
 #include "mqkit/kernel/logging.hpp"
+#include "mqkit/plugin/v1/thread_name.hpp"
 
 namespace mqkit::broker::ha {
 
@@ -50,7 +51,10 @@ void HaClient::start() {
   if (started_) return;
   started_ = true;
   tick();
-  thread_ = std::thread([this] { io_.run(); });
+  thread_ = std::thread([this] {
+    plugin::v1::name_this_thread("HAClient");
+    io_.run();
+  });
 }
 
 void HaClient::stop() {

@@ -11,6 +11,7 @@
 #include "frame_codec.hpp"
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
+#include "mqkit/plugin/v1/thread_name.hpp"
 
 namespace mqkit::broker::ha {
 
@@ -245,7 +246,10 @@ Result<std::uint16_t> HaMaster::start() {
   accept_next();
   tick();
   started_ = true;
-  thread_ = std::thread([this] { io_.run(); });
+  thread_ = std::thread([this] {
+    plugin::v1::name_this_thread("HAService");
+    io_.run();
+  });
   kernel::logger("ha")->info("accepting slaves on {}:{}", options_.host, port);
   return port;
 }

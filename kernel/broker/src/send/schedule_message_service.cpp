@@ -12,6 +12,7 @@
 #include "append_messages.hpp"
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
+#include "mqkit/plugin/v1/thread_name.hpp"
 #include "mqkit/protocol/bodies.hpp"
 #include "mqkit/protocol/transaction.hpp"
 #include "mqkit/protocol/validation.hpp"
@@ -95,7 +96,10 @@ Status ScheduleMessageService::start() {
     std::lock_guard lock(mutex_);
     stopping_ = false;
   }
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    plugin::v1::name_this_thread("ScheduleMessage");
+    run();
+  });
   return Status::ok();
 }
 

@@ -12,6 +12,7 @@
 #include "mqkit/broker/send/schedule_message_service.hpp"
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/kernel/wall_clock.hpp"
+#include "mqkit/plugin/v1/thread_name.hpp"
 #include "mqkit/protocol/codes.hpp"
 
 namespace mqkit::broker {
@@ -231,7 +232,12 @@ void TransactionService::start(bool start_check_thread) {
     std::lock_guard lock(mutex_);
     stopping_ = false;
   }
-  if (start_check_thread) thread_ = std::thread([this] { run(); });
+  if (start_check_thread) {
+    thread_ = std::thread([this] {
+      plugin::v1::name_this_thread("TransactionChk");
+      run();
+    });
+  }
 }
 
 void TransactionService::stop() {

@@ -23,7 +23,8 @@ class PeriodicTasks {
   // Adds a task first run after `initial_delay`, then every `interval`. Only before start().
   void add(std::string name, std::chrono::milliseconds initial_delay, std::chrono::milliseconds interval,
            std::function<void()> task);
-  void start();
+  // Starts the thread, named `thread_name` (docs/threading.md lists the names).
+  void start(std::string thread_name = "PeriodicTasks");
   // Stops after the running task (if any) finishes. Idempotent.
   void stop();
 
