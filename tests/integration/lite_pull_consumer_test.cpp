@@ -1,13 +1,15 @@
 // The lite pull consumer against real processes (a name server, two brokers): subscribe + poll
 // gets every message once, in queue order; assign + seek_to_begin reads again; a committed offset
 // survives a restart; pause holds a queue back and resume lets it go; two consumers of one group
-// split the queues with nothing lost or duplicated. Intervals are shortened so each case takes
-// seconds; every wait is bounded.
+// split the queues with nothing lost or duplicated; unsubscribe stops a topic and the broker stops
+// listing it; a queue change listener hears of a topic's new queue count. Intervals are shortened
+// so each case takes seconds; every wait is bounded.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -263,6 +265,85 @@ TEST_F(LitePullConsumerIntegrationTest, TwoConsumersOfAGroupSplitTheQueues) {
   std::set<std::string> consumers;
   for (const auto& [body, consumer] : polled.consumer_of) consumers.insert(consumer);
   EXPECT_EQ(consumers, (std::set<std::string>{"a", "b"}));
+}
+
+TEST_F(LitePullConsumerIntegrationTest, UnsubscribeStopsTheTopicAndTheBrokerForgetsIt) {
+  constexpr const char* kOther = "LitePullOtherTopic";
+  ASSERT_TRUE(
+      mqkit::testing::create_topic_on_brokers(producer_->instance()->api(), *cluster_, 1, kOther, 2).is_ok());
+  auto consumer = std::make_unique<LitePullConsumer>(consumer_config("lite_it_unsubscribe"));
+  ASSERT_TRUE(consumer->subscribe(kTopic, "*").is_ok());
+  ASSERT_TRUE(consumer->subscribe(kOther, "*").is_ok());
+  ASSERT_TRUE(consumer->start().is_ok());
+  ASSERT_TRUE(eventually([&] { return consumer->assignment().size() == kQueues + 2; })) << "never owned the queues";
+  ClientApi& api = producer_->instance()->api();
+  const auto subscribed_topics = [&] {
+    std::set<std::string> topics;
+    auto connection = api.get_consumer_connection_list(cluster_->broker_addr(0), "lite_it_unsubscribe");
+    if (connection) {
+      for (const auto& [topic, subscription] : connection->subscription_table) topics.insert(topic);
+    }
+    return topics;
+  };
+  ASSERT_TRUE(eventually([&] { return subscribed_topics() == std::set<std::string>{kTopic, kOther}; }));
+
+  ASSERT_TRUE(consumer->unsubscribe(kOther).is_ok());
+  for (const auto& queue : consumer->assignment()) EXPECT_EQ(queue.topic, kTopic) << queue.to_string();
+  EXPECT_TRUE(eventually([&] { return subscribed_topics() == std::set<std::string>{kTopic}; }))
+      << "the broker still lists " << kOther;
+
+  // Messages of the unsubscribed topic are not polled; the other topic's are.
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(producer_->send(Message(kOther, "TagA", "other-" + std::to_string(i))).is_ok());
+  const auto bodies = send("kept-", 8);
+  Polled polled;
+  poll_until({{"a", consumer.get()}}, polled, [&] { return polled.count.size() >= bodies.size(); });
+  poll_until({{"a", consumer.get()}}, polled, [] { return false; }, milliseconds(1500));  // anything late
+  std::set<std::string> got;
+  for (const auto& [body, n] : polled.count) got.insert(body);
+  EXPECT_EQ(got, std::set<std::string>(bodies.begin(), bodies.end()));
+}
+
+TEST_F(LitePullConsumerIntegrationTest, AQueueChangeListenerHearsOfANewQueueCount) {
+  ConsumerConfig config = consumer_config("lite_it_queue_change");
+  config.topic_metadata_check_interval = milliseconds(200);
+  LitePullConsumer consumer(config);
+  std::mutex mutex;
+  std::vector<std::set<MessageQueue>> heard;
+  ASSERT_TRUE(consumer
+                  .register_topic_message_queue_change_listener(
+                      kTopic,
+                      [&](const std::string& topic, const std::set<MessageQueue>& queues) {
+                        EXPECT_EQ(topic, kTopic);
+                        std::lock_guard lock(mutex);
+                        heard.push_back(queues);
+                      })
+                  .is_ok());
+  ASSERT_TRUE(consumer.assign({}).is_ok());
+  ASSERT_TRUE(consumer.start().is_ok());
+  std::this_thread::sleep_for(milliseconds(1000));  // five checks of an unchanged topic
+  {
+    std::lock_guard lock(mutex);
+    EXPECT_TRUE(heard.empty()) << "called " << heard.size() << " times for the queues there were at start";
+  }
+
+  // broker-a goes from 4 to 6 queues (what mqadmin updateTopic -b <broker-a> -r 6 -w 6 does).
+  protocol::TopicConfig wider;
+  wider.topic_name = kTopic;
+  wider.read_queue_nums = 6;
+  wider.write_queue_nums = 6;
+  ASSERT_TRUE(producer_->instance()->api().create_topic(cluster_->broker_addr(0), wider).is_ok());
+  ASSERT_TRUE(eventually(
+      [&] {
+        std::lock_guard lock(mutex);
+        return !heard.empty();
+      },
+      seconds(30)))
+      << "the listener never heard of the new queues";
+  std::lock_guard lock(mutex);
+  const std::set<MessageQueue>& now = heard.back();
+  EXPECT_EQ(now.size(), kQueues + 2);
+  EXPECT_TRUE(now.contains(MessageQueue{kTopic, "broker-a", 5}));
+  EXPECT_TRUE(now.contains(MessageQueue{kTopic, "broker-b", 3}));
 }
 
 }  // namespace

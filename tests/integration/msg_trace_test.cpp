@@ -1,7 +1,8 @@
-// Message trace end to end: a broker with trace_topic_enable, a producer, a transaction producer
-// and a push consumer with enable_msg_trace exchange messages, and `mqadmin queryMsgTraceById`
-// (the real binary) shows each message's Pub, SubBefore and SubAfter records — and a transactional
-// message's EndTransaction — read back from RMQ_SYS_TRACE_TOPIC. Every wait is bounded.
+// Message trace end to end: a broker with trace_topic_enable, a producer, a transaction producer,
+// a push consumer and a lite pull consumer with enable_msg_trace exchange messages, and `mqadmin
+// queryMsgTraceById` (the real binary) shows each message's Pub, SubBefore and SubAfter records —
+// and a transactional message's EndTransaction — read back from the trace topic. Every wait is
+// bounded.
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
@@ -16,6 +17,7 @@
 #include "child_process.hpp"
 #include "client_cluster.hpp"
 #include "local_cluster.hpp"
+#include "mqkit/client/lite_pull_consumer.hpp"
 #include "mqkit/client/producer.hpp"
 #include "mqkit/client/push_consumer.hpp"
 #include "mqkit/client/trace_data.hpp"
@@ -46,11 +48,15 @@ class MsgTraceTest : public ::testing::Test {
     ASSERT_TRUE(cluster_->add_broker({.name = "broker-a", .overrides = {"broker.trace_topic_enable=true"}}).is_ok());
   }
 
-  // mqadmin queryMsgTraceById -i <id> --json: the records it printed, by type name; nullopt when
-  // it failed or printed something that is not a JSON array.
-  std::optional<std::multiset<std::string>> trace_types(const std::string& msg_id, std::string* out = nullptr) {
+  // mqadmin queryMsgTraceById -i <id> -t <trace topic> --json: the records it printed, by type
+  // name; nullopt when it failed or printed something that is not a JSON array.
+  std::optional<std::multiset<std::string>> trace_types(const std::string& msg_id, std::string* out = nullptr,
+                                                         const std::string& trace_topic = std::string(
+                                                             trace::kDefaultTraceTopic)) {
     auto child = ChildProcess::spawn(
-        "mqadmin", {"queryMsgTraceById", "-i", msg_id, "--json", "-n", cluster_->namesrv_addrs()}, "mqadmin-trace");
+        "mqadmin",
+        {"queryMsgTraceById", "-i", msg_id, "-t", trace_topic, "--json", "-n", cluster_->namesrv_addrs()},
+        "mqadmin-trace");
     if (!child) return std::nullopt;
     std::optional<int> code;
     for (int i = 0; i < 300 && !code; ++i) code = child->wait_exit(milliseconds(100));
@@ -148,6 +154,64 @@ TEST_F(MsgTraceTest, ProducerAndPushConsumerRecordsAreFoundByMessageId) {
     }
   }
   EXPECT_TRUE(pub_found);
+}
+
+// RocketMQ's lite pull consumer traces the batches poll() returns: a SubBefore and a SubAfter
+// (success, ConsumeReturnType SUCCESS) for each message. Here into a customized trace topic.
+TEST_F(MsgTraceTest, LitePullConsumerRecordsArePolledBatches) {
+  constexpr const char* kTraceTopic = "LitePullTraceTopic";
+  ProducerConfig producer_config;
+  producer_config.client = mqkit::testing::fast_client_config(*cluster_);
+  producer_config.group = "trace_it_lite_producer";
+  producer_config.enable_msg_trace = true;
+  producer_config.customized_trace_topic = kTraceTopic;
+  Producer producer(producer_config);
+  ASSERT_TRUE(producer.start().is_ok());
+  ClientApi& api = producer.instance()->api();
+  ASSERT_TRUE(mqkit::testing::create_topic_on_brokers(api, *cluster_, 1, kTopic, 2).is_ok());
+  ASSERT_TRUE(mqkit::testing::create_topic_on_brokers(api, *cluster_, 1, kTraceTopic, 1).is_ok());
+
+  ConsumerConfig consumer_config = mqkit::testing::fast_consumer_config(*cluster_, "trace_it_lite_consumer");
+  consumer_config.enable_msg_trace = true;
+  consumer_config.customized_trace_topic = kTraceTopic;
+  LitePullConsumer consumer(consumer_config);
+  ASSERT_TRUE(consumer.subscribe(kTopic, "*").is_ok());
+  ASSERT_TRUE(consumer.start().is_ok());
+
+  std::vector<std::string> ids;
+  for (int i = 0; i < 3; ++i) {
+    auto sent = producer.send(Message(kTopic, "TagL", "lite-" + std::to_string(i), "lite body"));
+    ASSERT_TRUE(sent.is_ok()) << sent.status().to_string();
+    ids.push_back(sent->msg_id);
+  }
+  std::set<std::string> polled;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (polled.size() < ids.size() && std::chrono::steady_clock::now() < deadline) {
+    auto got = consumer.poll(milliseconds(200));
+    ASSERT_TRUE(got.is_ok()) << got.status().to_string();
+    for (const auto& m : *got) polled.insert(m.msg_id());
+  }
+  ASSERT_EQ(polled, std::set<std::string>(ids.begin(), ids.end())) << "the consumer never polled every message";
+  consumer.shutdown();
+  producer.shutdown();
+
+  const std::multiset<std::string> expected{"Pub", "SubBefore", "SubAfter"};
+  for (const auto& id : ids) {
+    std::string printed;
+    EXPECT_TRUE(eventually([&] { return trace_types(id, &printed, kTraceTopic) == expected; }, std::chrono::seconds(30)))
+        << "trace of " << id << ": " << printed;
+    rapidjson::Document doc;
+    ASSERT_FALSE(doc.Parse(printed.c_str()).HasParseError()) << printed;
+    for (const auto& record : doc.GetArray()) {
+      const std::string type = record["type"].GetString();
+      if (type == "Pub") continue;
+      EXPECT_STREQ(record["group"].GetString(), "trace_it_lite_consumer") << printed;
+      if (type == "SubAfter") {
+        EXPECT_TRUE(record["success"].GetBool()) << printed;
+        EXPECT_EQ(record["contextCode"].GetInt(), static_cast<int>(trace::ConsumeReturnType::kSuccess)) << printed;
+      }
+    }
+  }
 }
 
 TEST_F(MsgTraceTest, TransactionProducerRecordsEndTransaction) {

@@ -68,7 +68,8 @@ Result<ConsumerConfig> load(std::vector<std::string> overrides) {
 TEST(ConsumerConfigTest, EtcClientTomlLoadsWithOverrides) {
   auto config = load({"consumer.group=g1", "consumer.message_model=BROADCASTING", "consumer.pull_batch_size=7",
                       "consumer.consume_from_where=CONSUME_FROM_TIMESTAMP", "consumer.consume_timestamp=20250101000000",
-                      "consumer.broker_suspend_max_time=2s", "consumer.offset_store_dir=/tmp/x"});
+                      "consumer.broker_suspend_max_time=2s", "consumer.offset_store_dir=/tmp/x",
+                      "consumer.topic_metadata_check_interval=3s"});
   ASSERT_TRUE(config.is_ok()) << config.status().to_string();
   EXPECT_EQ(config->group, "g1");
   EXPECT_EQ(config->message_model, MessageModel::kBroadcasting);
@@ -77,11 +78,13 @@ TEST(ConsumerConfigTest, EtcClientTomlLoadsWithOverrides) {
   EXPECT_EQ(config->pull_batch_size, 7);
   EXPECT_EQ(config->broker_suspend_max_time, std::chrono::milliseconds(2000));
   EXPECT_EQ(config->offset_store_dir, fs::path("/tmp/x"));
+  EXPECT_EQ(config->topic_metadata_check_interval, std::chrono::milliseconds(3000));
   EXPECT_EQ(config->client.allocator.name, "AllocateMessageQueueAveragely");
   const Status bad = load({"consumer.message_model=EVERYONE"}).status();
   EXPECT_FALSE(bad.is_ok());
   EXPECT_NE(bad.message().find("message_model"), std::string::npos) << bad.to_string();
   EXPECT_FALSE(load({"consumer.pull_batch_size=0"}).is_ok());
+  EXPECT_FALSE(load({"consumer.topic_metadata_check_interval=0s"}).is_ok());
 }
 
 TEST(ConsumerConfigTest, ConsumeTimeoutIsInMinutesUnderEitherSpelling) {

@@ -80,6 +80,9 @@ constexpr ConfigField kConsumerFields[] = {
     {.key = "pull_threshold_for_all", .type = ValueType::kInt, .default_value = "10000",
      .description = "lite pull: no queue is pulled while this many messages wait for poll()", .min = 1,
      .max = 1000000},
+    {.key = "topic_metadata_check_interval", .type = ValueType::kDuration, .default_value = "30s",
+     .description = "lite pull: how often the queues of topics with a queue change listener are looked up",
+     .min = 1, .max = kHourMs},
     trace::kEnableMsgTraceField,
     trace::kCustomizedTraceTopicField,
 };
@@ -163,7 +166,7 @@ Status ConsumerConfig::validate() const {
   }
   if (pull_time_delay_when_exception.count() <= 0 || suspend_current_queue_time.count() <= 0 ||
       lock_interval.count() <= 0 || pull_interval.count() < 0 || auto_commit_interval.count() <= 0 ||
-      poll_timeout.count() < 0) {
+      poll_timeout.count() < 0 || topic_metadata_check_interval.count() <= 0) {
     return Status::invalid_argument("consumer pauses and intervals must be positive");
   }
   if (lock_interval >= ProcessQueue::kLockMaxLive) {
@@ -226,6 +229,7 @@ Result<ConsumerConfig> load_consumer_config(kernel::Bootstrap& boot) {
   config.auto_commit_interval = milliseconds(values.get_duration_ms("auto_commit_interval"));
   config.poll_timeout = milliseconds(values.get_duration_ms("poll_timeout"));
   config.pull_threshold_for_all = static_cast<int>(values.get_int("pull_threshold_for_all"));
+  config.topic_metadata_check_interval = milliseconds(values.get_duration_ms("topic_metadata_check_interval"));
   config.enable_msg_trace = values.get_bool("enable_msg_trace");
   config.customized_trace_topic = values.get_string("customized_trace_topic");
   return config;

@@ -33,6 +33,10 @@ Result<ConsumerParts> make_consumer_parts(ConsumerConfig& config, const std::sha
   }
   parts.rebalancer =
       std::make_unique<Rebalancer>(parts.instance, settings, std::move(allocator), parts.offsets, listener);
+  if (config.enable_msg_trace) {
+    parts.tracer = trace::MessageTracer::start(parts.instance->config(), config.group, trace::TracedRole::kConsume,
+                                               config.customized_trace_topic);
+  }
   return parts;
 }
 

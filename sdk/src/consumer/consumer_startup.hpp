@@ -1,5 +1,5 @@
-// What every consumer (push, lite pull) builds when it starts: its ClientInstance, offset store
-// and rebalancer; and how it introduces itself to the brokers once registered.
+// What every consumer (push, lite pull) builds when it starts: its ClientInstance, offset store,
+// rebalancer and message tracer; and how it introduces itself to the brokers once registered.
 // Called from a consumer's start(); not synchronized.
 #pragma once
 
@@ -13,6 +13,7 @@
 #include "mqkit/client/consumer_config.hpp"
 #include "mqkit/client/offset_store.hpp"
 #include "rebalancer.hpp"
+#include "trace/message_tracer.hpp"
 
 namespace mqkit::client {
 
@@ -20,11 +21,15 @@ struct ConsumerParts {
   std::shared_ptr<ClientInstance> instance;
   std::shared_ptr<OffsetStore> offsets;  // brokers (clustering) or the local file (broadcasting), loaded
   std::unique_ptr<Rebalancer> rebalancer;
+  // With enable_msg_trace; null without, or when the trace producer did not start (then the
+  // consumer runs untraced, as RocketMQ's).
+  std::unique_ptr<trace::MessageTracer> tracer;
 };
 
 // Resolves config.client (from `given` when set, keeping config's allocator choice), validates
 // config, finds or creates the instance, loads the allocator plugin, opens the offset store (a
-// corrupt local file fails here) and makes the rebalancer, which reports to `listener`.
+// corrupt local file fails here), makes the rebalancer, which reports to `listener`, and starts
+// the message tracer (enable_msg_trace).
 Result<ConsumerParts> make_consumer_parts(ConsumerConfig& config, const std::shared_ptr<ClientInstance>& given,
                                           bool orderly, RebalanceListener& listener);
 

@@ -4,6 +4,7 @@
 #include "consumer_startup.hpp"
 #include "lite_pull_assignment.hpp"
 #include "mqkit/kernel/logging.hpp"
+#include "mqkit/kernel/periodic_tasks.hpp"
 #include "mqkit/kernel/wall_clock.hpp"
 #include "mqkit/protocol/subscription_expression.hpp"
 #include "mqkit/protocol/validation.hpp"
@@ -13,6 +14,8 @@
 #include "rebalancer.hpp"
 #include "running_info.hpp"
 #include "task_scheduler.hpp"
+#include "topic_queue_watch.hpp"
+#include "trace/message_tracer.hpp"
 
 namespace mqkit::client {
 
@@ -40,7 +43,8 @@ Status validate_queue(const MessageQueue& queue) {
 }  // namespace
 
 // Threads: the application calls the public methods; the instance's threads call rebalance and
-// persist_offsets; pull loops run on the scheduler thread and their answers on transport threads.
+// persist_offsets; pull loops run on the scheduler thread and their answers on transport threads;
+// queue change listeners run on the topic check thread.
 // The gate keeps them all out of a consumer being shut down; pull answers hold a shared_ptr to the
 // Impl because the transport may answer after shutdown.
 class LitePullConsumer::Impl final : public ConsumerMember,
@@ -53,6 +57,8 @@ class LitePullConsumer::Impl final : public ConsumerMember,
 
   Status subscribe(const std::string& topic, const MessageSelector& selector);
   Status assign(const std::vector<MessageQueue>& queues);
+  Status unsubscribe(const std::string& topic);
+  Status watch_topic(const std::string& topic, TopicMessageQueueChangeListener listener);
   Status start();
   void shutdown();
 
@@ -104,6 +110,11 @@ class LitePullConsumer::Impl final : public ConsumerMember,
   // The subscription pulls of `topic` carry: subscribed, or "*" for assigned queues.
   std::shared_ptr<const SubscriptionData> subscription_of(const std::string& topic) const;
   Status persist(const std::set<MessageQueue>& queues);
+  // The readable queues of `topic` as the name server tells them now (the route is cached too).
+  Result<std::vector<MessageQueue>> name_server_queues(const std::string& topic);
+  TopicQueueWatch::QueueSource queue_source() {
+    return [this](const std::string& topic) { return name_server_queues(topic); };
+  }
 
   void start_loop(const MessageQueue& queue, std::uint64_t epoch) { pull_later(queue, epoch, milliseconds(0)); }
   void pull_later(const MessageQueue& queue, std::uint64_t epoch, milliseconds delay);
@@ -128,10 +139,14 @@ class LitePullConsumer::Impl final : public ConsumerMember,
   std::mutex commit_mutex_;  // one commit at a time; guards next_auto_commit_
   std::chrono::steady_clock::time_point next_auto_commit_{};
 
+  TopicQueueWatch queue_watch_;
+  kernel::PeriodicTasks topic_check_;  // runs queue_watch_'s checks
+
   // Set by start(), dropped by shutdown().
   std::shared_ptr<OffsetStore> offsets_;
   std::unique_ptr<Rebalancer> rebalancer_;
   std::unique_ptr<TaskScheduler> scheduler_;
+  std::unique_ptr<trace::MessageTracer> tracer_;  // with enable_msg_trace; kept after shutdown
 };
 
 // ---- Setup ---------------------------------------------------------------------------------
@@ -180,6 +195,44 @@ Status LitePullConsumer::Impl::assign(const std::vector<MessageQueue>& queues) {
   return Status::ok();
 }
 
+Status LitePullConsumer::Impl::unsubscribe(const std::string& topic) {
+  MQKIT_RETURN_IF_ERROR(protocol::validate_topic(topic));
+  std::lock_guard lifecycle(lifecycle_mutex_);
+  bool subscribed = false;
+  bool assigned = false;
+  std::set<MessageQueue> still_assigned;
+  {
+    std::lock_guard lock(mode_mutex_);
+    subscribed = subscriptions_.erase(topic) > 0;
+    assigned = std::erase_if(assigned_, [&topic](const MessageQueue& queue) { return queue.topic == topic; }) > 0;
+    assigned_subscriptions_.erase(topic);
+    still_assigned = assigned_;
+  }
+  if (state_ != State::kRunning) return Status::ok();
+  if (subscribed) {
+    rebalancer_->remove_subscription(topic);  // releases the topic's queues
+    // The brokers learn it now rather than at the next periodic heartbeat.
+    if (Status s = instance_->send_heartbeat_to_all_brokers(); !s) {
+      log()->warn("consumer {}: heartbeat after unsubscribing {}: {}", config_.group, topic, s.to_string());
+    }
+  }
+  if (assigned) apply_assignment(still_assigned);
+  log()->info("consumer {} unsubscribed {}", config_.group, topic);
+  return Status::ok();
+}
+
+Status LitePullConsumer::Impl::watch_topic(const std::string& topic, TopicMessageQueueChangeListener listener) {
+  MQKIT_RETURN_IF_ERROR(protocol::validate_topic(topic));
+  if (!listener) return Status::invalid_argument("the queue change listener of " + topic + " is empty");
+  std::lock_guard lifecycle(lifecycle_mutex_);
+  if (state_ == State::kShutDown) return Status::unavailable("consumer " + config_.group + " is shut down");
+  // Running: changes count from the queues there are now. Before start(), start() looks.
+  std::optional<std::set<MessageQueue>> seen;
+  if (state_ == State::kRunning) seen = look_up_queues(queue_source(), topic);
+  queue_watch_.watch(topic, std::move(listener), std::move(seen));
+  return Status::ok();
+}
+
 void LitePullConsumer::Impl::apply_assignment(const std::set<MessageQueue>& queues) {
   for (const auto& queue : assignment_.queues()) {
     if (!queues.contains(queue)) release(queue);
@@ -223,6 +276,7 @@ Status LitePullConsumer::Impl::start() {
     return registered;
   }
   instance_ = std::move(parts.instance);
+  tracer_ = std::move(parts.tracer);
   serve_offset_resets(*instance_, config_.group, weak_from_this());
   state_ = State::kRunning;
   start_timestamp_ms_ = kernel::wall_clock_ms();
@@ -235,6 +289,13 @@ Status LitePullConsumer::Impl::start() {
   } else {
     instance_->rebalance_now();
   }
+  queue_watch_.take_baseline(queue_source());
+  topic_check_.add("topic-queue-check", config_.topic_metadata_check_interval, config_.topic_metadata_check_interval,
+                   [this] {
+                     GatePass pass(gate_);
+                     if (pass && !queue_watch_.empty()) queue_watch_.check(queue_source());
+                   });
+  topic_check_.start();
   log()->info("lite pull consumer {} ({}, {}, {}) started in client {}", config_.group,
               to_string(config_.message_model), mode == Mode::kAssign ? "assigned queues" : "subscribed",
               to_string(config_.consume_from_where), instance_->client_id());
@@ -248,8 +309,9 @@ void LitePullConsumer::Impl::shutdown() {
     state_ = State::kShutDown;
     if (!running) return;
   }
-  assignment_.close();  // a waiting poll() returns
-  scheduler_->stop();   // no more pulls start
+  assignment_.close();   // a waiting poll() returns
+  topic_check_.stop();   // no listener call runs after
+  scheduler_->stop();    // no more pulls start
   if (!gate_.close(std::chrono::steady_clock::now() + kShutdownBound)) {
     // Only a transport that broke its promise gets here; tearing down under it would crash.
     log()->error("consumer {}: calls still running after {} ms; leaving the consumer as it is", config_.group,
@@ -259,6 +321,7 @@ void LitePullConsumer::Impl::shutdown() {
   // Every queue is released: its poll position committed (auto_commit) and persisted.
   rebalancer_->remove_all();  // the subscribed ones, through on_queue_removing
   for (const auto& queue : assignment_.queues()) release(queue);
+  if (tracer_) tracer_->shutdown();  // the trace of the last polls goes out
   stop_serving_offset_resets(*instance_, config_.group);
   instance_->unregister_consumer(config_.group);
   log()->info("lite pull consumer {} shut down", config_.group);
@@ -365,6 +428,7 @@ Result<std::vector<MessageExt>> LitePullConsumer::Impl::poll(milliseconds timeou
   }
   auto batch = assignment_.take(std::chrono::steady_clock::now() + timeout);
   if (!batch) return std::vector<MessageExt>{};
+  if (tracer_) tracer_->on_polled(batch->messages);
   return std::move(batch->messages);
 }
 
@@ -509,6 +573,13 @@ Status LitePullConsumer::Impl::resume(const std::vector<MessageQueue>& queues) {
   return Status::ok();
 }
 
+Result<std::vector<MessageQueue>> LitePullConsumer::Impl::name_server_queues(const std::string& topic) {
+  MQKIT_RETURN_IF_ERROR(instance_->update_route(topic));
+  const auto route = instance_->cached_route(topic);
+  if (!route) return Status::not_found("no route of " + topic);
+  return route->subscribe_queues;
+}
+
 Result<std::vector<MessageQueue>> LitePullConsumer::Impl::fetch_message_queues(const std::string& topic) {
   GatePass pass(gate_);
   if (!pass) return not_running();
@@ -637,6 +708,13 @@ Status LitePullConsumer::subscribe(const std::string& topic, const MessageSelect
 }
 
 Status LitePullConsumer::assign(const std::vector<MessageQueue>& queues) { return impl_->assign(queues); }
+
+Status LitePullConsumer::unsubscribe(const std::string& topic) { return impl_->unsubscribe(topic); }
+
+Status LitePullConsumer::register_topic_message_queue_change_listener(const std::string& topic,
+                                                                      TopicMessageQueueChangeListener listener) {
+  return impl_->watch_topic(topic, std::move(listener));
+}
 
 Status LitePullConsumer::start() { return impl_->start(); }
 

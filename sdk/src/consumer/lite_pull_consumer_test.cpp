@@ -397,6 +397,145 @@ TEST_F(LitePullConsumerTest, SubscribingAfterStartAddsTheTopicsQueues) {
   EXPECT_EQ(poll_n(*consumer, 2).size(), 2u);
 }
 
+// ---- unsubscribe -------------------------------------------------------------------------------
+
+TEST_F(LitePullConsumerTest, UnsubscribeStopsPullingDropsTheBufferAndLeavesTheHeartbeat) {
+  cluster_.add_topic("U", "broker-a", 1);
+  const MessageQueue u0{"U", "broker-a", 0};
+  for (int i = 0; i < 3; ++i) queues_.add(0, "A", "q0-" + std::to_string(i));
+  for (int i = 0; i < 2; ++i) queues_.add(1, "A", "q1-" + std::to_string(i));
+  auto consumer = make(config());
+  ASSERT_TRUE(consumer->subscribe("T", "*").is_ok());
+  ASSERT_TRUE(consumer->subscribe("U", "*").is_ok());
+  ASSERT_TRUE(consumer->start().is_ok());
+  // Nothing polled yet: T/0, T/1 and U/0 (the fake serves U/0 from queue 0 too) all get buffered.
+  for (int i = 0; i < 500 && queues_.served() < 8; ++i) std::this_thread::sleep_for(milliseconds(10));
+  ASSERT_EQ(queues_.served(), 8u);
+  ASSERT_EQ(consumer->assignment(), (std::set<MessageQueue>{kQ0, kQ1, u0}));
+
+  const auto pulls_of_u = [this] {
+    std::size_t count = 0;
+    for (const auto& call : cluster_.transport()->calls_with_code(rq::kLitePullMessage)) {
+      if (call.request.ext_fields.get("topic") == "U") ++count;
+    }
+    return count;
+  };
+  const std::size_t heartbeats_before = cluster_.transport()->calls_with_code(rq::kHeartBeat).size();
+  ASSERT_TRUE(consumer->unsubscribe("U").is_ok());
+  EXPECT_EQ(consumer->assignment(), (std::set<MessageQueue>{kQ0, kQ1}));
+
+  // A heartbeat went out at once, without U.
+  const auto heartbeats = cluster_.transport()->calls_with_code(rq::kHeartBeat);
+  ASSERT_GT(heartbeats.size(), heartbeats_before);
+  auto data = protocol::decode_heartbeat(protocol::body_text(heartbeats.back().request));
+  ASSERT_TRUE(data.is_ok()) << data.status().to_string();
+  ASSERT_EQ(data->consumer_data_set.size(), 1u);
+  std::set<std::string> topics;
+  for (const auto& subscription : data->consumer_data_set[0].subscription_data_set) topics.insert(subscription.topic);
+  EXPECT_EQ(topics, std::set<std::string>{"T"});
+
+  // U's buffered messages are gone: only T's five come out. U is pulled no more (a pull that had
+  // already read U's position when it was unsubscribed may still go out).
+  const std::size_t u_pulls = pulls_of_u();
+  queues_.add(0, "A", "q0-3");
+  const auto got = poll_n(*consumer, 7, milliseconds(1000));
+  EXPECT_EQ(bodies_of(got, 0), (std::vector<std::string>{"q0-0", "q0-1", "q0-2", "q0-3"}));
+  EXPECT_EQ(bodies_of(got, 1), (std::vector<std::string>{"q1-0", "q1-1"}));
+  EXPECT_LE(pulls_of_u(), u_pulls + 1);
+}
+
+TEST_F(LitePullConsumerTest, UnsubscribeDropsAssignedQueuesOfTheTopic) {
+  cluster_.add_topic("U", "broker-a", 1);
+  const MessageQueue u0{"U", "broker-a", 0};
+  auto consumer = make(config());
+  EXPECT_EQ(consumer->unsubscribe("bad topic").code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(consumer->unsubscribe("Nothing").is_ok());  // neither subscribed nor assigned
+  ASSERT_TRUE(consumer->assign({kQ0, u0}).is_ok());
+  ASSERT_TRUE(consumer->start().is_ok());
+  EXPECT_EQ(consumer->assignment(), (std::set<MessageQueue>{kQ0, u0}));
+  ASSERT_TRUE(consumer->unsubscribe("U").is_ok());
+  EXPECT_EQ(consumer->assignment(), std::set<MessageQueue>{kQ0});
+  EXPECT_EQ(consumer->pause({u0}).code(), StatusCode::kInvalidArgument);  // no longer a topic it consumes
+  EXPECT_TRUE(consumer->pause({kQ0}).is_ok());
+}
+
+TEST_F(LitePullConsumerTest, UnsubscribingBeforeStartLeavesTheTopicOut) {
+  cluster_.add_topic("U", "broker-a", 1);
+  auto consumer = make(config());
+  ASSERT_TRUE(consumer->subscribe("T", "*").is_ok());
+  ASSERT_TRUE(consumer->subscribe("U", "*").is_ok());
+  ASSERT_TRUE(consumer->unsubscribe("U").is_ok());
+  ASSERT_TRUE(consumer->start().is_ok());
+  for (int i = 0; i < 500 && consumer->assignment().size() < 2; ++i) std::this_thread::sleep_for(milliseconds(10));
+  EXPECT_EQ(consumer->assignment(), (std::set<MessageQueue>{kQ0, kQ1}));
+  const auto heartbeats = cluster_.transport()->calls_with_code(rq::kHeartBeat);
+  ASSERT_FALSE(heartbeats.empty());
+  auto data = protocol::decode_heartbeat(protocol::body_text(heartbeats.back().request));
+  ASSERT_TRUE(data.is_ok()) << data.status().to_string();
+  ASSERT_EQ(data->consumer_data_set.size(), 1u);
+  ASSERT_EQ(data->consumer_data_set[0].subscription_data_set.size(), 1u);
+  EXPECT_EQ(data->consumer_data_set[0].subscription_data_set[0].topic, "T");
+}
+
+// ---- Topic queue change listener ---------------------------------------------------------------
+
+TEST_F(LitePullConsumerTest, QueueChangeListenersHearOfChangedRoutes) {
+  std::mutex mutex;
+  std::vector<std::pair<std::string, std::set<MessageQueue>>> calls;
+  const auto recorder = [&](const std::string& topic, const std::set<MessageQueue>& queues) {
+    std::lock_guard lock(mutex);
+    calls.emplace_back(topic, queues);
+  };
+  const auto calls_so_far = [&] {
+    std::lock_guard lock(mutex);
+    return calls;
+  };
+  const auto route_lookups = [this] { return cluster_.transport()->calls_with_code(rq::kGetRouteInfoByTopic).size(); };
+  ConsumerConfig settings = config();
+  settings.topic_metadata_check_interval = milliseconds(20);
+  auto consumer = make(settings);
+  EXPECT_EQ(consumer->register_topic_message_queue_change_listener("T", nullptr).code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(consumer->register_topic_message_queue_change_listener("bad topic", recorder).code(),
+            StatusCode::kInvalidArgument);
+  ASSERT_TRUE(consumer->register_topic_message_queue_change_listener("T", recorder).is_ok());  // before start
+  ASSERT_TRUE(consumer->assign({kQ0}).is_ok());
+  ASSERT_TRUE(consumer->start().is_ok());
+  ASSERT_TRUE(consumer->register_topic_message_queue_change_listener("V", recorder).is_ok());  // no route yet
+
+  // Several checks look both topics up; T's queues are as at start, V has none: no call.
+  const std::size_t lookups_at_start = route_lookups();
+  for (int i = 0; i < 500 && route_lookups() < lookups_at_start + 6; ++i) std::this_thread::sleep_for(milliseconds(10));
+  ASSERT_GE(route_lookups(), lookups_at_start + 6);
+  EXPECT_TRUE(calls_so_far().empty());
+
+  // T gets a queue on a second broker: the listener hears of all three, once.
+  cluster_.add_broker("broker-b", "10.0.0.2:10911");
+  cluster_.add_topic("T", "broker-b", 1);
+  const MessageQueue b0{"T", "broker-b", 0};
+  for (int i = 0; i < 500 && calls_so_far().empty(); ++i) std::this_thread::sleep_for(milliseconds(10));
+  const std::size_t lookups_after_change = route_lookups();
+  for (int i = 0; i < 500 && route_lookups() < lookups_after_change + 6; ++i) {
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  auto heard = calls_so_far();
+  ASSERT_EQ(heard.size(), 1u);
+  EXPECT_EQ(heard[0].first, "T");
+  EXPECT_EQ(heard[0].second, (std::set<MessageQueue>{kQ0, kQ1, b0}));
+
+  // V is created: its first route is a change.
+  cluster_.add_topic("V", "broker-a", 2);
+  for (int i = 0; i < 500 && calls_so_far().size() < 2; ++i) std::this_thread::sleep_for(milliseconds(10));
+  heard = calls_so_far();
+  ASSERT_EQ(heard.size(), 2u);
+  EXPECT_EQ(heard[1].first, "V");
+  EXPECT_EQ(heard[1].second,
+            (std::set<MessageQueue>{MessageQueue{"V", "broker-a", 0}, MessageQueue{"V", "broker-a", 1}}));
+
+  consumer->shutdown();
+  EXPECT_EQ(consumer->register_topic_message_queue_change_listener("T", recorder).code(), StatusCode::kUnavailable);
+}
+
 TEST_F(LitePullConsumerTest, BroadcastingCommitsToTheLocalFile) {
   for (int i = 0; i < 3; ++i) queues_.add(0, "A", std::to_string(i));
   const auto dir =

@@ -156,10 +156,7 @@ Status PushConsumer::Impl::start() {
   }
   for (const auto& [topic, subscription] : subscriptions_) rebalancer_->set_subscription(subscription);
   scheduler_ = std::make_unique<TaskScheduler>("pull-" + config_.group);
-  if (config_.enable_msg_trace && !tracer_) {
-    tracer_ = trace::MessageTracer::start(instance->config(), config_.group, trace::TracedRole::kConsume,
-                                          config_.customized_trace_topic);
-  }
+  tracer_ = std::move(parts.tracer);
   const ConsumeEnvironment environment{config_, *instance, *offsets_, *rebalancer_, *scheduler_, tracer_.get()};
   consume_service_ = orderly() ? make_orderly_consume_service(environment, orderly_listener_)
                                : make_concurrent_consume_service(environment, concurrent_listener_);

@@ -191,6 +191,17 @@ void Rebalancer::remove_all() {
   table_.clear();
 }
 
+void Rebalancer::remove_subscription(const std::string& topic) {
+  std::lock_guard round(round_mutex_);
+  {
+    std::lock_guard lock(mutex_);
+    subscriptions_.erase(topic);
+  }
+  for (const auto& [queue, process_queue] : process_queues()) {
+    if (queue.topic == topic) (void)remove_queue(queue, process_queue);
+  }
+}
+
 void Rebalancer::forget(const std::string& topic, const std::set<MessageQueue>& queues) {
   std::lock_guard round(round_mutex_);
   std::lock_guard lock(mutex_);

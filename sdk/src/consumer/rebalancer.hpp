@@ -11,7 +11,7 @@
 //
 // Shared by the push consumer and the lite pull consumer; what differs is the listener.
 //
-// Threads: rebalance(), lock_all() and remove_all() are serialized (the instance's rebalance
+// Threads: rebalance(), lock_all(), remove_all() and remove_subscription() are serialized (the instance's rebalance
 // thread and shutdown); the queries (process_queue, owned_queues, ...) from any thread. Listener
 // callbacks run on the thread calling rebalance()/remove_all(), without the table lock held.
 #pragma once
@@ -64,6 +64,9 @@ class Rebalancer {
   const RebalanceSettings& settings() const noexcept { return settings_; }
 
   void set_subscription(SubscriptionData subscription);
+  // Unsubscribes `topic` and gives up its queues now (the listener is told, as in a round);
+  // a queue the listener keeps is given up by a later round.
+  void remove_subscription(const std::string& topic);
   std::map<std::string, SubscriptionData> subscriptions() const;
   std::shared_ptr<const SubscriptionData> subscription(const std::string& topic) const;
 

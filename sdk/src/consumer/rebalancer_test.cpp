@@ -169,6 +169,34 @@ TEST_F(RebalancerTest, AQueueTheListenerStillUsesIsKeptUntilANextRound) {
   EXPECT_EQ(rebalancer->owned_queues().size(), 4u);
 }
 
+TEST_F(RebalancerTest, RemovingASubscriptionGivesUpItsQueuesAtOnce) {
+  cluster_.add_topic("U", "broker-a", 2);
+  auto rebalancer = make({});
+  rebalancer->set_subscription(*make_subscription("U", "*"));
+  ASSERT_TRUE(rebalancer->rebalance());
+  ASSERT_EQ(rebalancer->owned_queues().size(), 10u);
+  const auto pq_u0 = rebalancer->process_queue(MessageQueue{"U", "broker-a", 0});
+
+  rebalancer->remove_subscription("U");
+  EXPECT_EQ(rebalancer->subscription("U"), nullptr);
+  EXPECT_EQ(rebalancer->subscriptions().size(), 1u);
+  ASSERT_EQ(listener_.removing.size(), 2u);
+  for (const auto& queue : listener_.removing) EXPECT_EQ(queue.topic, "U");
+  EXPECT_TRUE(pq_u0->dropped());
+  EXPECT_EQ(rebalancer->owned_queues().size(), 8u);  // T's stay
+  listener_.added.clear();
+  ASSERT_TRUE(rebalancer->rebalance());
+  EXPECT_TRUE(listener_.added.empty());  // and U's are not taken again
+
+  // A queue the listener keeps is given up by the next round.
+  listener_.refuse_removal = true;
+  rebalancer->remove_subscription("T");
+  EXPECT_EQ(rebalancer->owned_queues().size(), 8u);
+  listener_.refuse_removal = false;
+  EXPECT_TRUE(rebalancer->rebalance());
+  EXPECT_TRUE(rebalancer->owned_queues().empty());
+}
+
 TEST_F(RebalancerTest, AGroupTheBrokerDoesNotKnowYetHeartbeatsAndAsksAgain) {
   consumer_ids_.clear();
   cluster_.set_broker_handler(rq::kHeartBeat, [this](const std::string&, const RemotingCommand&) {

@@ -179,4 +179,12 @@ void MessageTracer::after_consume(const TraceContext& before, std::size_t messag
   dispatcher_->append(std::move(context));
 }
 
+void MessageTracer::on_polled(std::span<const MessageExt> messages) {
+  if (messages.empty()) return;
+  const auto started = std::chrono::steady_clock::now();
+  const TraceContext before = before_consume(messages);
+  const auto took = std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - started);
+  after_consume(before, messages.size(), true, ConsumeReturnType::kSuccess, took);
+}
+
 }  // namespace mqkit::client::trace

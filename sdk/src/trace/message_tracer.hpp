@@ -1,4 +1,4 @@
-// MessageTracer: the message trace of one traced producer or push consumer (enable_msg_trace) —
+// MessageTracer: the message trace of one traced producer or consumer (enable_msg_trace) —
 // RocketMQ 4.x's SendMessageTraceHookImpl, ConsumeMessageTraceHookImpl and EndTransactionTraceHookImpl
 // in front of an AsyncTraceDispatcher and its inner trace producer.
 //
@@ -10,6 +10,9 @@
 //   before_consume     a SubBefore of the messages about to reach a push consumer's listener (those
 //                      without TRACE_ON=false)
 //   after_consume      the SubAfter of that SubBefore: success, cost per message, ConsumeReturnType
+//   on_polled          both of a batch a lite pull consumer's poll() returns: RocketMQ's lite pull
+//                      consumer runs its consume hooks there, the SubAfter at once with success and
+//                      ConsumeReturnType SUCCESS (what the application does next is not seen)
 //   on_end_transaction an EndTransaction per END_TRANSACTION a transaction producer sends
 // Trace messages go to the trace topic through a producer of group
 // "_INNER_TRACE_PRODUCER-<group>-<PRODUCE|CONSUME>-<n>" in its own client instance, each indexed
@@ -74,6 +77,7 @@ class MessageTracer {
   TraceContext before_consume(std::span<const MessageExt> messages);
   void after_consume(const TraceContext& before, std::size_t message_count, bool success, ConsumeReturnType how,
                      std::chrono::milliseconds took);
+  void on_polled(std::span<const MessageExt> messages);
 
   const std::string& trace_topic() const noexcept { return trace_topic_; }
   const TraceDispatcher& dispatcher() const noexcept { return *dispatcher_; }

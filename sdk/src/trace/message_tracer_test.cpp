@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <mutex>
 
 #include "mqkit/plugin/v1/message_record.hpp"
@@ -129,6 +130,40 @@ TEST_F(TracerFixture, NothingIsTracedWhenEveryMessageHasTraceOff) {
   const TraceContext before = tracer_.before_consume(messages);
   tracer_.after_consume(before, 1, true, ConsumeReturnType::kSuccess, milliseconds(1));
   EXPECT_TRUE(records().empty());
+}
+
+// RocketMQ's lite pull consumer: poll() runs the consume hooks on the batch it returns, the
+// SubAfter right after the SubBefore, as a success.
+TEST_F(TracerFixture, APolledBatchIsASubBeforeAndASuccessfulSubAfter) {
+  MessageExt first;
+  first.set_topic("Orders");
+  first.set_property(std::string(plugin::v1::property::kUniqueKey), "ID1");
+  first.set_keys("k1");
+  first.set_tags("TagA");
+  first.store_size = 120;
+  MessageExt untraced = first;
+  untraced.set_property(std::string(plugin::v1::property::kUniqueKey), "ID2");
+  untraced.set_property("TRACE_ON", "false");
+  const std::vector<MessageExt> messages{first, untraced};
+  tracer_.on_polled(messages);
+  tracer_.on_polled({});  // an empty poll is not traced
+
+  const auto found = records();
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].type, TraceType::kSubBefore);
+  EXPECT_EQ(found[0].group, "G");
+  EXPECT_EQ(found[0].region_id, "DefaultRegion");
+  ASSERT_EQ(found[0].beans.size(), 1u);
+  EXPECT_EQ(found[0].beans[0].msg_id, "ID1");
+  EXPECT_EQ(found[0].beans[0].keys, "k1");
+  EXPECT_EQ(found[1].type, TraceType::kSubAfter);
+  EXPECT_EQ(found[1].request_id, found[0].request_id);
+  EXPECT_TRUE(found[1].success);
+  EXPECT_EQ(found[1].context_code, static_cast<int>(ConsumeReturnType::kSuccess));
+  EXPECT_EQ(found[1].group, "G");
+  EXPECT_LT(found[1].cost_ms, 1000);  // nothing runs between the two records
+  EXPECT_EQ(found[1].beans[0].msg_id, "ID1");
+  EXPECT_NE(std::find(keys_.begin(), keys_.end(), "ID1"), keys_.end());  // found by the message's id
 }
 
 TEST_F(TracerFixture, EndTransactionRecords) {

@@ -74,9 +74,10 @@ struct ConsumerConfig {
   // $HOME/.rocketmq_offsets (rocketmq.client.localOffsetStoreDir).
   std::filesystem::path offset_store_dir{};
 
-  // Push consumers: message trace (RocketMQ enableMsgTrace, customizedTraceTopic; docs/sdk.md
-  // "Message trace"): SubBefore and SubAfter records around every listener call go to the trace
-  // topic through an inner trace producer. Empty topic = RMQ_SYS_TRACE_TOPIC.
+  // Message trace (RocketMQ enableMsgTrace, customizedTraceTopic; docs/sdk.md "Message trace"):
+  // SubBefore and SubAfter records around every push listener call, or of every batch a lite pull
+  // consumer's poll() returns, go to the trace topic through an inner trace producer. Empty topic
+  // = RMQ_SYS_TRACE_TOPIC.
   bool enable_msg_trace = false;
   std::string customized_trace_topic = "RMQ_SYS_TRACE_TOPIC";
 
@@ -88,6 +89,9 @@ struct ConsumerConfig {
   std::chrono::milliseconds poll_timeout{5000};
   // No queue is pulled while this many pulled messages wait for poll() in all (pullThresholdForAll).
   int pull_threshold_for_all = 10000;
+  // How often the queues of topics with a TopicMessageQueueChangeListener are looked up on the
+  // name server (topicMetadataCheckIntervalMillis).
+  std::chrono::milliseconds topic_metadata_check_interval{30000};
 
   // InvalidArgument naming the first bad value (client settings included).
   Status validate() const;

@@ -29,6 +29,9 @@
 // to another consumer do so too. Messages poll() returned but whose position was not committed
 // come again after a crash or restart: delivery is at least once.
 //
+// Message trace (enable_msg_trace): each batch poll() returns is recorded as consumed — a
+// SubBefore and a successful SubAfter, as RocketMQ's lite pull consumer writes them.
+//
 // Threads: every method is thread-safe, but the consumer is meant to be polled from one
 // application thread (as RocketMQ's): with several threads polling, two batches of one queue may
 // be handled concurrently and out of order. Pulls run on the consumer's own thread and the
@@ -37,6 +40,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -49,6 +53,11 @@
 #include "mqkit/client/subscription.hpp"
 
 namespace mqkit::client {
+
+// RocketMQ's TopicMessageQueueChangeListener: `topic` and all its readable queues, after they
+// changed.
+using TopicMessageQueueChangeListener =
+    std::function<void(const std::string& topic, const std::set<MessageQueue>& queues)>;
 
 class LitePullConsumer {
  public:
@@ -71,6 +80,22 @@ class LitePullConsumer {
   // consume_from_where; queues left out are committed (auto_commit) and dropped. InvalidArgument
   // for a bad queue, or when the consumer uses subscribe().
   Status assign(const std::vector<MessageQueue>& queues);
+  // Stops consuming `topic`: its queues are no longer pulled, their buffered messages are
+  // dropped and their poll positions committed (auto_commit) as when a queue moves away. A
+  // subscribed topic leaves the subscriptions (the next heartbeat, sent now when running, no
+  // longer carries it); assigned queues of `topic` leave the assignment. Nothing to do for a topic
+  // neither subscribed nor assigned. InvalidArgument for a bad topic name.
+  Status unsubscribe(const std::string& topic);
+
+  // Calls `listener` with `topic`'s readable queues whenever a look-up on the name server (every
+  // topic_metadata_check_interval while running) finds them changed. Not called with the queues
+  // known when registered after start(), or at start() for a listener registered before: only for
+  // changes since; a topic without a route then gets its first call once one is found. Again for
+  // the same topic replaces the listener. Runs on the consumer's own check thread; it must not
+  // call shutdown(). InvalidArgument for a bad topic or an empty listener; Unavailable after
+  // shutdown().
+  Status register_topic_message_queue_change_listener(const std::string& topic,
+                                                      TopicMessageQueueChangeListener listener);
 
   // Validates the config, loads the allocator, opens the offset store (broadcasting: the local
   // file), registers the group and starts pulling. A consumer starts once: Unavailable when
