@@ -181,12 +181,27 @@ void ClientInstance::store_route(std::string_view topic, protocol::TopicRouteDat
                 info->publish.queues.size(), info->subscribe_queues.size(),
                 from_default_topic ? " (from the create-topic key's route)" : "");
   }
-  slot = std::move(info);
+  slot = info;
   // Addresses of brokers no route mentions any more are dropped (RocketMQ's cleanOfflineBroker).
   brokers_.clear();
   for (const auto& [name, cached] : routes_) {
     for (const auto& broker : cached->route.broker_datas) brokers_[broker.broker_name] = broker.broker_addrs;
   }
+  lock.unlock();
+  std::lock_guard observers_lock(observers_mutex_);
+  for (const auto& [id, observer] : route_observers_) observer(topic, *info);
+}
+
+std::uint64_t ClientInstance::observe_routes(RouteObserver observer) {
+  std::lock_guard lock(observers_mutex_);
+  const std::uint64_t id = next_observer_id_++;
+  route_observers_.emplace(id, std::move(observer));
+  return id;
+}
+
+void ClientInstance::stop_observing_routes(std::uint64_t id) {
+  std::lock_guard lock(observers_mutex_);
+  route_observers_.erase(id);
 }
 
 Result<std::shared_ptr<const TopicRouteInfo>> ClientInstance::route(std::string_view topic) {

@@ -138,6 +138,12 @@ class ClientInstance {
   std::string find_broker_address_of_topic(std::string_view topic) const;
   // broker name → broker id → address, for every broker of every cached route.
   std::map<std::string, std::map<std::int64_t, std::string>> broker_addresses() const;
+  // `observer` is called with every route fetched from a name server, once it is cached: on the
+  // fetching thread, one route at a time (it must not fetch routes itself). Returns its id.
+  using RouteObserver = std::function<void(std::string_view topic, const TopicRouteInfo& route)>;
+  std::uint64_t observe_routes(RouteObserver observer);
+  // When this returns, the observer is not running and will not be called again.
+  void stop_observing_routes(std::uint64_t id);
 
   // ---- Members ---------------------------------------------------------------------------
   // AlreadyExists when the group is registered already in this instance.
@@ -204,6 +210,10 @@ class ClientInstance {
   // One name server route fetch at a time, as RocketMQ's lockNamesrv. A waiter waits at most
   // for the holder's fetch, which its api timeout bounds.
   std::mutex fetch_mutex_;
+  // Held while observers run, so that stop_observing_routes waits for a running one.
+  std::mutex observers_mutex_;
+  std::map<std::uint64_t, RouteObserver> route_observers_;
+  std::uint64_t next_observer_id_ = 1;
 
   mutable std::mutex members_mutex_;
   // Registered producer groups, each with its transaction checker (nullptr for none).
