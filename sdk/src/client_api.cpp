@@ -7,6 +7,7 @@
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/header_fields.hpp"
 #include "mqkit/protocol/java_properties.hpp"
+#include "mqkit/protocol/message_trace.hpp"
 #include "mqkit/protocol/request_reply.hpp"
 #include "mqkit/protocol/transaction.hpp"
 #include "mqkit/kernel/wall_clock.hpp"
@@ -131,8 +132,9 @@ Result<SendResult> send_result_of(const RemotingCommand& response, SentTo sent) 
   result.message_queue =
       MessageQueue{std::move(sent.topic), std::move(sent.broker_name), static_cast<std::int32_t>(queue_id)};
   result.transaction_id = std::string(response.ext_fields.get("transactionId").value_or(""));
-  result.region_id = std::string(response.ext_fields.get("MSG_REGION").value_or("DefaultRegion"));
-  result.trace_on = response.ext_fields.get("TRACE_ON").value_or("true") != "false";
+  result.region_id =
+      std::string(response.ext_fields.get(protocol::property::kMsgRegion).value_or(protocol::kDefaultRegionId));
+  result.trace_on = response.ext_fields.get(protocol::property::kTraceSwitch).value_or("true") != "false";
   return result;
 }
 
