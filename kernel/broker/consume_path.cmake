@@ -9,6 +9,7 @@ set(MQKIT_BROKER_CONSUME_SOURCES
   src/consume/queue_stats.cpp
   src/consume/broker_stats.cpp
   src/consume/reset_offset.cpp
+  src/consume/consumer_status.cpp
   src/consume/admin_broker_processor.cpp)
 set(MQKIT_BROKER_CONSUME_TESTS
   src/consume/consume_test_support.cpp

@@ -7,6 +7,7 @@
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/header_fields.hpp"
 #include "mqkit/protocol/java_properties.hpp"
+#include "mqkit/protocol/message_trace.hpp"
 #include "mqkit/protocol/request_reply.hpp"
 #include "mqkit/protocol/transaction.hpp"
 #include "mqkit/kernel/wall_clock.hpp"
@@ -131,8 +132,9 @@ Result<SendResult> send_result_of(const RemotingCommand& response, SentTo sent) 
   result.message_queue =
       MessageQueue{std::move(sent.topic), std::move(sent.broker_name), static_cast<std::int32_t>(queue_id)};
   result.transaction_id = std::string(response.ext_fields.get("transactionId").value_or(""));
-  result.region_id = std::string(response.ext_fields.get("MSG_REGION").value_or("DefaultRegion"));
-  result.trace_on = response.ext_fields.get("TRACE_ON").value_or("true") != "false";
+  result.region_id =
+      std::string(response.ext_fields.get(protocol::property::kMsgRegion).value_or(protocol::kDefaultRegionId));
+  result.trace_on = response.ext_fields.get(protocol::property::kTraceSwitch).value_or("true") != "false";
   return result;
 }
 
@@ -650,14 +652,30 @@ Result<MessageExt> ClientApi::view_message_by_id(std::string_view offset_msg_id,
   return view_message(v1::to_string(id->store_host), id->commit_offset, timeout);
 }
 
-Status ClientApi::reset_offset(std::string_view address, std::string_view topic, std::string_view group,
-                               std::int64_t timestamp_ms, bool force, milliseconds timeout) {
+Result<std::map<MessageQueue, std::int64_t>> ClientApi::reset_offset(std::string_view address, std::string_view topic,
+                                                                     std::string_view group, std::int64_t timestamp_ms,
+                                                                     bool force, milliseconds timeout) {
   auto request = RemotingCommand::request(rq::kInvokeBrokerToResetOffset);
   put(request.ext_fields, "topic", topic);
   put(request.ext_fields, "group", group);
   put(request.ext_fields, "timestamp", timestamp_ms);
   put_bool(request.ext_fields, "isForce", force);
-  return call(address, std::move(request), timeout).status();
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, call(address, std::move(request), timeout));
+  MQKIT_ASSIGN_OR_RETURN(protocol::ResetOffsetBody body, protocol::decode_reset_offset_body(protocol::body_text(response)));
+  return std::move(body.offset_table);
+}
+
+Result<std::map<std::string, std::map<MessageQueue, std::int64_t>>> ClientApi::get_consumer_status(
+    std::string_view address, std::string_view topic, std::string_view group, std::string_view client_id,
+    milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kInvokeBrokerToGetConsumerStatus);
+  put(request.ext_fields, "topic", topic);
+  put(request.ext_fields, "group", group);
+  if (!client_id.empty()) put(request.ext_fields, "clientAddr", client_id);
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, call(address, std::move(request), timeout));
+  MQKIT_ASSIGN_OR_RETURN(protocol::GetConsumerStatusBody body,
+                         protocol::decode_get_consumer_status_body(protocol::body_text(response)));
+  return std::move(body.consumer_table);
 }
 
 }  // namespace mqkit::client

@@ -250,6 +250,19 @@ TEST_F(ClientApiTest, OffsetsHeartbeatAndOneway) {
 TEST_F(ClientApiTest, AdminRequests) {
   respond_with([](const std::string&, const RemotingCommand& request) -> Result<RemotingCommand> {
     if (request.code == rq::kQueryMessage) return reply(rc::kQueryNotFound);
+    if (request.code == rq::kInvokeBrokerToResetOffset) {
+      // As a RocketMQ broker answers: fastjson's map keyed by MessageQueue objects.
+      auto r = reply(rc::kSuccess);
+      protocol::set_body(r, R"({"offsetTable":{{"brokerName":"b","queueId":0,"topic":"T"}:12,)"
+                            R"({"brokerName":"b","queueId":1,"topic":"T"}:0}})");
+      return r;
+    }
+    if (request.code == rq::kInvokeBrokerToGetConsumerStatus) {
+      auto r = reply(rc::kSuccess);
+      protocol::set_body(r, R"({"consumerTable":{"10.0.0.9@1":{{"brokerName":"b","queueId":1,"topic":"T"}:5}},)"
+                            R"("messageQueueTable":{}})");
+      return r;
+    }
     if (request.code == rq::kLockBatchMq) {
       auto body = protocol::decode_lock_batch_request(protocol::body_text(request));
       protocol::LockBatchResponse locked;
@@ -292,10 +305,24 @@ TEST_F(ClientApiTest, AdminRequests) {
   EXPECT_EQ(view.address, "10.0.0.1:10911");
   EXPECT_EQ(field(view.request, "offset"), "123456");
 
-  EXPECT_TRUE(api_->reset_offset("b", "T", "G", 1700000000000).is_ok());
+  const auto offsets = api_->reset_offset("b", "T", "G", 1700000000000);
+  ASSERT_TRUE(offsets.is_ok()) << offsets.status().to_string();
+  EXPECT_EQ(*offsets, (std::map<MessageQueue, std::int64_t>{{{"T", "b", 0}, 12}, {{"T", "b", 1}, 0}}));
   const auto reset = transport_->calls_with_code(rq::kInvokeBrokerToResetOffset).at(0).request;
+  EXPECT_EQ(field(reset, "topic"), "T");
+  EXPECT_EQ(field(reset, "group"), "G");
   EXPECT_EQ(field(reset, "timestamp"), "1700000000000");
   EXPECT_EQ(field(reset, "isForce"), "true");
+  const auto status = api_->get_consumer_status("b", "T", "G");
+  ASSERT_TRUE(status.is_ok()) << status.status().to_string();
+  EXPECT_EQ(status->at("10.0.0.9@1"), (std::map<MessageQueue, std::int64_t>{{{"T", "b", 1}, 5}}));
+  (void)api_->get_consumer_status("b", "T", "G", "10.0.0.9@1");
+  const auto asked = transport_->calls_with_code(rq::kInvokeBrokerToGetConsumerStatus);
+  ASSERT_EQ(asked.size(), 2u);
+  EXPECT_EQ(field(asked[0].request, "topic"), "T");
+  EXPECT_EQ(field(asked[0].request, "group"), "G");
+  EXPECT_EQ(field(asked[0].request, "clientAddr"), "<none>");
+  EXPECT_EQ(field(asked[1].request, "clientAddr"), "10.0.0.9@1");
   EXPECT_TRUE(api_->delete_topic_in_namesrv("T").is_ok());
   EXPECT_EQ(transport_->calls_with_code(rq::kDeleteTopicInNamesrv).size(), 2u);  // every name server
 }

@@ -98,6 +98,10 @@ ClientInstance::ClientInstance(ClientConfig config, std::shared_ptr<v1::Transpor
                                   [this](const std::shared_ptr<v1::Channel>& channel, v1::RemotingCommand request) {
                                     answer_running_info(channel, request);
                                   });
+  dispatcher_->register_processor(protocol::request_code::kGetConsumerStatusFromClient,
+                                  [this](const std::shared_ptr<v1::Channel>& channel, v1::RemotingCommand request) {
+                                    answer_consumer_status(channel, request);
+                                  });
   dispatcher_->register_processor(protocol::request_code::kCheckTransactionState,
                                   [this](const std::shared_ptr<v1::Channel>& channel, v1::RemotingCommand request) {
                                     dispatch_transaction_check(channel, request);
@@ -111,6 +115,7 @@ ClientInstance::~ClientInstance() {
   // Processors reach into this object: no new ones may start.
   dispatcher_->unregister_processor(protocol::request_code::kNotifyConsumerIdsChanged);
   dispatcher_->unregister_processor(protocol::request_code::kGetConsumerRunningInfo);
+  dispatcher_->unregister_processor(protocol::request_code::kGetConsumerStatusFromClient);
   dispatcher_->unregister_processor(protocol::request_code::kCheckTransactionState);
   dispatcher_->unregister_processor(protocol::request_code::kPushReplyMessageToClient);
   pending_requests_->fail_all(Status::unavailable("client instance " + client_id_ + " shut down before the reply came"));
@@ -176,12 +181,27 @@ void ClientInstance::store_route(std::string_view topic, protocol::TopicRouteDat
                 info->publish.queues.size(), info->subscribe_queues.size(),
                 from_default_topic ? " (from the create-topic key's route)" : "");
   }
-  slot = std::move(info);
+  slot = info;
   // Addresses of brokers no route mentions any more are dropped (RocketMQ's cleanOfflineBroker).
   brokers_.clear();
   for (const auto& [name, cached] : routes_) {
     for (const auto& broker : cached->route.broker_datas) brokers_[broker.broker_name] = broker.broker_addrs;
   }
+  lock.unlock();
+  std::lock_guard observers_lock(observers_mutex_);
+  for (const auto& [id, observer] : route_observers_) observer(topic, *info);
+}
+
+std::uint64_t ClientInstance::observe_routes(RouteObserver observer) {
+  std::lock_guard lock(observers_mutex_);
+  const std::uint64_t id = next_observer_id_++;
+  route_observers_.emplace(id, std::move(observer));
+  return id;
+}
+
+void ClientInstance::stop_observing_routes(std::uint64_t id) {
+  std::lock_guard lock(observers_mutex_);
+  route_observers_.erase(id);
 }
 
 Result<std::shared_ptr<const TopicRouteInfo>> ClientInstance::route(std::string_view topic) {
@@ -373,11 +393,7 @@ void ClientInstance::answer_running_info(const std::shared_ptr<v1::Channel>& cha
                                          const v1::RemotingCommand& request) const {
   using protocol::ConsumerRunningInfo;
   const std::string group(request.ext_fields.get("consumerGroup").value_or(""));
-  std::shared_ptr<ConsumerMember> consumer;
-  {
-    std::lock_guard lock(members_mutex_);
-    if (const auto it = consumers_.find(group); it != consumers_.end()) consumer = it->second;
-  }
+  const std::shared_ptr<ConsumerMember> consumer = find_consumer(group);
   if (!consumer) {
     (void)channel->send(v1::RemotingCommand::response_to(
         request, protocol::response_code::kSystemError, "The Consumer Group <" + group + "> not exist in this consumer"));
@@ -396,6 +412,27 @@ void ClientInstance::answer_running_info(const std::shared_ptr<v1::Channel>& cha
     log()->warn("{}: answering GET_CONSUMER_RUNNING_INFO of {} to {}: {}", client_id_, group,
                 channel->remote_address(), sent.to_string());
   }
+}
+
+void ClientInstance::answer_consumer_status(const std::shared_ptr<v1::Channel>& channel,
+                                            const v1::RemotingCommand& request) const {
+  const std::string topic(request.ext_fields.get("topic").value_or(""));
+  const std::string group(request.ext_fields.get("group").value_or(""));
+  protocol::GetConsumerStatusBody body;
+  // A group not consuming here has no offsets: RocketMQ answers an empty table too.
+  if (const auto consumer = find_consumer(group)) body.message_queue_table = consumer->offset_table(topic);
+  auto response = v1::RemotingCommand::response_to(request, protocol::response_code::kSuccess);
+  protocol::set_body(response, protocol::encode(body));
+  if (Status sent = channel->send(std::move(response)); !sent) {
+    log()->warn("{}: answering GET_CONSUMER_STATUS_FROM_CLIENT of {} to {}: {}", client_id_, group,
+                channel->remote_address(), sent.to_string());
+  }
+}
+
+std::shared_ptr<ConsumerMember> ClientInstance::find_consumer(std::string_view group) const {
+  std::lock_guard lock(members_mutex_);
+  const auto it = consumers_.find(group);
+  return it == consumers_.end() ? nullptr : it->second;
 }
 
 // Oneway: whatever goes wrong is logged, never answered; the broker checks again later.

@@ -182,6 +182,11 @@ class CountingConsumer final : public ConsumerMember {
     info.mq_table[{"T", "broker-a", 0}].commit_offset = 42;
     return info;
   }
+  std::map<MessageQueue, std::int64_t> offset_table(std::string_view topic) const override {
+    std::map<MessageQueue, std::int64_t> all{{{"T", "broker-a", 0}, 42}, {{"U", "broker-a", 1}, 7}};
+    std::erase_if(all, [&](const auto& entry) { return !topic.empty() && entry.first.topic != topic; });
+    return all;
+  }
   std::atomic<int> rebalances{0};
   std::atomic<int> persists{0};
 };
@@ -242,6 +247,31 @@ TEST_F(ClientInstanceTest, AnswersConsumerRunningInfoForItsGroups) {
   const RemotingCommand unknown = ask("NotHere");
   EXPECT_EQ(unknown.code, rc::kSystemError);
   EXPECT_EQ(unknown.remark.value_or(""), "The Consumer Group <NotHere> not exist in this consumer");
+  instance_->unregister_consumer("CG");
+}
+
+TEST_F(ClientInstanceTest, AnswersConsumerStatusWithTheGroupsOffsetsOfTheTopic) {
+  auto consumer = std::make_shared<CountingConsumer>();
+  ASSERT_TRUE(instance_->register_consumer(consumer).is_ok());
+  ASSERT_TRUE(instance_->api().heartbeat("10.0.0.1:10911", protocol::HeartbeatData{}).is_ok());
+  auto ask = [&](const std::string& group, const std::string& topic) {
+    auto request = RemotingCommand::request(rq::kGetConsumerStatusFromClient);
+    request.opaque = 78;
+    request.ext_fields.set("topic", topic);
+    request.ext_fields.set("group", group);
+    cluster_.transport()->deliver_request("10.0.0.1:10911", std::move(request));
+    return cluster_.transport()->client_responses().back();
+  };
+  const RemotingCommand answer = ask("CG", "T");
+  ASSERT_EQ(answer.code, rc::kSuccess) << answer.remark.value_or("");
+  EXPECT_EQ(answer.opaque, 78);
+  // GetConsumerStatusBody as a Java client writes it: the offsets in messageQueueTable.
+  EXPECT_EQ(protocol::body_text(answer),
+            R"({"consumerTable":{},"messageQueueTable":{{"brokerName":"broker-a","queueId":0,"topic":"T"}:42}})");
+  // A group not consuming here answers an empty table, as RocketMQ's client does.
+  const RemotingCommand unknown = ask("NotHere", "T");
+  EXPECT_EQ(unknown.code, rc::kSuccess);
+  EXPECT_EQ(protocol::body_text(unknown), R"({"consumerTable":{},"messageQueueTable":{}})");
   instance_->unregister_consumer("CG");
 }
 

@@ -99,7 +99,17 @@ MessageSender::MessageSender(ClientInstance& instance, const ProducerConfig& con
       fallback_{config.create_topic_key, config.default_topic_queue_nums},
       default_selector_(std::move(default_selector)),
       fault_strategy_(std::move(fault_strategy)),
-      tracer_(tracer) {}
+      tracer_(tracer) {
+  route_observer_ = instance_.observe_routes([this](std::string_view topic, const TopicRouteInfo& route) {
+    for (const std::string& broker : serving_brokers_.update(topic, route)) {
+      kernel::logger("client")->info("{}: broker {} left the route of every topic of producer group {}",
+                                     instance_.client_id(), broker, config_.group);
+      fault_strategy_->remove(broker);
+    }
+  });
+}
+
+MessageSender::~MessageSender() { instance_.stop_observing_routes(route_observer_); }
 
 int MessageSender::max_attempts(const SendTarget& target, int retries) const {
   if (target.queue || target.selector) return 1;
@@ -109,6 +119,7 @@ int MessageSender::max_attempts(const SendTarget& target, int retries) const {
 Result<std::shared_ptr<const TopicRouteInfo>> MessageSender::route_for(const PreparedMessage& message,
                                                                         const SendTarget& target) {
   MQKIT_ASSIGN_OR_RETURN(auto route, instance_.publish_route(message.topic, fallback_));
+  serving_brokers_.track(message.topic, *route);
   if (!target.queue && route->publish.queues.empty()) {
     return Status::not_found("No route info of this topic: " + message.topic + " (no writable queue with a master)");
   }

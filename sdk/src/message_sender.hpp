@@ -13,6 +13,9 @@
 //
 // With a tracer (enable_msg_trace), every attempt the broker answered is traced (a Pub record).
 //
+// A broker that a refreshed route shows no longer hosting any topic this sender sent to is
+// forgotten by the fault strategy (serving_brokers.hpp).
+//
 // Threads: any number of sending threads. Async attempts after the first run on the client's
 // async thread; the final callback runs on a transport thread or that thread. The owner keeps
 // the sender alive until every async send has called back.
@@ -29,6 +32,7 @@
 #include "mqkit/plugin/v1/fault_strategy.hpp"
 #include "mqkit/plugin/v1/selector.hpp"
 #include "outgoing_message.hpp"
+#include "serving_brokers.hpp"
 
 namespace mqkit::client {
 
@@ -56,6 +60,9 @@ class MessageSender {
   MessageSender(ClientInstance& instance, const ProducerConfig& config,
                 std::shared_ptr<plugin::v1::QueueSelector> default_selector,
                 std::shared_ptr<plugin::v1::FaultStrategy> fault_strategy, trace::MessageTracer* tracer = nullptr);
+  ~MessageSender();
+  MessageSender(const MessageSender&) = delete;
+  MessageSender& operator=(const MessageSender&) = delete;
 
   Result<SendResult> send(std::shared_ptr<const PreparedMessage> message, const SendTarget& target,
                           Clock::time_point started, Clock::time_point deadline);
@@ -104,6 +111,8 @@ class MessageSender {
   std::shared_ptr<plugin::v1::QueueSelector> default_selector_;
   std::shared_ptr<plugin::v1::FaultStrategy> fault_strategy_;
   trace::MessageTracer* const tracer_;  // null: not traced
+  ServingBrokers serving_brokers_;
+  std::uint64_t route_observer_ = 0;
 };
 
 }  // namespace mqkit::client

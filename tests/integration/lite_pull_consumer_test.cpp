@@ -205,8 +205,8 @@ TEST_F(LitePullConsumerIntegrationTest, ARunningConsumerFollowsAnOffsetResetByTi
   // message stored at or after the time and tells the running consumer, which polls from there.
   ClientApi& api = producer_->instance()->api();
   for (std::size_t i = 0; i < 2; ++i) {
-    const Status reset = api.reset_offset(cluster_->broker_addr(i), kTopic, "lite_it_reset", 0);
-    ASSERT_TRUE(reset.is_ok()) << reset.to_string();
+    const auto reset = api.reset_offset(cluster_->broker_addr(i), kTopic, "lite_it_reset", 0);
+    ASSERT_TRUE(reset.is_ok()) << reset.status().to_string();
   }
   Polled again;
   poll_until({{"a", consumer.get()}}, again, [&] { return again.count.size() == bodies.size(); });

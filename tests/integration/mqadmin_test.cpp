@@ -158,8 +158,21 @@ TEST_F(MqadminTest, SendConsumeStatusProgressAndQuery) {
   EXPECT_EQ(consumer_total, 3);
 
   // Moving the group back to the beginning makes everything lag again.
-  auto reset = mqadmin({"resetOffsetByTime", "-g", "AdminGroup", "-t", "MsgTopic", "-s", "0"});
+  auto reset = mqadmin({"resetOffsetByTime", "-g", "AdminGroup", "-t", "MsgTopic", "-s", "0", "--json"});
   ASSERT_EQ(reset.code, 0) << reset.out;
+  // The broker's answer names every queue's new offset (its ResetOffsetBody).
+  rapidjson::Document reset_doc;
+  ASSERT_FALSE(reset_doc.Parse(reset.out.c_str()).HasParseError()) << reset.out;
+  ASSERT_EQ(reset_doc.Size(), 2u) << reset.out;
+  for (const auto& q : reset_doc.GetArray()) {
+    EXPECT_STREQ(q["brokerName"].GetString(), "broker-a");
+    EXPECT_EQ(q["offset"].GetInt64(), 0);
+    EXPECT_TRUE(q["resetByBroker"].GetBool());
+  }
+  auto reset_table = mqadmin({"resetOffsetByTime", "-g", "AdminGroup", "-t", "MsgTopic", "-s", "0"});
+  ASSERT_EQ(reset_table.code, 0) << reset_table.out;
+  EXPECT_NE(reset_table.out.find("#New Offset"), std::string::npos) << reset_table.out;
+  EXPECT_NE(reset_table.out.find("broker-a"), std::string::npos) << reset_table.out;
   AdminRun after;
   EXPECT_TRUE(eventually([&] {
     after = mqadmin({"consumerProgress", "-g", "AdminGroup", "-t", "MsgTopic", "--json"});
@@ -269,6 +282,30 @@ TEST_F(MqadminTest, ConsumerStatusShowsALiveConsumersQueuesAndSettings) {
   }
   EXPECT_NE(mqadmin({"consumerStatus", "-g", "StatusGroup", "-i", "10.9.9.9@nobody"}).code, 0);
   EXPECT_NE(mqadmin({"consumerStatus", "-g", "NoSuchGroup"}).code, 0);
+
+  // getConsumerStatus: the offsets the consumer holds in memory, through the broker
+  // (GET_CONSUMER_STATUS_FROM_CLIENT); "held" counts once consumed.
+  holder.release();
+  AdminRun offsets;
+  ASSERT_TRUE(eventually([&] {
+    offsets = mqadmin({"getConsumerStatus", "-g", "StatusGroup", "-t", "StatusTopic", "--json"});
+    rapidjson::Document d;
+    if (offsets.code != 0 || d.Parse(offsets.out.c_str()).HasParseError() || d["consumers"].Size() != 1) return false;
+    const auto& consumer = d["consumers"][0];
+    std::int64_t consumed = 0;
+    for (const auto& q : consumer["queues"].GetArray()) consumed += q["offset"].GetInt64();
+    // The empty queue shows up once its first long poll ends, maybe later than this.
+    return std::string(consumer["clientId"].GetString()) == client_id && consumed == 1;
+  })) << offsets.out;
+  auto offsets_table = mqadmin({"getConsumerStatus", "-g", "StatusGroup", "-t", "StatusTopic", "-i", client_id});
+  ASSERT_EQ(offsets_table.code, 0) << offsets_table.out;
+  EXPECT_NE(offsets_table.out.find("#clientId"), std::string::npos) << offsets_table.out;
+  EXPECT_NE(offsets_table.out.find(client_id), std::string::npos) << offsets_table.out;
+  auto nobody = mqadmin({"getConsumerStatus", "-g", "StatusGroup", "-t", "StatusTopic", "-i", "10.9.9.9@nobody",
+                         "--json"});
+  ASSERT_EQ(nobody.code, 0) << nobody.out;
+  EXPECT_NE(nobody.out.find(R"("consumers":[])"), std::string::npos) << nobody.out;
+  EXPECT_NE(mqadmin({"getConsumerStatus", "-g", "NoSuchGroup", "-t", "StatusTopic"}).code, 0);
 }
 
 TEST_F(MqadminTest, UpdateAndDeleteSubGroup) {

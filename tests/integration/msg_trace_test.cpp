@@ -45,7 +45,10 @@ class MsgTraceTest : public ::testing::Test {
   void SetUp() override {
     cluster_ = std::make_unique<mqkit::testing::LocalCluster>("msg_trace_test");
     ASSERT_TRUE(cluster_->add_namesrv().is_ok());
-    ASSERT_TRUE(cluster_->add_broker({.name = "broker-a", .overrides = {"broker.trace_topic_enable=true"}}).is_ok());
+    ASSERT_TRUE(cluster_
+                    ->add_broker({.name = "broker-a",
+                                  .overrides = {"broker.trace_topic_enable=true", "broker.region_id=it-region"}})
+                    .is_ok());
   }
 
   // mqadmin queryMsgTraceById -i <id> -t <trace topic> --json: the records it printed, by type
@@ -145,15 +148,21 @@ TEST_F(MsgTraceTest, ProducerAndPushConsumerRecordsAreFoundByMessageId) {
   auto found = (*reader)->api().query_message(cluster_->broker_addr(0), by_key);
   ASSERT_TRUE(found.is_ok()) << found.status().to_string();
   bool pub_found = false;
+  std::set<std::string> sub_regions;
   for (const auto& message : found->messages) {
     auto records = trace::decode_trace_data(message.body());
     ASSERT_TRUE(records.is_ok()) << records.status().to_string();
     for (const auto& record : *records) {
+      // The producer's region comes from the send answer, the consumer's from the stored
+      // message's MSG_REGION: both the broker's region_id.
       pub_found = pub_found || (record.type == trace::TraceType::kPub && record.beans[0].keys == "order-1" &&
-                                record.beans[0].tags == "TagA" && record.group == "trace_it_producer");
+                                record.beans[0].tags == "TagA" && record.group == "trace_it_producer" &&
+                                record.region_id == "it-region");
+      if (record.type == trace::TraceType::kSubBefore) sub_regions.insert(record.region_id);
     }
   }
   EXPECT_TRUE(pub_found);
+  EXPECT_EQ(sub_regions, std::set<std::string>{"it-region"});
 }
 
 // RocketMQ's lite pull consumer traces the batches poll() returns: a SubBefore and a SubAfter

@@ -363,8 +363,8 @@ TEST_F(PushConsumerIntegrationTest, ARunningConsumerFollowsAnOffsetResetByTime) 
   // message stored at or after the time, and tells the running consumer.
   ClientApi& api = producer_->instance()->api();
   for (std::size_t i = 0; i < 2; ++i) {
-    const Status reset = api.reset_offset(cluster_->broker_addr(i), kTopic, "push_it_reset", 0);
-    ASSERT_TRUE(reset.is_ok()) << reset.to_string();
+    const auto reset = api.reset_offset(cluster_->broker_addr(i), kTopic, "push_it_reset", 0);
+    ASSERT_TRUE(reset.is_ok()) << reset.status().to_string();
   }
   ASSERT_TRUE(eventually([&] { return received.total() == 40; })) << received.total() << " of 40";
   std::this_thread::sleep_for(milliseconds(500));

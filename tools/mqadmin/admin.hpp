@@ -116,6 +116,11 @@ int consumer_progress(AdminContext& ctx, const std::string& group, const std::st
 // `timestamp`: milliseconds since the epoch, or "now" (the end of every queue).
 int reset_offset_by_time(AdminContext& ctx, const std::string& group, const std::string& topic,
                          const std::string& timestamp);
+// RocketMQ's getConsumerStatus: the offsets of `topic` the group's online consumers (only
+// `client_id` when not empty) hold in memory, asked through a master of the topic
+// (INVOKE_BROKER_TO_GET_CONSUMER_STATUS).
+int get_consumer_status(AdminContext& ctx, const std::string& group, const std::string& topic,
+                        const std::string& client_id);
 
 // ---- consumer_commands.cpp ----
 struct ConsumerStatusOptions {

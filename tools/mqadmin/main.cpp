@@ -179,6 +179,14 @@ int main(int argc, char** argv) {
   sub->add_option("-s,--timestamp", timestamp, "ms since the epoch, or now")->required();
   sub->callback([&] { command = [&](AdminContext& c) { return reset_offset_by_time(c, group, topic, timestamp); }; });
 
+  std::string origin_client_id;
+  sub = app.add_subcommand("getConsumerStatus", "show the offsets live consumers hold in memory");
+  sub->add_option("-g,--group", group, "consumer group")->required();
+  sub->add_option("-t,--topic", topic, "topic name")->required();
+  sub->add_option("-i,--originClientId", origin_client_id, "only this consumer");
+  sub->callback(
+      [&] { command = [&](AdminContext& c) { return get_consumer_status(c, group, topic, origin_client_id); }; });
+
   SendOptions send;
   sub = app.add_subcommand("sendMessage", "send one message");
   sub->add_option("-t,--topic", send.topic, "topic name")->required();

@@ -1,7 +1,10 @@
-// Consumer offsets: progress (lag per queue) and resetting a group to a point in time.
+// Consumer offsets: progress (lag per queue), resetting a group to a point in time, and the
+// offsets live consumers hold in memory.
 #include <charconv>
 #include <chrono>
 #include <iostream>
+#include <map>
+#include <utility>
 
 #include "admin.hpp"
 #include "json_output.hpp"
@@ -73,16 +76,11 @@ int reset_offset_by_time(AdminContext& ctx, const std::string& group, const std:
   auto masters = topic_masters(ctx, topic);
   if (!masters) return ctx.fail("resetOffsetByTime " + topic, masters.status());
 
-  Table table({"#Broker Name", "#QID", "#New Offset"});
-  JsonOut json;
-  json.w().StartArray();
+  // The new offset of every queue, and whether its broker reset it (or this tool wrote it).
+  std::map<client::MessageQueue, std::pair<std::int64_t, bool>> reset;
   for (const auto& [name, address] : *masters) {
-    if (ctx.api().reset_offset(address, topic, group, when)) {
-      table.add({name, "*", "reset by broker"});
-      json.w().StartObject();
-      json.field("brokerName", name);
-      json.field("resetByBroker", true);
-      json.w().EndObject();
+    if (auto by_broker = ctx.api().reset_offset(address, topic, group, when)) {
+      for (const auto& [queue, offset] : *by_broker) reset[queue] = {offset, true};
       continue;
     }
     // The broker refuses when no consumer of the group is online (RocketMQ's
@@ -95,20 +93,81 @@ int reset_offset_by_time(AdminContext& ctx, const std::string& group, const std:
       if (auto updated = ctx.api().update_consumer_offset(address, group, queue, *offset); !updated) {
         return ctx.fail("update offset of queue " + std::to_string(queue.queue_id), updated);
       }
-      table.add({name, std::to_string(queue.queue_id), std::to_string(*offset)});
-      json.w().StartObject();
-      json.field("brokerName", name);
-      json.field("queueId", queue.queue_id);
-      json.field("offset", *offset);
-      json.w().EndObject();
+      reset[queue] = {*offset, false};
     }
   }
-  json.w().EndArray();
   if (ctx.json) {
+    JsonOut json;
+    json.w().StartArray();
+    for (const auto& [queue, outcome] : reset) {
+      json.w().StartObject();
+      json.field("brokerName", queue.broker_name);
+      json.field("queueId", queue.queue_id);
+      json.field("offset", outcome.first);
+      json.field("resetByBroker", outcome.second);
+      json.w().EndObject();
+    }
+    json.w().EndArray();
     json.print(*ctx.out);
-  } else {
-    table.print(*ctx.out);
+    return 0;
   }
+  *ctx.out << "rollback consumer offset by specified group[" << group << "], topic[" << topic << "], timestamp(long)["
+           << when << "]\n";
+  Table table({"#Broker Name", "#QID", "#New Offset", "#Reset By"});
+  for (const auto& [queue, outcome] : reset) {
+    table.add({queue.broker_name, std::to_string(queue.queue_id), std::to_string(outcome.first),
+               outcome.second ? "broker" : "mqadmin"});
+  }
+  table.print(*ctx.out);
+  return 0;
+}
+
+int get_consumer_status(AdminContext& ctx, const std::string& group, const std::string& topic,
+                        const std::string& client_id) {
+  // RocketMQ asks the first broker of the topic: every consumer answers with all its offsets of
+  // the topic, whichever broker forwards the question.
+  auto masters = topic_masters(ctx, topic);
+  if (!masters) return ctx.fail("getConsumerStatus " + topic, masters.status());
+  if (masters->empty()) return ctx.fail("getConsumerStatus: no master serves " + topic);
+  const std::string& address = masters->front().second;
+  auto status = ctx.api().get_consumer_status(address, topic, group, client_id);
+  if (!status) return ctx.fail("getConsumerStatus " + group + " on " + address, status.status());
+  if (ctx.json) {
+    JsonOut json;
+    json.w().StartObject();
+    json.field("group", group);
+    json.field("topic", topic);
+    json.key("consumers");
+    json.w().StartArray();
+    for (const auto& [consumer, offsets] : *status) {
+      json.w().StartObject();
+      json.field("clientId", consumer);
+      json.key("queues");
+      json.w().StartArray();
+      for (const auto& [queue, offset] : offsets) {
+        json.w().StartObject();
+        json.field("brokerName", queue.broker_name);
+        json.field("queueId", queue.queue_id);
+        json.field("offset", offset);
+        json.w().EndObject();
+      }
+      json.w().EndArray();
+      json.w().EndObject();
+    }
+    json.w().EndArray();
+    json.w().EndObject();
+    json.print(*ctx.out);
+    return 0;
+  }
+  *ctx.out << "get consumer status from client. group=" << group << ", topic=" << topic
+           << ", originClientId=" << client_id << "\n";
+  Table table({"#clientId", "#brokerName", "#queueId", "#offset"});
+  for (const auto& [consumer, offsets] : *status) {
+    for (const auto& [queue, offset] : offsets) {
+      table.add({consumer, queue.broker_name, std::to_string(queue.queue_id), std::to_string(offset)});
+    }
+  }
+  table.print(*ctx.out);
   return 0;
 }
 

@@ -88,6 +88,11 @@ constexpr plugin::v1::ConfigField kFields[] = {
      .description = "Create msg_trace_topic_name (1 queue, read-write) at start, for clients with enable_msg_trace"},
     {.key = "msg_trace_topic_name", .type = ValueType::kString, .default_value = "RMQ_SYS_TRACE_TOPIC",
      .description = "The trace topic trace_topic_enable creates"},
+    {.key = "region_id", .type = ValueType::kString, .default_value = "DefaultRegion",
+     .description = "Region stamped into every sent message (MSG_REGION) and send answer; traced clients record it"},
+    {.key = "trace_on", .type = ValueType::kBool, .default_value = "true",
+     .description = "Stamped into every sent message (TRACE_ON) and send answer; false: traced consumers skip the "
+                    "message"},
     // Master/slave replication (docs/replication.md), RocketMQ 4.x MessageStoreConfig's HA keys.
     {.key = "broker_role", .type = ValueType::kString, .default_value = "ASYNC_MASTER",
      .description = "ASYNC_MASTER, SYNC_MASTER (a send waits for a slave) or SLAVE (copies its master)",
@@ -175,6 +180,8 @@ plugin::v1::ConfigValues values_of(const BrokerConfig& c) {
   v.set("store_reply_message_enable", c.store_reply_message_enable.get());
   v.set("trace_topic_enable", c.trace_topic_enable);
   v.set("msg_trace_topic_name", c.msg_trace_topic_name);
+  v.set("region_id", c.region_id);
+  v.set("trace_on", c.trace_on);
   v.set("broker_role", std::string(to_string(c.broker_role)));
   v.set("ha_listen_port", std::int64_t{c.ha_listen_port});
   v.set("ha_send_heartbeat_interval", c.ha_send_heartbeat_interval_ms);
@@ -321,6 +328,8 @@ Result<BrokerConfig> broker_config_from(const plugin::v1::ConfigValues& v, const
   c.trace_topic_enable = v.get_bool("trace_topic_enable");
   c.msg_trace_topic_name = v.get_string("msg_trace_topic_name");
   if (Status s = protocol::validate_topic(c.msg_trace_topic_name); !s) return s.with_context("msg_trace_topic_name");
+  c.region_id = v.get_string("region_id");
+  c.trace_on = v.get_bool("trace_on");
   MQKIT_ASSIGN_OR_RETURN(c.broker_role, broker_role_from(v.get_string("broker_role")));
   c.ha_listen_port = static_cast<std::int32_t>(v.get_int("ha_listen_port"));
   c.ha_send_heartbeat_interval_ms = v.get_duration_ms("ha_send_heartbeat_interval");

@@ -124,13 +124,21 @@ TEST(BrokerConfigTest, TraceTopicKeysTakeRocketMqDefaultsAndSpellings) {
   EXPECT_EQ(defaults->msg_trace_topic_name, "RMQ_SYS_TRACE_TOPIC");
   EXPECT_EQ(broker_config_properties(*defaults).at("traceTopicEnable"), "false");
   EXPECT_EQ(broker_config_properties(*defaults).at("msgTraceTopicName"), "RMQ_SYS_TRACE_TOPIC");
+  EXPECT_EQ(defaults->region_id, "DefaultRegion");
+  EXPECT_TRUE(defaults->trace_on);
+  EXPECT_EQ(broker_config_properties(*defaults).at("regionId"), "DefaultRegion");
+  EXPECT_EQ(broker_config_properties(*defaults).at("traceOn"), "true");
 
-  auto doc =
-      kernel::ConfigDocument::parse("[broker]\ntraceTopicEnable = true\nmsgTraceTopicName = \"MyTraces\"\n", "t").value();
+  auto doc = kernel::ConfigDocument::parse(
+                 "[broker]\ntraceTopicEnable = true\nmsgTraceTopicName = \"MyTraces\"\nregionId = \"eu\"\ntraceOn = false\n",
+                 "t")
+                 .value();
   auto c = broker_config_from(doc.section("broker", broker_schema()).value());
   ASSERT_TRUE(c.is_ok());
   EXPECT_TRUE(c->trace_topic_enable);
   EXPECT_EQ(c->msg_trace_topic_name, "MyTraces");
+  EXPECT_EQ(c->region_id, "eu");
+  EXPECT_FALSE(c->trace_on);
 
   auto bad = kernel::ConfigDocument::parse("[broker]\nmsg_trace_topic_name = \"no spaces\"\n", "t").value();
   const auto rejected = broker_config_from(bad.section("broker", broker_schema()).value());

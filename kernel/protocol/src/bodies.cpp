@@ -237,6 +237,18 @@ Status read_queue_map(const Fields& f, std::string_view name, std::map<MessageQu
   return Status::ok();
 }
 
+// Offsets by queue (fastjson writes a Long as a plain number).
+void write_queue_offsets(Writer& w, std::string_view name, const std::map<MessageQueue, std::int64_t>& offsets) {
+  write_queue_map(w, name, offsets, [](Writer& out, std::int64_t offset) { out.Int64(offset); });
+}
+
+Status read_queue_offsets(const Fields& f, std::string_view name, std::map<MessageQueue, std::int64_t>& out) {
+  return read_queue_map(f, name, out, [name](const Value& v) -> Result<std::int64_t> {
+    if (!v.IsInt64()) return Status::invalid_argument(std::string(name) + ": a queue's offset must be an integer");
+    return v.GetInt64();
+  });
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -499,6 +511,42 @@ std::string encode(const ConsumerRunningInfo& info) {
     for (const auto& sub : info.subscription_set) write(w, sub);
     w.EndArray();
     write_string_map(w, "userConsumerInfo", info.user_consumer_info);
+    w.EndObject();
+  });
+}
+
+std::string encode(const ResetOffsetBody& b) {
+  return write_json([&](Writer& w) {
+    w.StartObject();
+    write_queue_offsets(w, "offsetTable", b.offset_table);
+    w.EndObject();
+  });
+}
+
+std::string encode_for_cpp(const ResetOffsetBody& b) {
+  return write_json([&](Writer& w) {
+    w.StartObject();
+    key(w, "offsetTable"), w.StartArray();
+    for (const auto& [q, offset] : b.offset_table) {
+      w.StartObject();
+      key(w, "brokerName"), str(w, q.broker_name);
+      key(w, "offset"), w.Int64(offset);
+      key(w, "queueId"), w.Int(q.queue_id);
+      key(w, "topic"), str(w, q.topic);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+  });
+}
+
+std::string encode(const GetConsumerStatusBody& b) {
+  return write_json([&](Writer& w) {
+    w.StartObject();
+    key(w, "consumerTable"), w.StartObject();
+    for (const auto& [client_id, offsets] : b.consumer_table) write_queue_offsets(w, client_id, offsets);
+    w.EndObject();
+    write_queue_offsets(w, "messageQueueTable", b.message_queue_table);
     w.EndObject();
   });
 }
@@ -780,6 +828,45 @@ Result<ConsumerRunningInfo> decode_consumer_running_info(std::string_view json) 
   }
   MQKIT_RETURN_IF_ERROR(error);
   return info;
+}
+
+Result<ResetOffsetBody> decode_reset_offset_body(std::string_view json) {
+  MQKIT_ASSIGN_OR_RETURN(auto doc, parse(json, "ResetOffsetBody"));
+  ResetOffsetBody b;
+  Fields f(doc, "ResetOffsetBody");
+  const Value* table = f.find("offsetTable");
+  // ResetOffsetBodyForC: an array of queues that carry their offset. (The object-keyed map
+  // arrives as an array of [queue, offset] pairs, see quote_bare_keys.)
+  if (table && table->IsArray() && !table->Empty() && (*table)[0].IsObject()) {
+    for (const auto& item : table->GetArray()) {
+      MQKIT_ASSIGN_OR_RETURN(MessageQueue q, read_message_queue(item));  // refuses a non-object
+      const Fields entry(item, "ResetOffsetBodyForC");
+      if (!entry.find("offset")) return wrong("ResetOffsetBodyForC", "offset", "present in every entry");
+      std::int64_t offset = 0;
+      MQKIT_RETURN_IF_ERROR(entry.get("offset", offset));
+      b.offset_table[q] = offset;
+    }
+    return b;
+  }
+  MQKIT_RETURN_IF_ERROR(read_queue_offsets(f, "offsetTable", b.offset_table));
+  return b;
+}
+
+Result<GetConsumerStatusBody> decode_get_consumer_status_body(std::string_view json) {
+  MQKIT_ASSIGN_OR_RETURN(auto doc, parse(json, "GetConsumerStatusBody"));
+  GetConsumerStatusBody b;
+  Fields f(doc, "GetConsumerStatusBody");
+  MQKIT_RETURN_IF_ERROR(read_queue_offsets(f, "messageQueueTable", b.message_queue_table));
+  Status error;
+  if (const Value* table = f.object("consumerTable", error)) {
+    const Fields clients(*table, "consumerTable");
+    for (const auto& m : table->GetObject()) {
+      const std::string client_id(m.name.GetString(), m.name.GetStringLength());
+      MQKIT_RETURN_IF_ERROR(read_queue_offsets(clients, client_id, b.consumer_table[client_id]));
+    }
+  }
+  MQKIT_RETURN_IF_ERROR(error);
+  return b;
 }
 
 std::string quote_bare_keys(std::string_view json) {

@@ -110,6 +110,69 @@ TEST(BodiesTest, LockBodiesAndQueueKeyedMaps) {
   EXPECT_EQ(java->offset_table.at({"T", "b", 2}).broker_offset, 5);
 }
 
+TEST(BodiesTest, ResetOffsetBodyReadsBothShapesRocketMqBrokersSend) {
+  // A Java broker's answer to INVOKE_BROKER_TO_RESET_OFFSET: fastjson's MessageQueue-keyed map.
+  auto java = decode_reset_offset_body(
+      R"({"offsetTable":{{"brokerName":"broker-a","queueId":0,"topic":"T"}:42,)"
+      R"({"brokerName":"broker-b","queueId":3,"topic":"T"}:7}})");
+  ASSERT_TRUE(java.is_ok()) << java.status().to_string();
+  const std::map<MessageQueue, std::int64_t> expected{{{"T", "broker-a", 0}, 42}, {{"T", "broker-b", 3}, 7}};
+  EXPECT_EQ(java->offset_table, expected);
+  // ResetOffsetBodyForC, the RESET_CONSUMER_CLIENT_OFFSET notice a C++ client gets.
+  auto for_cpp = decode_reset_offset_body(
+      R"({"offsetTable":[{"brokerName":"broker-a","offset":42,"queueId":0,"topic":"T"},)"
+      R"({"brokerName":"broker-b","offset":7,"queueId":3,"topic":"T"}]})");
+  ASSERT_TRUE(for_cpp.is_ok()) << for_cpp.status().to_string();
+  EXPECT_EQ(for_cpp->offset_table, expected);
+
+  const ResetOffsetBody body{expected};
+  EXPECT_EQ(encode(body), R"({"offsetTable":{{"brokerName":"broker-a","queueId":0,"topic":"T"}:42,)"
+                          R"({"brokerName":"broker-b","queueId":3,"topic":"T"}:7}})");
+  EXPECT_EQ(encode_for_cpp(body), R"({"offsetTable":[{"brokerName":"broker-a","offset":42,"queueId":0,"topic":"T"},)"
+                                  R"({"brokerName":"broker-b","offset":7,"queueId":3,"topic":"T"}]})");
+  for (const std::string& json : {encode(body), encode_for_cpp(body)}) {
+    auto again = decode_reset_offset_body(json);
+    ASSERT_TRUE(again.is_ok()) << again.status().to_string();
+    EXPECT_EQ(again->offset_table, expected) << json;
+  }
+  for (const char* empty : {R"({"offsetTable":{}})", R"({"offsetTable":[]})", "{}"}) {
+    auto none = decode_reset_offset_body(empty);
+    ASSERT_TRUE(none.is_ok()) << empty << ": " << none.status().to_string();
+    EXPECT_TRUE(none->offset_table.empty());
+  }
+  EXPECT_FALSE(decode_reset_offset_body(R"({"offsetTable":[{"brokerName":"b","queueId":0,"topic":"T"}]})").is_ok());
+  EXPECT_FALSE(decode_reset_offset_body(R"({"offsetTable":{{"brokerName":"b","queueId":0,"topic":"T"}:"x"}})").is_ok());
+}
+
+TEST(BodiesTest, GetConsumerStatusBodyOfAClientAndOfABroker) {
+  // A Java client's answer to GET_CONSUMER_STATUS_FROM_CLIENT.
+  auto client = decode_get_consumer_status_body(
+      R"({"consumerTable":{},"messageQueueTable":{{"brokerName":"broker-a","queueId":1,"topic":"T"}:100}})");
+  ASSERT_TRUE(client.is_ok()) << client.status().to_string();
+  EXPECT_EQ(client->message_queue_table, (std::map<MessageQueue, std::int64_t>{{{"T", "broker-a", 1}, 100}}));
+  EXPECT_TRUE(client->consumer_table.empty());
+  // A Java broker's answer to INVOKE_BROKER_TO_GET_CONSUMER_STATUS: every client's table by id.
+  auto broker = decode_get_consumer_status_body(
+      R"({"consumerTable":{"10.0.0.9@1234":{{"brokerName":"broker-a","queueId":1,"topic":"T"}:100},)"
+      R"("10.0.0.8@99":{}},"messageQueueTable":{}})");
+  ASSERT_TRUE(broker.is_ok()) << broker.status().to_string();
+  ASSERT_EQ(broker->consumer_table.size(), 2u);
+  EXPECT_EQ(broker->consumer_table.at("10.0.0.9@1234").at({"T", "broker-a", 1}), 100);
+  EXPECT_TRUE(broker->consumer_table.at("10.0.0.8@99").empty());
+
+  GetConsumerStatusBody body;
+  body.consumer_table["c1"] = {{{"T", "b", 0}, 5}};
+  body.message_queue_table = {{{"T", "b", 2}, 9}};
+  const std::string json = encode(body);
+  EXPECT_EQ(json, R"({"consumerTable":{"c1":{{"brokerName":"b","queueId":0,"topic":"T"}:5}},)"
+                  R"("messageQueueTable":{{"brokerName":"b","queueId":2,"topic":"T"}:9}})");
+  auto again = decode_get_consumer_status_body(json);
+  ASSERT_TRUE(again.is_ok()) << again.status().to_string();
+  EXPECT_EQ(again->consumer_table, body.consumer_table);
+  EXPECT_EQ(again->message_queue_table, body.message_queue_table);
+  EXPECT_FALSE(decode_get_consumer_status_body(R"({"consumerTable":{"c1":7}})").is_ok());
+}
+
 TEST(BodiesTest, ConsumerRunningInfoRoundTripsAndReadsWhatJavaClientsSend) {
   ConsumerRunningInfo info;
   info.properties = {{"consumerGroup", "g"}, {std::string(ConsumerRunningInfo::kPropConsumeType), "CONSUME_PASSIVELY"}};

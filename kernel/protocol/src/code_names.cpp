@@ -55,6 +55,7 @@ std::string_view request_code_name(std::int32_t code) noexcept {
     case c::kResetConsumerClientOffset: return "reset_consumer_client_offset";
     case c::kGetConsumerStatusFromClient: return "get_consumer_status_from_client";
     case c::kInvokeBrokerToResetOffset: return "invoke_broker_to_reset_offset";
+    case c::kInvokeBrokerToGetConsumerStatus: return "invoke_broker_to_get_consumer_status";
     case c::kGetTopicsByCluster: return "get_topics_by_cluster";
     case c::kGetConsumerRunningInfo: return "get_consumer_running_info";
     case c::kConsumeMessageDirectly: return "consume_message_directly";

@@ -28,6 +28,7 @@ TEST(CodeNamesTest, VersionNumbersNameTheirMqVersionConstant) {
   EXPECT_EQ(version_name(212), "V4_0_0_SNAPSHOT");
   EXPECT_EQ(version_name(version::kV4_9_4), "V4_9_4");
   EXPECT_EQ(version_name(version::kV3_0_11), "V3_0_11");
+  EXPECT_EQ(version_name(version::kV3_0_7_Snapshot), "V3_0_7_SNAPSHOT");
   EXPECT_EQ(version_name(611), "V5_9_9");
   EXPECT_EQ(version_name(612), "HIGHER_VERSION");
   EXPECT_EQ(version_name(100000), "HIGHER_VERSION");

@@ -5,7 +5,7 @@
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/header_fields.hpp"
-#include "offset_table_json.hpp"
+#include "mqkit/protocol/bodies.hpp"
 
 namespace mqkit::client {
 
@@ -44,14 +44,14 @@ void on_notice(ClientInstance& instance, const std::weak_ptr<Router>& weak_route
     log()->debug("offset reset of {} for group {}, which is not consuming here", topic, group);
     return;
   }
-  auto offsets = decode_offset_table(std::string(protocol::body_text(request)));
-  if (!offsets) {
+  auto body = protocol::decode_reset_offset_body(protocol::body_text(request));
+  if (!body) {
     log()->warn("offset reset of {} for {}: unreadable body ({}); re-reading the broker's offsets", topic, group,
-                offsets.status().to_string());
-    offsets = std::map<MessageQueue, std::int64_t>{};
+                body.status().to_string());
+    body = protocol::ResetOffsetBody{};
   }
-  log()->info("{}: the broker reset the offsets of {} ({} queues)", group, topic, offsets->size());
-  instance.execute([target, topic, offsets = std::move(offsets).value()] { target->reset_offsets(topic, offsets); });
+  log()->info("{}: the broker reset the offsets of {} ({} queues)", group, topic, body->offset_table.size());
+  instance.execute([target, topic, offsets = std::move(body->offset_table)] { target->reset_offsets(topic, offsets); });
 }
 
 }  // namespace

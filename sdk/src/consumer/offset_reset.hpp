@@ -2,7 +2,8 @@
 // resetOffsetByTime, ClientApi::reset_offset) tells every online consumer of the group, so that
 // it drops what it cached and resumes from the new offsets instead of writing its old ones back.
 // One ClientInstance may host several consumer groups; the notice is routed by its group. Its
-// body is read as brokers write it for C++ clients (offset_table_json.hpp).
+// body is read in either shape a broker writes (ResetOffsetBodyForC for C++ clients, fastjson's
+// map for the others; protocol/bodies.hpp).
 //
 // Threads: serve/stop from consumers' start and shutdown; targets are called on the instance's
 // client-async thread (a reset persists offsets, which may block).

@@ -6,7 +6,7 @@
 #include "mqkit/client/client_instance.hpp"
 #include "mqkit/kernel/atomic_file.hpp"
 #include "mqkit/kernel/logging.hpp"
-#include "offset_table_json.hpp"
+#include "mqkit/protocol/bodies.hpp"
 #include "queue_broker.hpp"
 
 namespace mqkit::client {
@@ -14,6 +14,13 @@ namespace mqkit::client {
 namespace {
 
 std::shared_ptr<spdlog::logger> log() { return kernel::logger("client"); }
+
+// The file holds the shape brokers send C++ clients (ResetOffsetBodyForC: standard JSON);
+// fastjson's map keyed by MessageQueue objects reads too.
+Result<std::map<MessageQueue, std::int64_t>> decode_offsets_file(std::string_view text) {
+  MQKIT_ASSIGN_OR_RETURN(protocol::ResetOffsetBody body, protocol::decode_reset_offset_body(text));
+  return std::move(body.offset_table);
+}
 
 }  // namespace
 
@@ -119,11 +126,11 @@ Status LocalFileOffsetStore::load() {
     log()->info("no offsets file {} yet: every queue starts as consume_from_where says", file_.string());
     return Status::ok();
   }
-  auto parsed = decode_offset_table(**content);
+  auto parsed = decode_offsets_file(**content);
   if (!parsed) {
     const auto backup = file_.string() + ".bak";
     auto old = read_whole(backup);
-    auto parsed_backup = old ? decode_offset_table(*old) : Result<std::map<MessageQueue, std::int64_t>>(
+    auto parsed_backup = old ? decode_offsets_file(*old) : Result<std::map<MessageQueue, std::int64_t>>(
                                                          Status::not_found("no backup"));
     if (!parsed_backup) {
       return Status::corruption("offsets file " + file_.string() + " is corrupt (" + parsed.status().message() +
@@ -158,7 +165,7 @@ Status LocalFileOffsetStore::write_file() {
   std::error_code ec;
   std::filesystem::create_directories(file_.parent_path(), ec);
   if (ec) return Status::io_error("creating " + file_.parent_path().string() + ": " + ec.message());
-  MQKIT_RETURN_IF_ERROR(kernel::write_file_atomically(file_, encode_offset_table(snapshot)));
+  MQKIT_RETURN_IF_ERROR(kernel::write_file_atomically(file_, protocol::encode_for_cpp(protocol::ResetOffsetBody{snapshot})));
   std::lock_guard lock(mutex_);
   stored_ = std::move(snapshot);
   return Status::ok();

@@ -67,6 +67,7 @@ class PushConsumer::Impl final : public ConsumerMember,
   void rebalance() override;
   void persist_offsets() override;
   protocol::ConsumerRunningInfo running_info() const override;
+  std::map<MessageQueue, std::int64_t> offset_table(std::string_view topic) const override;
 
   // RebalanceListener
   void on_queue_added(const MessageQueue& queue, const std::shared_ptr<ProcessQueue>& process_queue,
@@ -237,6 +238,12 @@ void PushConsumer::Impl::rebalance() {
 void PushConsumer::Impl::persist_offsets() {
   GatePass pass(gate_);
   if (pass) offsets_->persist_all(rebalancer_->owned_queues());
+}
+
+std::map<MessageQueue, std::int64_t> PushConsumer::Impl::offset_table(std::string_view topic) const {
+  GatePass pass(gate_);
+  if (!pass) return {};  // not running: no offsets held
+  return offsets_->offsets(topic);
 }
 
 protocol::ConsumerRunningInfo PushConsumer::Impl::running_info() const {

@@ -207,6 +207,11 @@ void FakeCluster::add_topic(const std::string& topic, const std::string& broker,
   topics_.emplace(topic, TopicQueues{broker, queues, perm});
 }
 
+void FakeCluster::remove_topic(const std::string& topic, const std::string& broker) {
+  std::lock_guard lock(mutex_);
+  std::erase_if(topics_, [&](const auto& entry) { return entry.first == topic && entry.second.broker == broker; });
+}
+
 void FakeCluster::set_send_code(const std::string& broker, std::int32_t code) {
   std::lock_guard lock(mutex_);
   brokers_[broker].send_code = code;

@@ -92,6 +92,8 @@ class FakeCluster {
   // A slave of broker `name` (routed with its id; its requests go to the same handlers).
   void add_slave(const std::string& name, std::int64_t broker_id, const std::string& address);
   void add_topic(const std::string& topic, const std::string& broker, int queues, int perm = 6);
+  // The topic's queues on `broker` leave its route.
+  void remove_topic(const std::string& topic, const std::string& broker);
   // Sends to the broker are answered with `code` (0 = store them).
   void set_send_code(const std::string& broker, std::int32_t code);
   // The broker's address refuses connections.

@@ -7,6 +7,7 @@
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/kernel/wall_clock.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
+#include "mqkit/protocol/message_trace.hpp"
 #include "outgoing_message.hpp"
 
 namespace mqkit::client::trace {
@@ -15,10 +16,6 @@ namespace {
 
 using std::chrono::milliseconds;
 
-// MessageConst names of the properties a RocketMQ broker adds to stored messages and send answers.
-constexpr std::string_view kRegionProperty = "MSG_REGION";
-constexpr std::string_view kTraceSwitchProperty = "TRACE_ON";
-
 // The inner trace producer's settings (AsyncTraceDispatcher): 5 s sends of at most 128,000 bytes.
 constexpr milliseconds kTraceSendTimeout{5000};
 constexpr std::size_t kTraceMaxMessageSize = 128'000;
@@ -26,7 +23,7 @@ constexpr std::size_t kTraceMaxMessageSize = 128'000;
 std::shared_ptr<spdlog::logger> log() { return kernel::logger("client"); }
 
 std::string region_of(const Message& message) {
-  const auto region = message.property(kRegionProperty);
+  const auto region = message.property(protocol::property::kMsgRegion);
   return region && !region->empty() ? std::string(*region) : std::string(kDefaultRegionId);
 }
 
@@ -150,7 +147,7 @@ TraceContext MessageTracer::before_consume(std::span<const MessageExt> messages)
   TraceContext context{.type = TraceType::kSubBefore, .timestamp_ms = kernel::wall_clock_ms(), .group = group_};
   context.request_id = new_unique_id();
   for (const MessageExt& message : messages) {
-    if (message.property(kTraceSwitchProperty) == "false") continue;
+    if (message.property(protocol::property::kTraceSwitch) == "false") continue;
     TraceBean& bean = context.beans.emplace_back();
     bean.topic = message.topic();
     bean.msg_id = message.msg_id();

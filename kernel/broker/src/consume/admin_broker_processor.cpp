@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "consumer_status.hpp"
 #include "header_reader.hpp"
 #include "mqkit/broker/consume/admin_bodies.hpp"
 #include "mqkit/broker/send/schedule_message_service.hpp"
@@ -78,6 +79,7 @@ const std::vector<std::pair<std::int32_t, AdminBrokerProcessor::Handler>>& Admin
       {rq::kGetConsumerConnectionList, &AdminBrokerProcessor::consumer_connections},
       {rq::kGetProducerConnectionList, &AdminBrokerProcessor::producer_connections},
       {rq::kGetConsumerRunningInfo, &AdminBrokerProcessor::consumer_running_info},
+      {rq::kInvokeBrokerToGetConsumerStatus, &AdminBrokerProcessor::consumer_status},
       {rq::kGetBrokerConfig, &AdminBrokerProcessor::broker_config},
       {rq::kUpdateBrokerConfig, &AdminBrokerProcessor::update_broker_config},
   };
@@ -343,6 +345,16 @@ void AdminBrokerProcessor::consumer_running_info(const RemotingCommand& request,
                    responder.fail(rc::kSystemError,
                                   "invoke consumer " + who + " Exception: " + answer.status().message());
                  });
+}
+
+void AdminBrokerProcessor::consumer_status(const RemotingCommand& request, const Responder& responder) {
+  HeaderReader fields(request.ext_fields);
+  ConsumerStatusRequest status;
+  status.topic = fields.required("topic");
+  status.group = fields.required("group");
+  status.client_id = fields.optional("clientAddr");
+  if (!fields.ok()) return responder.fail(rc::kSystemError, fields.error());
+  gather_consumer_status(context_, status, responder);
 }
 
 // ----------------------------------------------------------------------------------------------

@@ -432,5 +432,69 @@ TEST_F(AdminBrokerProcessorTest, ConsumerRunningInfoIsForwardedToTheNamedClient)
   EXPECT_EQ(call(testing::make_request(rq::kGetConsumerRunningInfo, {{"consumerGroup", "cg"}})).code, rc::kSystemError);
 }
 
+TEST_F(AdminBrokerProcessorTest, ConsumerStatusAsksEveryOnlineConsumerAndListsTheirAnswers) {
+  const auto ask = [&](const std::string& client_id) {
+    auto request = testing::make_request(rq::kInvokeBrokerToGetConsumerStatus, {{"topic", "T"}, {"group", "cg"}});
+    if (!client_id.empty()) request.ext_fields.set("clientAddr", client_id);
+    return call(std::move(request));
+  };
+  const RemotingCommand offline = ask("");
+  EXPECT_EQ(offline.code, rc::kSystemError);
+  EXPECT_EQ(offline.remark, "No Any Consumer online in the consumer group: [cg]");
+
+  auto c1 = std::make_shared<FakeChannel>(5, "10.0.0.5:4000");
+  auto c2 = std::make_shared<FakeChannel>(6, "10.0.0.6:4000");
+  auto c3 = std::make_shared<FakeChannel>(7, "10.0.0.7:4000");
+  // c1 answers as a Java client does; c2 fails; c3 answers with an error code.
+  c1->answer_with([](const RemotingCommand&) -> plugin::v1::Result<RemotingCommand> {
+    RemotingCommand answer;
+    protocol::set_body(answer, R"({"consumerTable":{},"messageQueueTable":{{"brokerName":"b","queueId":1,"topic":"T"}:12}})");
+    return answer;
+  });
+  c3->answer_with([](const RemotingCommand&) -> plugin::v1::Result<RemotingCommand> {
+    RemotingCommand answer;
+    answer.code = rc::kSystemError;
+    return answer;
+  });
+  join(c1, "c1", plugin::v1::LanguageCode::kJava);
+  join(c2, "c2", plugin::v1::LanguageCode::kCpp);
+  join(c3, "c3", plugin::v1::LanguageCode::kJava);
+
+  const RemotingCommand all = ask("");
+  ASSERT_EQ(all.code, rc::kSuccess) << all.remark.value_or("");
+  auto body = protocol::decode_get_consumer_status_body(protocol::body_text(all));
+  ASSERT_TRUE(body.is_ok()) << body.status().to_string();
+  ASSERT_EQ(body->consumer_table.size(), 1u);  // only c1 answered with offsets
+  EXPECT_EQ(body->consumer_table.at("c1"), (std::map<MessageQueue, std::int64_t>{{{"T", "b", 1}, 12}}));
+  for (const auto& channel : {c1, c2, c3}) {
+    ASSERT_EQ(channel->sent().size(), 1u);
+    const RemotingCommand question = channel->last();
+    EXPECT_EQ(question.code, rq::kGetConsumerStatusFromClient);
+    EXPECT_FALSE(question.is_oneway());
+    EXPECT_EQ(question.ext_fields.get("topic"), "T");
+    EXPECT_EQ(question.ext_fields.get("group"), "cg");
+  }
+
+  // Only the named client is asked; an unknown one gets an empty table.
+  const RemotingCommand one = ask("c3");
+  ASSERT_EQ(one.code, rc::kSuccess);
+  EXPECT_EQ(c1->sent().size(), 1u);
+  EXPECT_EQ(c3->sent().size(), 2u);
+  const RemotingCommand nobody = ask("c9");
+  ASSERT_EQ(nobody.code, rc::kSuccess);
+  EXPECT_EQ(protocol::body_text(nobody), R"({"consumerTable":{},"messageQueueTable":{}})");
+
+  // A consumer older than 3.0.7 cannot answer: RocketMQ refuses the whole request.
+  auto old = std::make_shared<FakeChannel>(8, "10.0.0.8:4000");
+  protocol::ConsumerData data;
+  data.group_name = "cg";
+  context().consumers->register_consumer(data, {old, "c-old", plugin::v1::LanguageCode::kJava, 20, 0});
+  const RemotingCommand refused = ask("");
+  EXPECT_EQ(refused.code, rc::kSystemError);
+  EXPECT_EQ(refused.remark, "the client does not support this feature. version=V3_0_3_SNAPSHOT");
+  EXPECT_EQ(call(testing::make_request(rq::kInvokeBrokerToGetConsumerStatus, {{"topic", "T"}})).code,
+            rc::kSystemError);
+}
+
 }  // namespace
 }  // namespace mqkit::broker

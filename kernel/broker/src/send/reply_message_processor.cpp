@@ -64,7 +64,7 @@ RemotingCommand push_command(const SendMessageRequestHeader& header, const Outgo
 class ReplyAnswer {
  public:
   ReplyAnswer(Responder responder, const BrokerContext& context, std::int32_t queue_id, bool storing, CountedAs counted)
-      : responder_(std::move(responder)), store_host_(context.store_host), stats_(context.stats),
+      : responder_(std::move(responder)), store_host_(context.store_host), config_(context.config), stats_(context.stats),
         counted_(std::move(counted)), queue_id_(queue_id), pending_(storing ? 2 : 1) {}
 
   void pushed(PushOutcome outcome) {
@@ -90,10 +90,10 @@ class ReplyAnswer {
     if (--pending_ > 0) return;
     RemotingCommand response;
     if (stored_ && stored_->is_ok()) {
-      response = send_response(*stored_, store_host_, queue_id_);
+      response = send_response(*stored_, store_host_, queue_id_, *config_);
     } else {
       // Not stored: zeros the client can still decode (RocketMQ's "0").
-      set_send_result_fields(response, "0", queue_id_, 0);
+      set_send_result_fields(response, "0", queue_id_, 0, *config_);
     }
     response.code = push_->ok ? rc::kSuccess : rc::kSystemError;
     response.remark = push_->ok ? std::nullopt : std::optional<std::string>(push_->remark);
@@ -103,6 +103,7 @@ class ReplyAnswer {
 
   const Responder responder_;
   const v1::HostAddress store_host_;
+  const BrokerConfig* const config_;
   const std::shared_ptr<BrokerStats> stats_;
   const CountedAs counted_;  // RocketMQ counts a stored reply in rocketmq_messages_in_total
   const std::int32_t queue_id_;

@@ -63,6 +63,8 @@ TEST(SendBatchTest, MessagesGetConsecutiveOffsetsAndTheirOwnIds) {
     EXPECT_EQ(by_queue->property("UNIQ_KEY"), "ID" + std::to_string(i));
     EXPECT_EQ(by_queue->property("TAGS"), "Tag" + std::to_string(i));
     EXPECT_EQ(by_queue->property("CLUSTER"), "DefaultCluster");
+    EXPECT_EQ(by_queue->property("MSG_REGION"), "DefaultRegion");
+    EXPECT_EQ(by_queue->property("TRACE_ON"), "true");
   }
 }
 
@@ -76,7 +78,8 @@ TEST(SendBatchTest, HeaderPropertiesFollowEachMembersOwnAndReplaceTheSameNameInP
     auto stored = f.read("T", 0, static_cast<std::int64_t>(i));
     ASSERT_TRUE(stored);
     const v1::Properties expected{{"UNIQ_KEY", "ID" + std::to_string(i)}, {"TAGS", "Tag" + std::to_string(i)},
-                                  {"WAIT", "true"}, {"K", ""}, {"X", "2"}, {"CLUSTER", "DefaultCluster"}};
+                                  {"WAIT", "true"}, {"K", ""}, {"X", "2"}, {"CLUSTER", "DefaultCluster"},
+                                  {"MSG_REGION", "DefaultRegion"}, {"TRACE_ON", "true"}};
     EXPECT_EQ(stored->view.properties, v1::encode_properties(expected));
   }
 }

@@ -16,6 +16,7 @@
 #include "mqkit/broker/send/transaction_service.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
 #include "mqkit/protocol/codes.hpp"
+#include "mqkit/protocol/message_trace.hpp"
 #include "mqkit/protocol/validation.hpp"
 #include "send_checks.hpp"
 #include "send_request.hpp"
@@ -50,11 +51,15 @@ bool is_half_message(const OutgoingMessage& m) {
 }
 
 // RocketMQ stamps the cluster into every message a producer sends (requests of request-reply
-// need it: the responder replies to <CLUSTER>_REPLY_TOPIC).
+// need it: the responder replies to <CLUSTER>_REPLY_TOPIC), and the broker's region and trace
+// switch for message trace (5.x always; 4.x when a send hook is registered, which trace setups
+// have). A batch's members get them with the header's other properties.
 OutgoingMessage sent_message_from(const SendMessageRequestHeader& header, const SendTarget& target,
                                   const Channel& producer, const BrokerConfig& config) {
   OutgoingMessage m = message_from(header, target, producer);
   if (!config.cluster_name.empty()) set_property(m.properties, v1::property::kCluster, config.cluster_name);
+  set_property(m.properties, protocol::property::kMsgRegion, config.region_id);
+  set_property(m.properties, protocol::property::kTraceSwitch, config.trace_on ? "true" : "false");
   return m;
 }
 
@@ -62,13 +67,13 @@ OutgoingMessage sent_message_from(const SendMessageRequestHeader& header, const 
 // (the UNIQ_KEY the producer's END_TRANSACTION will carry).
 AppendedCallback answer_with(const BrokerContext& context, const Responder& responder, std::int32_t queue_id,
                              CountedAs counted, std::string transaction_id = {}) {
-  return [responder, store_host = context.store_host, queue_id, stats = context.stats, counted = std::move(counted),
-          transaction_id = std::move(transaction_id)](v1::Result<AppendedMessages> appended) {
+  return [responder, store_host = context.store_host, config = context.config, queue_id, stats = context.stats,
+          counted = std::move(counted), transaction_id = std::move(transaction_id)](v1::Result<AppendedMessages> appended) {
     if (appended) {
       stats->count_put(static_cast<std::int64_t>(appended->commit_offsets.size()));
       counted.count(*appended);
     }
-    RemotingCommand response = send_response(appended, store_host, queue_id);
+    RemotingCommand response = send_response(appended, store_host, queue_id, *config);
     if (appended && !transaction_id.empty()) response.ext_fields.set("transactionId", transaction_id);
     responder.respond(std::move(response));
   };

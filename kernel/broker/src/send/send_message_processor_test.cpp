@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <thread>
 
@@ -45,12 +46,14 @@ TEST(SendMessageProcessorTest, V1AndV2StoreTheSameMessage) {
     EXPECT_EQ(r->view.born_timestamp, 1'700'000'000'000);
     EXPECT_EQ(v1::to_string(r->view.born_host), "127.0.0.1:50000");
     EXPECT_EQ(v1::to_string(r->view.store_host), "127.0.0.1:10911");
-    // As sent, without WAIT, with the broker's cluster.
+    // As sent, without WAIT, with the broker's cluster, region and trace switch.
     EXPECT_EQ(v1::decode_properties(r->view.properties),
               (v1::Properties{{"TAGS", "TagA"},
                               {"KEYS", "k1"},
                               {"UNIQ_KEY", "AC11000100002A9F0000000000000001"},
-                              {"CLUSTER", "DefaultCluster"}}));
+                              {"CLUSTER", "DefaultCluster"},
+                              {"MSG_REGION", "DefaultRegion"},
+                              {"TRACE_ON", "true"}}));
   }
 }
 
@@ -86,6 +89,23 @@ TEST(SendMessageProcessorTest, ResponseNamesTheStoredRecord) {
     EXPECT_EQ(stored->view.queue_offset, expected_offset);
     EXPECT_EQ(stored->view.topic, "T");
   }
+}
+
+TEST(SendMessageProcessorTest, RegionAndTraceSwitchComeFromTheBrokerConfig) {
+  SendFixture f("region_id = \"eu-west\"\ntrace_on = false");
+  SendRequest request;
+  // A producer's own values are replaced, as RocketMQ's broker puts its own over them.
+  request.properties.emplace_back("MSG_REGION", "forged");
+  const auto response = f.send(request);
+  ASSERT_EQ(response.code, rc::kSuccess) << response.remark.value_or("");
+  EXPECT_EQ(ext(response, "MSG_REGION"), "eu-west");
+  EXPECT_EQ(ext(response, "TRACE_ON"), "false");
+  const auto stored = f.read("T", 0, 0);
+  ASSERT_TRUE(stored);
+  const v1::Properties properties = v1::decode_properties(stored->view.properties);
+  EXPECT_EQ(v1::find_property(stored->view.properties, "MSG_REGION"), "eu-west");
+  EXPECT_EQ(v1::find_property(stored->view.properties, "TRACE_ON"), "false");
+  EXPECT_EQ(std::ranges::count(properties, std::string("MSG_REGION"), &v1::Properties::value_type::first), 1);
 }
 
 TEST(SendMessageProcessorTest, UnknownTopicIsCreatedFromTbw102) {

@@ -4,6 +4,7 @@
 
 #include "mqkit/plugin/v1/message_record.hpp"
 #include "mqkit/protocol/codes.hpp"
+#include "mqkit/protocol/message_trace.hpp"
 
 namespace mqkit::broker {
 
@@ -12,9 +13,6 @@ using plugin::v1::RemotingCommand;
 using plugin::v1::StatusCode;
 
 namespace {
-
-// RocketMQ's BrokerConfig defaults (regionId, traceOn); clients only display them.
-constexpr const char* kRegion = "DefaultRegion";
 
 RemotingCommand failure(const plugin::v1::Status& status) {
   RemotingCommand response;
@@ -36,7 +34,8 @@ RemotingCommand failure(const plugin::v1::Status& status) {
 }  // namespace
 
 RemotingCommand send_response(const plugin::v1::Result<AppendedMessages>& appended,
-                              const plugin::v1::HostAddress& store_host, std::int32_t queue_id) {
+                              const plugin::v1::HostAddress& store_host, std::int32_t queue_id,
+                              const BrokerConfig& config) {
   if (!appended) return failure(appended.status());
   RemotingCommand response;
   // As RocketMQ: the slave's outcome, when not OK, replaces the flush's. The records are stored
@@ -58,18 +57,18 @@ RemotingCommand send_response(const plugin::v1::Result<AppendedMessages>& append
     if (!ids.empty()) ids += ',';
     ids += plugin::v1::make_offset_message_id(store_host, offset);
   }
-  set_send_result_fields(response, std::move(ids), queue_id, appended->result.queue_offset);
+  set_send_result_fields(response, std::move(ids), queue_id, appended->result.queue_offset, config);
   return response;
 }
 
 void set_send_result_fields(RemotingCommand& response, std::string msg_id, std::int32_t queue_id,
-                            std::int64_t queue_offset) {
+                            std::int64_t queue_offset, const BrokerConfig& config) {
   response.ext_fields.reserve(response.ext_fields.size() + 5);
   response.ext_fields.set("msgId", std::move(msg_id));
   response.ext_fields.set("queueId", static_cast<std::int64_t>(queue_id));
   response.ext_fields.set("queueOffset", queue_offset);
-  response.ext_fields.set("MSG_REGION", std::string(kRegion));
-  response.ext_fields.set("TRACE_ON", std::string("true"));
+  response.ext_fields.set(std::string(protocol::property::kMsgRegion), config.region_id);
+  response.ext_fields.set(std::string(protocol::property::kTraceSwitch), std::string(config.trace_on ? "true" : "false"));
 }
 
 }  // namespace mqkit::broker

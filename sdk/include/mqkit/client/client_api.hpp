@@ -240,10 +240,18 @@ class ClientApi {
   // up with query_message and unique_key instead).
   Result<MessageExt> view_message_by_id(std::string_view offset_msg_id, std::chrono::milliseconds timeout = {});
   // INVOKE_BROKER_TO_RESET_OFFSET: the broker moves the group's offsets on `topic` to the first
-  // message at or after `timestamp_ms` (-1: the end) and tells the online consumers. The
-  // per-queue offsets of the answer are not decoded yet (see docs/sdk.md).
-  Status reset_offset(std::string_view address, std::string_view topic, std::string_view group,
-                      std::int64_t timestamp_ms, bool force = true, std::chrono::milliseconds timeout = {});
+  // message at or after `timestamp_ms` (-1: the end) and tells the online consumers. Returns the
+  // new offset of each of the broker's queues of the topic.
+  Result<std::map<MessageQueue, std::int64_t>> reset_offset(std::string_view address, std::string_view topic,
+                                                            std::string_view group, std::int64_t timestamp_ms,
+                                                            bool force = true, std::chrono::milliseconds timeout = {});
+  // INVOKE_BROKER_TO_GET_CONSUMER_STATUS: the broker asks the group's online consumers (only
+  // `client_id` when not empty) for the offsets of `topic` they hold in memory
+  // (GET_CONSUMER_STATUS_FROM_CLIENT). Returns them by client id; a consumer that did not answer
+  // is left out.
+  Result<std::map<std::string, std::map<MessageQueue, std::int64_t>>> get_consumer_status(
+      std::string_view address, std::string_view topic, std::string_view group, std::string_view client_id = {},
+      std::chrono::milliseconds timeout = {});
 
  private:
   std::chrono::milliseconds effective(std::chrono::milliseconds timeout) const noexcept {

@@ -58,6 +58,10 @@ class ConsumerMember {
   // consume type, client version), which the instance adds. Called on a transport worker thread:
   // must not block.
   virtual protocol::ConsumerRunningInfo running_info() const = 0;
+  // The offsets of `topic`'s queues it holds in memory (every topic's when empty): its answer to
+  // GET_CONSUMER_STATUS_FROM_CLIENT. Called on a transport worker thread: must not block. A
+  // member that keeps none answers none, as RocketMQ's lite pull consumer does.
+  virtual std::map<MessageQueue, std::int64_t> offset_table(std::string_view /*topic*/) const { return {}; }
 };
 
 // A producer that answers brokers' transaction checks (RocketMQ's
@@ -134,6 +138,12 @@ class ClientInstance {
   std::string find_broker_address_of_topic(std::string_view topic) const;
   // broker name → broker id → address, for every broker of every cached route.
   std::map<std::string, std::map<std::int64_t, std::string>> broker_addresses() const;
+  // `observer` is called with every route fetched from a name server, once it is cached: on the
+  // fetching thread, one route at a time (it must not fetch routes itself). Returns its id.
+  using RouteObserver = std::function<void(std::string_view topic, const TopicRouteInfo& route)>;
+  std::uint64_t observe_routes(RouteObserver observer);
+  // When this returns, the observer is not running and will not be called again.
+  void stop_observing_routes(std::uint64_t id);
 
   // ---- Members ---------------------------------------------------------------------------
   // AlreadyExists when the group is registered already in this instance.
@@ -153,8 +163,9 @@ class ClientInstance {
   // Runs every consumer's rebalance soon on the rebalance thread.
   void rebalance_now();
   // Replaces the processor of a broker→client request code. NOTIFY_CONSUMER_IDS_CHANGED
-  // (rebalance_now), GET_CONSUMER_RUNNING_INFO (the named group's running_info) and
-  // CHECK_TRANSACTION_STATE (the half message's group's TransactionChecker) are served by default.
+  // (rebalance_now), GET_CONSUMER_RUNNING_INFO (the named group's running_info),
+  // GET_CONSUMER_STATUS_FROM_CLIENT (the named group's offset_table) and CHECK_TRANSACTION_STATE
+  // (the half message's group's TransactionChecker) are served by default.
   void register_request_processor(std::int32_t code, RequestProcessor processor);
   // Runs `task` on the client-async thread; false when the instance is shutting down.
   bool execute(std::function<void()> task);
@@ -172,6 +183,9 @@ class ClientInstance {
   void unregister_client(std::string_view producer_group, std::string_view consumer_group);
   void answer_running_info(const std::shared_ptr<plugin::v1::Channel>& channel,
                            const plugin::v1::RemotingCommand& request) const;
+  void answer_consumer_status(const std::shared_ptr<plugin::v1::Channel>& channel,
+                              const plugin::v1::RemotingCommand& request) const;
+  std::shared_ptr<ConsumerMember> find_consumer(std::string_view group) const;
   void dispatch_transaction_check(const std::shared_ptr<plugin::v1::Channel>& channel,
                                   const plugin::v1::RemotingCommand& request) const;
   std::vector<std::shared_ptr<ConsumerMember>> consumers() const;
@@ -196,6 +210,10 @@ class ClientInstance {
   // One name server route fetch at a time, as RocketMQ's lockNamesrv. A waiter waits at most
   // for the holder's fetch, which its api timeout bounds.
   std::mutex fetch_mutex_;
+  // Held while observers run, so that stop_observing_routes waits for a running one.
+  std::mutex observers_mutex_;
+  std::map<std::uint64_t, RouteObserver> route_observers_;
+  std::uint64_t next_observer_id_ = 1;
 
   mutable std::mutex members_mutex_;
   // Registered producer groups, each with its transaction checker (nullptr for none).

@@ -26,13 +26,14 @@
 #include <vector>
 
 #include "mqkit/client/types.hpp"
+#include "mqkit/protocol/message_trace.hpp"
 
 namespace mqkit::client::trace {
 
 inline constexpr char kContentSeparator = '\x01';  // TraceConstants.CONTENT_SPLITOR: between fields
 inline constexpr char kFieldSeparator = '\x02';    // TraceConstants.FIELD_SPLITOR: after each record
 inline constexpr std::string_view kDefaultTraceTopic = "RMQ_SYS_TRACE_TOPIC";
-inline constexpr std::string_view kDefaultRegionId = "DefaultRegion";  // MixAll.DEFAULT_TRACE_REGION_ID
+inline constexpr std::string_view kDefaultRegionId = protocol::kDefaultRegionId;
 // Inner trace producers are named "<prefix>-<traced group>-<PRODUCE|CONSUME>-<n>".
 inline constexpr std::string_view kTraceProducerGroupPrefix = "_INNER_TRACE_PRODUCER";
 // Their client instance (TraceConstants.TRACE_INSTANCE_NAME, followed by "_<name servers>").

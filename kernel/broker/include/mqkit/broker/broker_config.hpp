@@ -82,6 +82,10 @@ struct BrokerConfig {
   // RocketMQ's traceTopicEnable / msgTraceTopicName: the message trace topic is created at start.
   bool trace_topic_enable = false;
   std::string msg_trace_topic_name = "RMQ_SYS_TRACE_TOPIC";
+  // RocketMQ's regionId / traceOn: stamped into every sent message (MSG_REGION, TRACE_ON) and
+  // its send answer.
+  std::string region_id = "DefaultRegion";
+  bool trace_on = true;
   // Replication (docs/replication.md).
   BrokerRole broker_role = BrokerRole::kAsyncMaster;
   std::int32_t ha_listen_port = -1;  // -1 = listen_port + 1, 0 = any free port

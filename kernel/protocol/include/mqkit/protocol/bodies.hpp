@@ -159,6 +159,22 @@ struct TopicStatsTable {
   std::map<MessageQueue, TopicOffset> offset_table{};
 };
 
+// A consumer group's new offset per queue (ResetOffsetBody): the answer to
+// INVOKE_BROKER_TO_RESET_OFFSET, and the RESET_CONSUMER_CLIENT_OFFSET notice a broker sends a
+// consumer client.
+struct ResetOffsetBody {
+  std::map<MessageQueue, std::int64_t> offset_table{};
+};
+
+// Consumers' offsets in memory (GetConsumerStatusBody). A client answers
+// GET_CONSUMER_STATUS_FROM_CLIENT with its offsets of the topic in message_queue_table; a broker
+// answers INVOKE_BROKER_TO_GET_CONSUMER_STATUS with every answer it got, by client id, in
+// consumer_table.
+struct GetConsumerStatusBody {
+  std::map<MessageQueue, std::int64_t> message_queue_table{};
+  std::map<std::string, std::map<MessageQueue, std::int64_t>> consumer_table{};
+};
+
 // What a consumer reports of one owned queue (ProcessQueueInfo). Timestamps are ms since the
 // epoch; sizes in MiB as RocketMQ.
 struct ProcessQueueInfo {
@@ -223,6 +239,14 @@ std::string encode(const ConsumeStats& s);
 std::string encode(const TopicStatsTable& s);
 // mqTable in fastjson's object-keyed form, as Java admin tools read it.
 std::string encode(const ConsumerRunningInfo& info);
+// fastjson's map keyed by MessageQueue objects ({"offsetTable":{{"brokerName":..}:42}}), what
+// RocketMQ sends every peer but a C++ one.
+std::string encode(const ResetOffsetBody& b);
+// ResetOffsetBodyForC ({"offsetTable":[{"brokerName","offset","queueId","topic"}]}), what RocketMQ
+// sends peers whose language is CPP.
+std::string encode_for_cpp(const ResetOffsetBody& b);
+// Both tables in fastjson's object-keyed form.
+std::string encode(const GetConsumerStatusBody& b);
 
 Result<DataVersion> decode_data_version(std::string_view json);
 Result<TopicConfigTable> decode_topic_config_table(std::string_view json);
@@ -239,6 +263,9 @@ Result<LockBatchResponse> decode_lock_batch_response(std::string_view json);
 Result<ConsumeStats> decode_consume_stats(std::string_view json);
 Result<TopicStatsTable> decode_topic_stats(std::string_view json);
 Result<ConsumerRunningInfo> decode_consumer_running_info(std::string_view json);
+// Either shape encode() and encode_for_cpp() write.
+Result<ResetOffsetBody> decode_reset_offset_body(std::string_view json);
+Result<GetConsumerStatusBody> decode_get_consumer_status_body(std::string_view json);
 
 // Rewrites fastjson's unquoted object keys ({0:"a"} → {"0":"a"}) so a standard parser reads it.
 std::string quote_bare_keys(std::string_view json);

@@ -55,6 +55,7 @@ inline constexpr std::int32_t kGetKvListByNamespace = 219;
 inline constexpr std::int32_t kResetConsumerClientOffset = 220;
 inline constexpr std::int32_t kGetConsumerStatusFromClient = 221;
 inline constexpr std::int32_t kInvokeBrokerToResetOffset = 222;
+inline constexpr std::int32_t kInvokeBrokerToGetConsumerStatus = 223;
 inline constexpr std::int32_t kGetTopicsByCluster = 224;
 inline constexpr std::int32_t kGetConsumerRunningInfo = 307;
 inline constexpr std::int32_t kConsumeMessageDirectly = 309;
@@ -135,6 +136,7 @@ inline constexpr bool writeable(std::int32_t p) { return (p & kWrite) != 0; }
 
 // Versions a peer announces in the header's `version` (MQVersion ordinals).
 namespace version {
+inline constexpr std::int32_t kV3_0_7_Snapshot = 28;  // first to answer GET_CONSUMER_STATUS_FROM_CLIENT
 inline constexpr std::int32_t kV3_0_11 = 37;
 inline constexpr std::int32_t kV4_9_4 = 401;  // first to get standard-JSON routes
 }  // namespace version

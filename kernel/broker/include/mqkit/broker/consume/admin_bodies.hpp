@@ -1,7 +1,6 @@
-// JSON bodies of admin requests that protocol/ does not define (yet): the reset-offset table
-// (subscription group settings are in protocol/subscription_group.hpp, connection lists in
-// protocol/connection.hpp). Written as fastjson writes them (keys in alphabetical order) so
-// Java admin tools and clients read them.
+// Which shape of an admin body a peer gets (the bodies themselves are coded in
+// protocol/bodies.hpp, subscription group settings in protocol/subscription_group.hpp,
+// connection lists in protocol/connection.hpp).
 //
 // Pure functions; any thread.
 #pragma once

@@ -12,7 +12,9 @@
 //   slave sync      GET_ALL_CONSUMER_OFFSET 43, GET_ALL_DELAY_OFFSET 45 (and 21, 201 above): what a
 //                   slave copies from its master every 10 s (RocketMQ's SlaveSynchronize)
 //   consumers       GET_CONSUMER_RUNNING_INFO 307: forwarded to the named client over its own
-//                   connection, its answer relayed as it is (RocketMQ's callConsumer)
+//                   connection, its answer relayed as it is (RocketMQ's callConsumer);
+//                   INVOKE_BROKER_TO_GET_CONSUMER_STATUS 223: the offsets the group's consumers
+//                   hold in memory, asked of each (see consumer_status.hpp)
 //   broker config   GET_BROKER_CONFIG 26 (the [broker] section as properties text, camelCase
 //                   keys), UPDATE_BROKER_CONFIG 25 (only the live settings; see
 //                   update_live_settings; not written back to broker.toml)
@@ -63,6 +65,7 @@ class AdminBrokerProcessor final : public RequestProcessor {
   void all_delay_offsets(const RemotingCommand& request, const Responder& responder);
   void consumer_connections(const RemotingCommand& request, const Responder& responder);
   void consumer_running_info(const RemotingCommand& request, const Responder& responder);
+  void consumer_status(const RemotingCommand& request, const Responder& responder);
   void producer_connections(const RemotingCommand& request, const Responder& responder);
   void broker_config(const RemotingCommand& request, const Responder& responder);
   void update_broker_config(const RemotingCommand& request, const Responder& responder);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <vector>
 
@@ -23,10 +24,23 @@ class FakeChannel final : public plugin::v1::Channel {
     cv_.notify_all();
     return plugin::v1::Status::ok();
   }
+  using Answerer = std::function<plugin::v1::Result<plugin::v1::RemotingCommand>(const plugin::v1::RemotingCommand&)>;
+  // invoke() answers with `answerer` from now on, instead of failing.
+  void answer_with(Answerer answerer) {
+    std::lock_guard lock(mutex_);
+    answerer_ = std::move(answerer);
+  }
   void invoke(plugin::v1::RemotingCommand request, std::chrono::milliseconds,
               plugin::v1::ResponseCallback done) noexcept override {
+    Answerer answerer;
+    {
+      std::lock_guard lock(mutex_);
+      answerer = answerer_;
+    }
+    plugin::v1::Result<plugin::v1::RemotingCommand> answer = plugin::v1::Status::unavailable("fake channel does not answer");
+    if (answerer) answer = answerer(request);
     (void)send(std::move(request));
-    done(plugin::v1::Status::unavailable("fake channel does not answer"));
+    done(std::move(answer));
   }
   void close() noexcept override {}
 
@@ -50,6 +64,7 @@ class FakeChannel final : public plugin::v1::Channel {
   mutable std::mutex mutex_;
   std::condition_variable cv_;
   std::vector<plugin::v1::RemotingCommand> sent_;
+  Answerer answerer_;
 };
 
 }  // namespace mqkit::broker::testing
