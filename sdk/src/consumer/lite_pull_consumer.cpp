@@ -82,6 +82,7 @@ class LitePullConsumer::Impl final : public ConsumerMember,
   void rebalance() override;
   void persist_offsets() override;
   protocol::ConsumerRunningInfo running_info() const override;
+  std::map<MessageQueue, std::int64_t> offset_table(std::string_view topic) const override;
 
   // RebalanceListener
   void on_queue_added(const MessageQueue& queue, const std::shared_ptr<ProcessQueue>& process_queue,
@@ -351,6 +352,12 @@ std::vector<std::string> LitePullConsumer::Impl::subscribed_topics() const {
   for (const auto& [topic, subscription] : subscriptions_) topics.insert(topic);
   for (const auto& queue : assigned_) topics.insert(queue.topic);
   return {topics.begin(), topics.end()};
+}
+
+std::map<MessageQueue, std::int64_t> LitePullConsumer::Impl::offset_table(std::string_view topic) const {
+  GatePass pass(gate_);
+  if (!pass) return {};  // not running: no offsets held
+  return offsets_->offsets(topic);
 }
 
 protocol::ConsumerRunningInfo LitePullConsumer::Impl::running_info() const {

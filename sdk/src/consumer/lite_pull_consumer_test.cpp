@@ -276,6 +276,23 @@ TEST_F(LitePullConsumerTest, AnswersConsumerRunningInfo) {
   EXPECT_TRUE(info->subscription_set.empty());  // assigned queues subscribe to nothing
 }
 
+TEST_F(LitePullConsumerTest, AnswersConsumerStatusWithItsOffsets) {
+  for (int i = 0; i < 3; ++i) queues_.add(0, "A", std::to_string(i));
+  auto consumer = make(config());
+  ASSERT_TRUE(consumer->assign({kQ0}).is_ok());
+  ASSERT_TRUE(consumer->start().is_ok());
+  ASSERT_EQ(poll_n(*consumer, 3).size(), 3u);
+  ASSERT_TRUE(consumer->commit().is_ok());
+  auto request = RemotingCommand::request(protocol::request_code::kGetConsumerStatusFromClient);
+  request.ext_fields.set("topic", "T");
+  request.ext_fields.set("group", "g");
+  cluster_.transport()->deliver_request("10.0.0.1:10911", request);
+  const RemotingCommand answer = cluster_.transport()->client_responses().back();
+  ASSERT_EQ(answer.code, protocol::response_code::kSuccess) << answer.remark.value_or("");
+  EXPECT_EQ(protocol::body_text(answer),
+            R"({"consumerTable":{},"messageQueueTable":{{"brokerName":"broker-a","queueId":0,"topic":"T"}:3}})");
+}
+
 TEST_F(LitePullConsumerTest, StartsAtTheCommittedOffset) {
   for (int i = 0; i < 4; ++i) queues_.add(0, "A", std::to_string(i));
   queues_.set_committed(0, 2);
