@@ -141,7 +141,7 @@ Status ClientInstance::start() {
   // RocketMQ scans for expired requests every second too.
   periodic_.add("expire-requests", kRequestExpiryInterval, kRequestExpiryInterval,
                 [this] { (void)pending_requests_->expire(std::chrono::steady_clock::now()); });
-  periodic_.start();
+  periodic_.start("ClientSchedule");
   rebalance_loop_->start();
   started_ = true;
   return Status::ok();

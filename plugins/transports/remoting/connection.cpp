@@ -191,12 +191,20 @@ void Connection::on_request(RemotingCommand request) {
   decoded_requests_.push_back(QueuedRequest{std::move(request), std::move(target)});
 }
 
+bool Connection::runs_inline(const std::vector<QueuedRequest>& requests) const {
+  const Options& options = runtime_->options();
+  if (requests.size() > options.inline_max_requests) return false;
+  return std::all_of(requests.begin(), requests.end(),
+                     [&](const QueuedRequest& request) { return options.runs_inline(request.command.code); });
+}
+
 void Connection::submit_requests() {
   if (decoded_requests_.empty()) return;
-  if (decoded_requests_.size() == 1 && runtime_->options().runs_inline(decoded_requests_.front().command.code)) {
-    // A lone quick request: waking a worker for it would cost more than handling it, twice
-    // over on a small machine (the wake-up's CPU and its latency). Pipelined requests, which
-    // come several to a read, still go to the workers, where they overlap with reading.
+  if (runs_inline(decoded_requests_)) {
+    // A few quick requests: waking a worker for them would cost more than handling them, twice
+    // over on a small machine (the wake-up's CPU and its latency). A paced peer's requests come
+    // one or two to a read (its timer fires late and two sends are due). A pipelining peer's
+    // come many to a read and go to the workers, where they overlap with reading.
     std::vector<QueuedRequest> requests = std::move(decoded_requests_);
     decoded_requests_ = {};
     handle_requests(requests, JobContext{});

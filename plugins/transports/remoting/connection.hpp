@@ -91,6 +91,8 @@ class Connection final : public v1::Channel, public std::enable_shared_from_this
     v1::RemotingCommand command;
     std::shared_ptr<v1::RequestHandler> handler;
   };
+  // Whether one read's requests run on the io thread (Options::inline_max_requests).
+  bool runs_inline(const std::vector<QueuedRequest>& requests) const;
   void handle_requests(std::vector<QueuedRequest>& requests, const JobContext& context);
   void handle_request(v1::RequestHandler& handler, v1::RemotingCommand request,
                       std::chrono::steady_clock::duration waited, std::size_t queue_size);

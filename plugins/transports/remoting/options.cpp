@@ -43,10 +43,11 @@ constexpr ConfigField kSchema[] = {
     {.key = "connect_timeout", .type = ValueType::kDuration, .default_value = "3s",
      .description = "time allowed to open a client connection (RocketMQ connectTimeoutMillis)",
      .min = 1, .max = kHour},
-    {.key = "inline_lone_requests", .type = ValueType::kBool, .default_value = "true",
-     .description = "a read that brings a single request of a quick kind (send, pull, consumer offset, "
-                    "heartbeat, queue lock, min/max offset, route query) runs it on the io thread instead "
-                    "of waking a worker; requests that come several to a read still go to the workers"},
+    {.key = "inline_max_requests", .type = ValueType::kInt, .default_value = "4",
+     .description = "a read that brings at most this many requests, all of quick kinds (send, pull, consumer "
+                    "offset, heartbeat, queue lock, min/max offset, route query), runs them on the io thread "
+                    "instead of waking a worker; a read that brings more goes to the workers; 0 = never",
+     .min = 0, .max = 1024},
 };
 
 }  // namespace
@@ -66,7 +67,7 @@ Options Options::from_config(const v1::ConfigValues& config) {
   o.max_queue_wait_pull = milliseconds(config.get_duration_ms("max_queue_wait_pull"));
   o.max_send_queue_bytes = static_cast<std::size_t>(config.get_size("max_send_queue_bytes"));
   o.connect_timeout = milliseconds(config.get_duration_ms("connect_timeout"));
-  o.inline_lone_requests = config.get_bool("inline_lone_requests");
+  o.inline_max_requests = static_cast<std::size_t>(config.get_int("inline_max_requests"));
   return o;
 }
 
@@ -78,7 +79,6 @@ std::chrono::milliseconds Options::queue_wait_budget(std::int32_t request_code) 
 }
 
 bool Options::runs_inline(std::int32_t request_code) const noexcept {
-  if (!inline_lone_requests) return false;
   // RocketMQ request codes (rocketmq-facts §1) whose handlers touch memory or append and
   // answer later through the channel, never waiting: SEND_MESSAGE, PULL_MESSAGE,
   // QUERY_CONSUMER_OFFSET, UPDATE_CONSUMER_OFFSET, GET_MAX_OFFSET, GET_MIN_OFFSET, HEART_BEAT,

@@ -23,13 +23,14 @@ struct Options {
   std::chrono::milliseconds max_queue_wait_pull{5'000};  // PULL_MESSAGE / LITE_PULL_MESSAGE; 0 = off
   std::size_t max_send_queue_bytes = 64 * 1024 * 1024;
   std::chrono::milliseconds connect_timeout{3'000};
-  bool inline_lone_requests = true;
+  std::size_t inline_max_requests = 4;  // 0 = every request goes to the workers
 
   static Options from_config(const v1::ConfigValues& config);
 
   // How long a request with this code may wait for a worker before it is answered SYSTEM_BUSY.
   std::chrono::milliseconds queue_wait_budget(std::int32_t request_code) const noexcept;
-  // Whether a request with this code, alone in its read, runs on the io thread (quick kinds only).
+  // Whether a request with this code is of a quick kind, which may run on the io thread when its
+  // read brought at most inline_max_requests requests.
   bool runs_inline(std::int32_t request_code) const noexcept;
 };
 

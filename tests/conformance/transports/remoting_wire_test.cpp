@@ -2,6 +2,7 @@
 // oversized input, the connection timeouts, and the flow-control settings.
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <set>
 #include <thread>
 
@@ -248,7 +249,7 @@ TEST_F(RemotingWire, RequestThatWaitedTooLongIsAnsweredSystemBusy) {
                                      }
                                      (void)channel->send(RemotingCommand::response_to(request, 0));
                                    }),
-                                   {{"worker_threads", "1"}, {"max_queue_wait", "50ms"}, {"inline_lone_requests", "false"}});
+                                   {{"worker_threads", "1"}, {"max_queue_wait", "50ms"}, {"inline_max_requests", "0"}});
   auto client = transport();
   Outcome slow;
   client->invoke(loopback(port), RemotingCommand::request(1), 10s, slow.callback());
@@ -277,7 +278,7 @@ TEST_F(RemotingWire, PullsMayWaitLongerThanSendsForAWorker) {
   const auto stop = shutdown_at_exit();
   const std::uint16_t port = serve_holding_code_1(
       started, release,
-      {{"worker_threads", "1"}, {"max_queue_wait", "50ms"}, {"max_queue_wait_pull", "10s"}, {"inline_lone_requests", "false"}});
+      {{"worker_threads", "1"}, {"max_queue_wait", "50ms"}, {"max_queue_wait_pull", "10s"}, {"inline_max_requests", "0"}});
   auto client = transport();
   Outcome slow;
   client->invoke(loopback(port), RemotingCommand::request(1), 10s, slow.callback());
@@ -298,9 +299,23 @@ TEST_F(RemotingWire, PullsMayWaitLongerThanSendsForAWorker) {
   EXPECT_EQ(sent->code, 2) << "the send was past its 50ms budget";
 }
 
-// A lone quick request (a send, here) is handled by the io thread: it is answered while the only
-// worker is busy. Requests that come several to a read wait for the workers.
-TEST_F(RemotingWire, LoneQuickRequestsDoNotWaitForABusyWorker) {
+// Frames of requests with `code`, one per opaque, in one buffer: written at once, they arrive in
+// one read.
+std::vector<std::uint8_t> requests_in_one_write(std::int32_t code, std::initializer_list<int> opaques) {
+  std::vector<std::uint8_t> bytes;
+  for (const int opaque : opaques) {
+    const auto frame = json_frame(R"({"code":)" + std::to_string(code) + R"(,"opaque":)" + std::to_string(opaque) +
+                                  R"(,"flag":0})");
+    bytes.insert(bytes.end(), frame.begin(), frame.end());
+  }
+  return bytes;
+}
+
+// Quick requests (sends, here) that come at most inline_max_requests (default 4) to a read are
+// handled by the io thread: they are answered while the only worker is busy. More to a read, or
+// a read that also brings a request of another kind, wait for the workers.
+TEST_F(RemotingWire, FewQuickRequestsToAReadDoNotWaitForABusyWorker) {
+  constexpr std::int32_t kSendMessageV2 = 310;
   Gate started;
   Gate release;
   Outcome slow;  // outlives the transports: their shutdown fires its callback
@@ -311,33 +326,37 @@ TEST_F(RemotingWire, LoneQuickRequestsDoNotWaitForABusyWorker) {
   ASSERT_TRUE(started.wait());
 
   RawClient raw(port);
-  raw.write(json_frame(R"({"code":310,"opaque":7,"flag":0})"));  // SEND_MESSAGE_V2
-  auto lone = raw.read_frame(5s);
-  ASSERT_TRUE(lone) << "a lone send waited for the busy worker";
-  EXPECT_EQ(lone->opaque, 7);
-  EXPECT_EQ(lone->code, 0);
+  raw.write(requests_in_one_write(kSendMessageV2, {7}));
+  raw.write(requests_in_one_write(kSendMessageV2, {8, 9}));
+  for (const int opaque : {7, 8, 9}) {
+    auto answer = raw.read_frame(5s);
+    ASSERT_TRUE(answer) << "send " << opaque << " waited for the busy worker";
+    EXPECT_EQ(answer->opaque, opaque);
+    EXPECT_EQ(answer->code, 0);
+  }
 
-  // Two sends in one write arrive in one read: they go to the (busy) worker.
-  auto pair = json_frame(R"({"code":310,"opaque":8,"flag":0})");
-  const auto second = json_frame(R"({"code":310,"opaque":9,"flag":0})");
-  pair.insert(pair.end(), second.begin(), second.end());
-  raw.write(pair);
-  EXPECT_FALSE(raw.read_frame(300ms)) << "pipelined sends were handled while the only worker was busy";
+  raw.write(requests_in_one_write(kSendMessageV2, {10, 11, 12, 13, 14}));
+  EXPECT_FALSE(raw.read_frame(300ms)) << "five pipelined sends were handled while the only worker was busy";
+  auto mixed = requests_in_one_write(kSendMessageV2, {15});
+  const auto other_kind = requests_in_one_write(2, {16});
+  mixed.insert(mixed.end(), other_kind.begin(), other_kind.end());
+  raw.write(mixed);
+  EXPECT_FALSE(raw.read_frame(300ms)) << "a send read with a request of another kind did not wait for the worker";
   release.open();
   ASSERT_TRUE(slow.wait().is_ok());
-  for (const std::int32_t opaque : {8, 9}) {
+  for (const int opaque : {10, 11, 12, 13, 14, 15, 16}) {
     auto answer = raw.read_frame();
-    ASSERT_TRUE(answer);
+    ASSERT_TRUE(answer) << opaque;
     EXPECT_EQ(answer->opaque, opaque);
   }
 }
 
-TEST_F(RemotingWire, LoneRequestsWaitForAWorkerWhenInliningIsOff) {
+TEST_F(RemotingWire, RequestsWaitForAWorkerWhenInliningIsOff) {
   Gate started;
   Gate release;
   Outcome slow;  // outlives the transports: their shutdown fires its callback
   const auto stop = shutdown_at_exit();
-  const std::uint16_t port = serve_holding_code_1(started, release, {{"worker_threads", "1"}, {"inline_lone_requests", "false"}});
+  const std::uint16_t port = serve_holding_code_1(started, release, {{"worker_threads", "1"}, {"inline_max_requests", "0"}});
   auto client = transport();
   client->invoke(loopback(port), RemotingCommand::request(1), 10s, slow.callback());
   ASSERT_TRUE(started.wait());
