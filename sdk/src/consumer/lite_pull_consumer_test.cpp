@@ -176,6 +176,23 @@ class LitePullConsumerTest : public ::testing::Test {
     return std::make_unique<LitePullConsumer>(std::move(config), instance_);
   }
 
+  // A running consumer of kQ0 that polled and committed the queue's three messages.
+  std::unique_ptr<LitePullConsumer> polled_and_committed_three() {
+    for (int i = 0; i < 3; ++i) queues_.add(0, "A", std::to_string(i));
+    auto consumer = make(config());
+    EXPECT_TRUE(consumer->assign({kQ0}).is_ok());
+    EXPECT_TRUE(consumer->start().is_ok());
+    EXPECT_EQ(poll_n(*consumer, 3).size(), 3u);
+    EXPECT_TRUE(consumer->commit().is_ok());
+    return consumer;
+  }
+
+  // The client's answer to `request`, sent to it by broker-a.
+  RemotingCommand answer_from_client(const RemotingCommand& request) {
+    cluster_.transport()->deliver_request("10.0.0.1:10911", request);
+    return cluster_.transport()->client_responses().back();
+  }
+
   // Polls until `count` messages came (or `limit` passed).
   static std::vector<MessageExt> poll_n(LitePullConsumer& consumer, std::size_t count,
                                         milliseconds limit = milliseconds(5000)) {
@@ -253,17 +270,11 @@ TEST_F(LitePullConsumerTest, PullsGoWhereTheLastAnswerSuggested) {
 }
 
 TEST_F(LitePullConsumerTest, AnswersConsumerRunningInfo) {
-  for (int i = 0; i < 3; ++i) queues_.add(0, "A", std::to_string(i));
-  auto consumer = make(config());
-  ASSERT_TRUE(consumer->assign({kQ0}).is_ok());
-  ASSERT_TRUE(consumer->start().is_ok());
-  ASSERT_EQ(poll_n(*consumer, 3).size(), 3u);
-  ASSERT_TRUE(consumer->commit().is_ok());
+  const auto consumer = polled_and_committed_three();
   auto request = RemotingCommand::request(protocol::request_code::kGetConsumerRunningInfo);
   request.ext_fields.set("consumerGroup", "g");
   request.ext_fields.set("clientId", instance_->client_id());
-  cluster_.transport()->deliver_request("10.0.0.1:10911", request);
-  const RemotingCommand answer = cluster_.transport()->client_responses().back();
+  const RemotingCommand answer = answer_from_client(request);
   ASSERT_EQ(answer.code, protocol::response_code::kSuccess) << answer.remark.value_or("");
   auto info = protocol::decode_consumer_running_info(protocol::body_text(answer));
   ASSERT_TRUE(info.is_ok()) << info.status().to_string();
@@ -277,17 +288,11 @@ TEST_F(LitePullConsumerTest, AnswersConsumerRunningInfo) {
 }
 
 TEST_F(LitePullConsumerTest, AnswersConsumerStatusWithItsOffsets) {
-  for (int i = 0; i < 3; ++i) queues_.add(0, "A", std::to_string(i));
-  auto consumer = make(config());
-  ASSERT_TRUE(consumer->assign({kQ0}).is_ok());
-  ASSERT_TRUE(consumer->start().is_ok());
-  ASSERT_EQ(poll_n(*consumer, 3).size(), 3u);
-  ASSERT_TRUE(consumer->commit().is_ok());
+  const auto consumer = polled_and_committed_three();
   auto request = RemotingCommand::request(protocol::request_code::kGetConsumerStatusFromClient);
   request.ext_fields.set("topic", "T");
   request.ext_fields.set("group", "g");
-  cluster_.transport()->deliver_request("10.0.0.1:10911", request);
-  const RemotingCommand answer = cluster_.transport()->client_responses().back();
+  const RemotingCommand answer = answer_from_client(request);
   ASSERT_EQ(answer.code, protocol::response_code::kSuccess) << answer.remark.value_or("");
   EXPECT_EQ(protocol::body_text(answer),
             R"({"consumerTable":{},"messageQueueTable":{{"brokerName":"broker-a","queueId":0,"topic":"T"}:3}})");
