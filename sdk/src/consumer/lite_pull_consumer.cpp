@@ -296,7 +296,7 @@ Status LitePullConsumer::Impl::start() {
                      GatePass pass(gate_);
                      if (pass && !queue_watch_.empty()) queue_watch_.check(queue_source());
                    });
-  topic_check_.start();
+  topic_check_.start("TopicQueueCheck");
   log()->info("lite pull consumer {} ({}, {}, {}) started in client {}", config_.group,
               to_string(config_.message_model), mode == Mode::kAssign ? "assigned queues" : "subscribed",
               to_string(config_.consume_from_where), instance_->client_id());
