@@ -3,6 +3,10 @@
 // topics, consumer offsets and messages.
 #include <gtest/gtest.h>
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <thread>
 
 #include "local_cluster.hpp"
@@ -20,6 +24,22 @@ namespace rc = protocol::response_code;
 using plugin::v1::RemotingCommand;
 
 constexpr auto request = &make_request;
+
+// A port nothing listens on now (bound and released; good enough on a test machine).
+std::uint16_t unused_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  std::uint16_t port = 0;
+  if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
+    port = ntohs(address.sin_port);
+  }
+  if (fd >= 0) ::close(fd);
+  return port;
+}
 
 class ClusterTest : public ::testing::Test {
  protected:
@@ -102,6 +122,25 @@ TEST_F(ClusterTest, LosingOneNameServerLosesNothing) {
   ASSERT_TRUE(eventually([&] { return !route_brokers(cluster.namesrv_addr(1), "Survives").empty(); }));
   cluster.namesrv(0).kill();
   EXPECT_EQ(route_brokers(cluster.namesrv_addr(1), "Survives"), std::set<std::string>{"broker-a"});
+}
+
+// RocketMQ clients with vipChannelEnabled send to the broker's fast port (listen_port - 2 by
+// default; here a given one, since the test's listen port is any free port): it serves the same
+// requests as the main port, on the same store.
+TEST_F(ClusterTest, TheFastPortServesTheSameRequests) {
+  const std::uint16_t fast_port = unused_port();
+  ASSERT_NE(fast_port, 0);
+  LocalCluster cluster("cluster-fast-port");
+  ASSERT_TRUE(cluster.add_namesrv().is_ok());
+  ASSERT_TRUE(cluster.add_broker({.name = "broker-a", .overrides = {"broker.fast_listen_port=" + std::to_string(fast_port)}})
+                  .is_ok());
+  const std::string broker = cluster.broker_addr(0);
+  const std::string fast = "127.0.0.1:" + std::to_string(fast_port);
+  create_topic(broker, "Vip", 1);
+  EXPECT_EQ(send(fast, "Vip", 0, "through the fast port"), 0);
+  EXPECT_EQ(send(broker, "Vip", 0, "through the main port"), 1);
+  EXPECT_EQ(client_.pull_bodies(fast, "Vip", 0),
+            (std::vector<std::string>{"through the fast port", "through the main port"}));
 }
 
 TEST_F(ClusterTest, BrokerRestartKeepsTopicsOffsetsAndMessages) {

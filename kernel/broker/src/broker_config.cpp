@@ -28,6 +28,10 @@ constexpr plugin::v1::ConfigField kFields[] = {
     {.key = "listen_host", .type = ValueType::kString, .default_value = "0.0.0.0", .description = "Address to listen on"},
     {.key = "listen_port", .type = ValueType::kInt, .default_value = "10911",
      .description = "Port for clients and name servers (0 = any free port)", .min = 0, .max = 65535},
+    {.key = "fast_listen_port", .type = ValueType::kInt, .default_value = "-1",
+     .description = "RocketMQ's fast (VIP) port, where clients with vipChannelEnabled send: -1 = listen_port - 2 "
+                    "(none when listen_port is 0), 0 = none",
+     .min = -1, .max = 65535},
     {.key = "namesrv_addr", .type = ValueType::kString, .default_value = "127.0.0.1:9876",
      .description = "Name servers, separated by ';' (the broker registers with every one)"},
     {.key = "auto_create_topic_enable", .type = ValueType::kBool, .default_value = "true",
@@ -154,6 +158,7 @@ plugin::v1::ConfigValues values_of(const BrokerConfig& c) {
   v.set("broker_ip1", c.broker_ip);
   v.set("listen_host", c.listen_host);
   v.set("listen_port", std::int64_t{c.listen_port});
+  v.set("fast_listen_port", std::int64_t{c.fast_listen_port});
   v.set("namesrv_addr", namesrv);
   v.set("auto_create_topic_enable", c.auto_create_topic_enable.get());
   v.set("default_topic_queue_nums", std::int64_t{c.default_topic_queue_nums});
@@ -292,6 +297,7 @@ Result<BrokerConfig> broker_config_from(const plugin::v1::ConfigValues& v, const
   c.broker_ip = v.get_string("broker_ip1");
   c.listen_host = v.get_string("listen_host");
   c.listen_port = static_cast<std::uint16_t>(v.get_int("listen_port"));
+  c.fast_listen_port = static_cast<std::int32_t>(v.get_int("fast_listen_port"));
   std::string addrs = v.get_string("namesrv_addr");
   for (std::size_t start = 0; start <= addrs.size();) {
     const auto end = addrs.find(';', start);

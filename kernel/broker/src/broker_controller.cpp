@@ -116,6 +116,7 @@ Status BrokerController::start_services() {
   auto port = transport_->listen({config_.listen_host, config_.listen_port}, handler_);
   if (!port) return port.status().with_context("listening on " + config_.listen_host + ":" + std::to_string(config_.listen_port));
   config_.listen_port = *port;
+  MQKIT_RETURN_IF_ERROR(start_fast_listener(any_listen_port));
   auto host = plugin::v1::parse_host_address(config_.address());
   if (!host) return host.status().with_context("broker_ip1");
   context_.store_host = *host;
@@ -174,6 +175,27 @@ Status BrokerController::start_access_control() {
              [control = access_control_] { control->reload_if_changed(); });
   kernel::logger("broker")->info("ACL enabled: every client request is checked against {}",
                                  access_control_->file().string());
+  return Status::ok();
+}
+
+Status BrokerController::start_fast_listener(bool any_listen_port) {
+  // RocketMQ 4.x brokers serve the same requests on listenPort - 2 too: clients with
+  // vipChannelEnabled (the default up to 4.3) send there. With any listen port, no client can
+  // know where it would be.
+  std::uint16_t fast_port = 0;
+  if (config_.fast_listen_port > 0) {
+    fast_port = static_cast<std::uint16_t>(config_.fast_listen_port);
+  } else if (config_.fast_listen_port < 0 && !any_listen_port && config_.listen_port > 2) {
+    fast_port = static_cast<std::uint16_t>(config_.listen_port - 2);
+  }
+  if (fast_port == 0) return Status::ok();
+  auto bound = transport_->listen({config_.listen_host, fast_port}, handler_);
+  if (!bound) {
+    return bound.status().with_context("listening on the fast (VIP) port " + config_.listen_host + ":" +
+                                       std::to_string(fast_port) + " (fast_listen_port; 0 turns it off)");
+  }
+  config_.fast_listen_port = *bound;
+  kernel::logger("broker")->info("fast (VIP) port {} serves the same requests", *bound);
   return Status::ok();
 }
 

@@ -53,6 +53,7 @@ struct BrokerConfig {
   std::string broker_ip;  // advertised address; resolved at start when empty
   std::string listen_host;
   std::uint16_t listen_port = 10911;
+  std::int32_t fast_listen_port = -1;  // -1 = listen_port - 2 (none when listen_port is 0), 0 = none
   std::vector<std::string> namesrv_addrs;
   LiveSetting<bool> auto_create_topic_enable = true;
   std::int32_t default_topic_queue_nums = 8;

@@ -56,6 +56,7 @@ class BrokerController final : public kernel::Component {
 
  private:
   plugin::v1::Status start_services();
+  plugin::v1::Status start_fast_listener(bool any_listen_port);
   plugin::v1::Status start_replication(bool any_listen_port);
   plugin::v1::Status start_access_control();
   void register_all();
