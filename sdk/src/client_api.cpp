@@ -1,5 +1,6 @@
 #include "mqkit/client/client_api.hpp"
 
+#include <charconv>
 #include <future>
 
 #include "mqkit/client/response_status.hpp"
@@ -176,16 +177,43 @@ Result<PullResult> pull_result_of(const RemotingCommand& response, std::string_v
   return result;
 }
 
+// The requests RocketMQ's client sends over the VIP channel: sends, send-backs, transaction ends
+// and offset requests; never pulls (a RocketMQ broker's fast port does not serve them) nor
+// heartbeats.
+bool goes_over_vip_channel(std::int32_t request_code) {
+  switch (request_code) {
+    case rq::kSendMessage: case rq::kSendMessageV2: case rq::kSendBatchMessage: case rq::kConsumerSendMsgBack:
+    case rq::kEndTransaction: case rq::kQueryConsumerOffset: case rq::kUpdateConsumerOffset:
+    case rq::kSearchOffsetByTimestamp: case rq::kGetMaxOffset: case rq::kGetMinOffset:
+    case rq::kGetEarliestMsgStoreTime: case rq::kViewMessageById:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
+
+std::string vip_channel_address(std::string_view address) {
+  const auto colon = address.rfind(':');
+  if (colon == std::string_view::npos) return std::string(address);
+  int port = 0;
+  const std::string_view digits = address.substr(colon + 1);
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), port);
+  if (error != std::errc{} || end != digits.data() + digits.size() || port <= 2) return std::string(address);
+  return std::string(address.substr(0, colon + 1)) + std::to_string(port - 2);
+}
 
 ClientApi::ClientApi(std::shared_ptr<v1::Transport> transport, std::shared_ptr<v1::RequestHandler> handler,
                      std::vector<std::string> namesrv_addresses, milliseconds default_timeout,
-                     v1::SerializeType serialize_type, protocol::acl::Credentials credentials)
+                     v1::SerializeType serialize_type, protocol::acl::Credentials credentials,
+                     bool vip_channel_enabled)
     : transport_(std::move(transport)),
       handler_(std::move(handler)),
       default_timeout_(default_timeout),
       serialize_type_(serialize_type),
       credentials_(std::move(credentials)),
+      vip_channel_enabled_(vip_channel_enabled),
       namesrv_addresses_(std::move(namesrv_addresses)) {}
 
 Status ClientApi::prepare(RemotingCommand& request) const {
@@ -207,10 +235,15 @@ void ClientApi::set_namesrv_addresses(std::vector<std::string> addresses) {
 
 // ---- Raw requests --------------------------------------------------------------------------
 
+std::string ClientApi::destination(std::string_view address, std::int32_t request_code) const {
+  if (!vip_channel_enabled_ || !goes_over_vip_channel(request_code)) return std::string(address);
+  return vip_channel_address(address);
+}
+
 Result<RemotingCommand> ClientApi::invoke(std::string_view address, RemotingCommand request, milliseconds timeout) {
   timeout = effective(timeout);
   MQKIT_RETURN_IF_ERROR(prepare(request));
-  auto channel = transport_->connect(address, handler_);
+  auto channel = transport_->connect(destination(address, request.code), handler_);
   if (!channel) return channel.status();
   auto promise = std::make_shared<std::promise<Result<RemotingCommand>>>();
   auto future = promise->get_future();
@@ -226,7 +259,7 @@ Result<RemotingCommand> ClientApi::invoke(std::string_view address, RemotingComm
 void ClientApi::invoke_async(std::string_view address, RemotingCommand request, milliseconds timeout,
                              CommandCallback done) {
   if (Status prepared = prepare(request); !prepared) return done(prepared);
-  auto channel = transport_->connect(address, handler_);
+  auto channel = transport_->connect(destination(address, request.code), handler_);
   if (!channel) return done(channel.status());
   (*channel)->invoke(std::move(request), effective(timeout), std::move(done));
 }
@@ -235,7 +268,7 @@ Status ClientApi::invoke_oneway(std::string_view address, RemotingCommand reques
   request.flag |= RemotingCommand::kOnewayFlag;
   request.opaque = oneway_opaque_.fetch_add(1, std::memory_order_relaxed);
   MQKIT_RETURN_IF_ERROR(prepare(request));
-  auto channel = transport_->connect(address, handler_);
+  auto channel = transport_->connect(destination(address, request.code), handler_);
   if (!channel) return channel.status();
   return (*channel)->send(std::move(request));
 }

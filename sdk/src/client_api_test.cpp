@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <future>
+#include <map>
 
 #include "mqkit/plugin/v1/message_record.hpp"
 #include "mqkit/protocol/acl_signature.hpp"
@@ -31,10 +32,11 @@ std::string field(const RemotingCommand& c, std::string_view name) { return std:
 
 class ClientApiTest : public ::testing::Test {
  protected:
-  void respond_with(FakeTransport::Responder responder) {
+  void respond_with(FakeTransport::Responder responder, bool vip_channel_enabled = false) {
     transport_ = std::make_shared<FakeTransport>(std::move(responder));
     api_ = std::make_unique<ClientApi>(transport_, nullptr, std::vector<std::string>{"ns1:9876", "ns2:9876"},
-                                       milliseconds(1000));
+                                       milliseconds(1000), v1::SerializeType::kRocketMq, protocol::acl::Credentials{},
+                                       vip_channel_enabled);
   }
   std::shared_ptr<FakeTransport> transport_;
   std::unique_ptr<ClientApi> api_;
@@ -245,6 +247,41 @@ TEST_F(ClientApiTest, OffsetsHeartbeatAndOneway) {
   EXPECT_EQ(field(unregister, "clientID"), "cid");
   EXPECT_EQ(field(unregister, "producerGroup"), "PG");
   EXPECT_EQ(field(unregister, "consumerGroup"), "<none>");
+}
+
+TEST(VipChannelAddressTest, IsThePortMinusTwo) {
+  EXPECT_EQ(vip_channel_address("10.0.0.1:10911"), "10.0.0.1:10909");
+  EXPECT_EQ(vip_channel_address("[::1]:10911"), "[::1]:10909");
+  EXPECT_EQ(vip_channel_address("broker"), "broker");      // no port
+  EXPECT_EQ(vip_channel_address("b:2"), "b:2");            // nothing below it
+  EXPECT_EQ(vip_channel_address("b:10911x"), "b:10911x");  // not a port
+}
+
+// vipChannelEnabled: sends and offset requests go to the broker's fast port; pulls and
+// heartbeats (which a RocketMQ broker's fast port does not take, or RocketMQ never sends there)
+// and name server requests keep their addresses.
+TEST_F(ClientApiTest, WithTheVipChannelSendsAndOffsetsGoToThePortMinusTwo) {
+  respond_with([](const std::string&, const RemotingCommand&) { return Result<RemotingCommand>(reply(rc::kSuccess)); },
+               /*vip_channel_enabled=*/true);
+  const MessageQueue queue{"T", "B", 2};
+  (void)api_->get_max_offset("b1:10911", queue);
+  (void)api_->query_consumer_offset("b1:10911", "G", queue);
+  EXPECT_TRUE(api_->update_consumer_offset_oneway("b1:10911", "G", queue, 33).is_ok());
+  EXPECT_TRUE(api_->heartbeat("b1:10911", protocol::HeartbeatData{}).is_ok());
+  (void)api_->get_topic_route("T");
+  std::map<std::int32_t, std::string> address_of;
+  for (const auto& call : transport_->calls()) address_of[call.request.code] = call.address;
+  EXPECT_EQ(address_of[rq::kGetMaxOffset], "b1:10909");
+  EXPECT_EQ(address_of[rq::kQueryConsumerOffset], "b1:10909");
+  EXPECT_EQ(address_of[rq::kUpdateConsumerOffset], "b1:10909");
+  EXPECT_EQ(address_of[rq::kHeartBeat], "b1:10911");
+  EXPECT_EQ(address_of[rq::kGetRouteInfoByTopic], "ns1:9876");
+}
+
+TEST_F(ClientApiTest, WithoutTheVipChannelEveryRequestKeepsItsAddress) {
+  respond_with([](const std::string&, const RemotingCommand&) { return Result<RemotingCommand>(reply(rc::kSuccess)); });
+  (void)api_->get_max_offset("b1:10911", MessageQueue{"T", "B", 2});
+  EXPECT_EQ(transport_->calls_with_code(rq::kGetMaxOffset).at(0).address, "b1:10911");
 }
 
 TEST_F(ClientApiTest, AdminRequests) {

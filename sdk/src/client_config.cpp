@@ -55,6 +55,9 @@ constexpr ConfigField kClientFields[] = {
      .description = "secret key of access_key"},
     {.key = "security_token", .type = ValueType::kString, .default_value = "",
      .description = "sent as SecurityToken with signed requests when set"},
+    {.key = "vip_channel_enabled", .type = ValueType::kBool, .default_value = "false",
+     .description = "send messages, send-backs, transaction ends and offset requests to the broker's fast (VIP) "
+                    "port, its port - 2 (RocketMQ's vipChannelEnabled)"},
 };
 constexpr plugin::v1::ConfigSchema kClientSchema{kClientFields, std::size(kClientFields)};
 
@@ -150,6 +153,7 @@ Result<ClientConfig> load_client_config(kernel::Bootstrap& boot) {
   config.credentials = {.access_key = values.get_string("access_key"),
                         .secret_key = values.get_string("secret_key"),
                         .security_token = values.get_string("security_token")};
+  config.vip_channel_enabled = values.get_bool("vip_channel_enabled");
   MQKIT_ASSIGN_OR_RETURN(config.transport,
                          plugin_choice(boot, Category::kTransport, "client.transport", config.transport.name));
   MQKIT_ASSIGN_OR_RETURN(config.selector,

@@ -83,7 +83,7 @@ ClientInstance::ClientInstance(ClientConfig config, std::shared_ptr<v1::Transpor
       transport_(std::move(transport)),
       owns_transport_(owns_transport),
       api_(std::make_unique<ClientApi>(transport_, dispatcher_, config_.namesrv_addresses, config_.api_timeout,
-                                       config_.serialize_type, config_.credentials)),
+                                       config_.serialize_type, config_.credentials, config_.vip_channel_enabled)),
       async_executor_(std::make_unique<TaskPool>("client-async", 1)),
       rebalance_loop_(std::make_unique<WakeableLoop>("rebalance", config_.rebalance_interval,
                                                      [this] { rebalance_consumers(); })) {

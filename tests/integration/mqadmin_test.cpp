@@ -291,11 +291,11 @@ TEST_F(MqadminTest, ConsumerStatusShowsALiveConsumersQueuesAndSettings) {
     offsets = mqadmin({"getConsumerStatus", "-g", "StatusGroup", "-t", "StatusTopic", "--json"});
     rapidjson::Document d;
     if (offsets.code != 0 || d.Parse(offsets.out.c_str()).HasParseError() || d["consumers"].Size() != 1) return false;
-    const auto& consumer = d["consumers"][0];
+    const auto& status = d["consumers"][0];
     std::int64_t consumed = 0;
-    for (const auto& q : consumer["queues"].GetArray()) consumed += q["offset"].GetInt64();
+    for (const auto& q : status["queues"].GetArray()) consumed += q["offset"].GetInt64();
     // The empty queue shows up once its first long poll ends, maybe later than this.
-    return std::string(consumer["clientId"].GetString()) == client_id && consumed == 1;
+    return std::string(status["clientId"].GetString()) == client_id && consumed == 1;
   })) << offsets.out;
   auto offsets_table = mqadmin({"getConsumerStatus", "-g", "StatusGroup", "-t", "StatusTopic", "-i", client_id});
   ASSERT_EQ(offsets_table.code, 0) << offsets_table.out;

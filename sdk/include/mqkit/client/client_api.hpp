@@ -106,15 +106,20 @@ using SendCallback = std::function<void(Result<SendResult>)>;
 using PullCallback = std::function<void(Result<PullResult>)>;
 using CommandCallback = plugin::v1::ResponseCallback;
 
+// RocketMQ's VIP channel (MixAll.brokerVIPChannel): the broker address with its port minus 2;
+// `address` unchanged when it has no port above 2.
+std::string vip_channel_address(std::string_view address);
+
 class ClientApi {
  public:
   // `handler` serves requests brokers send back over the connections this client opens.
   // Every request goes out with `serialize_type` headers, signed with `credentials` when they
-  // have an access key.
+  // have an access key. With `vip_channel_enabled`, the requests RocketMQ sends over its VIP
+  // channel (sends, send-backs, END_TRANSACTION, offsets) go to the broker's port - 2.
   ClientApi(std::shared_ptr<plugin::v1::Transport> transport, std::shared_ptr<plugin::v1::RequestHandler> handler,
             std::vector<std::string> namesrv_addresses, std::chrono::milliseconds default_timeout,
             plugin::v1::SerializeType serialize_type = plugin::v1::SerializeType::kRocketMq,
-            protocol::acl::Credentials credentials = {});
+            protocol::acl::Credentials credentials = {}, bool vip_channel_enabled = false);
 
   std::chrono::milliseconds default_timeout() const noexcept { return default_timeout_; }
   std::vector<std::string> namesrv_addresses() const;
@@ -259,6 +264,9 @@ class ClientApi {
   }
   // The one hook every outgoing request passes: header encoding, then the ACL signature.
   Status prepare(RemotingCommand& request) const;
+  // Where a request with `request_code` for the broker at `address` goes: its fast port with
+  // vip_channel_enabled and a code RocketMQ sends over that channel, else `address`.
+  std::string destination(std::string_view address, std::int32_t request_code) const;
   // Response must carry `accepted` code (SUCCESS by default), else response_error.
   Result<RemotingCommand> call(std::string_view address, RemotingCommand request, std::chrono::milliseconds timeout,
                                std::int32_t accepted = 0);
@@ -271,6 +279,7 @@ class ClientApi {
   std::chrono::milliseconds default_timeout_;
   plugin::v1::SerializeType serialize_type_;
   protocol::acl::Credentials credentials_;
+  bool vip_channel_enabled_;
   mutable std::mutex namesrv_mutex_;
   std::vector<std::string> namesrv_addresses_;
   std::size_t namesrv_index_ = 0;  // the one that answered last

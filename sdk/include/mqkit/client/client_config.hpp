@@ -58,6 +58,9 @@ struct ClientConfig {
   // For brokers that check ACL (docs/acl.md): with an access key, every request is signed as
   // RocketMQ's AclClientRPCHook signs it (AccessKey, SecurityToken when set, Signature).
   protocol::acl::Credentials credentials{};
+  // vipChannelEnabled: sends, send-backs, END_TRANSACTION and offset requests go to the broker's
+  // fast port (its port - 2; RocketMQ's default was true up to 4.3, false since 4.7).
+  bool vip_channel_enabled = false;
 
   PluginChoice transport{"remoting"};
   PluginChoice selector{"round_robin"};
