@@ -591,8 +591,7 @@ Result<std::vector<MessageQueue>> LitePullConsumer::Impl::fetch_message_queues(c
   GatePass pass(gate_);
   if (!pass) return not_running();
   if (Status s = protocol::validate_topic(topic); !s) return s;
-  MQKIT_ASSIGN_OR_RETURN(auto route, instance_->route(topic));
-  return route->subscribe_queues;
+  return name_server_queues(topic);  // asked each time, as RocketMQ's fetchMessageQueues does
 }
 
 // ---- Pulling -------------------------------------------------------------------------------

@@ -382,9 +382,13 @@ TEST_F(LitePullConsumerTest, SubscribeRebalancesAndFiltersByTag) {
   // q0's messages can arrive while the rebalance that takes q1 is still finishing.
   for (int i = 0; i < 1000 && consumer->assignment().size() < 2; ++i) std::this_thread::sleep_for(milliseconds(10));
   EXPECT_EQ(consumer->assignment(), (std::set<MessageQueue>{kQ0, kQ1}));
+  // Asked of the name server each time, as RocketMQ's fetchMessageQueues (the route is cached).
+  const auto route_lookups = [this] { return cluster_.transport()->calls_with_code(rq::kGetRouteInfoByTopic).size(); };
+  const std::size_t before = route_lookups();
   auto fetched = consumer->fetch_message_queues("T");
   ASSERT_TRUE(fetched.is_ok()) << fetched.status().to_string();
   EXPECT_EQ(*fetched, (std::vector<MessageQueue>{kQ0, kQ1}));
+  EXPECT_EQ(route_lookups(), before + 1);
 }
 
 // A SQL92 subscription is the broker's to filter: pulls carry the expression and its type, and the

@@ -138,8 +138,8 @@ class LitePullConsumer {
   Status pause(const std::vector<MessageQueue>& queues);
   Status resume(const std::vector<MessageQueue>& queues);
 
-  // The readable queues of `topic`, from its route (asked of the name server when not cached).
-  // Unavailable before start().
+  // The readable queues of `topic`, as the name server answers now (the route is cached for the
+  // consumer's other uses too). Unavailable before start().
   Result<std::vector<MessageQueue>> fetch_message_queues(const std::string& topic);
   // The queues this consumer owns now.
   std::set<MessageQueue> assignment() const;
