@@ -347,6 +347,13 @@ Result<protocol::TopicList> ClientApi::get_topics_by_cluster(std::string_view cl
   return protocol::decode_topic_list(protocol::body_text(response));
 }
 
+Result<std::int64_t> ClientApi::set_write_perm_of_broker(std::string_view namesrv_address, std::string_view broker_name,
+                                                         bool writable, milliseconds timeout) {
+  auto request = RemotingCommand::request(writable ? rq::kAddWritePermOfBroker : rq::kWipeWritePermOfBroker);
+  put(request.ext_fields, "brokerName", broker_name);
+  return call_for_int(namesrv_address, std::move(request), timeout, writable ? "addTopicCount" : "wipeTopicCount");
+}
+
 Status ClientApi::delete_topic_in_namesrv(std::string_view topic, milliseconds timeout) {
   Status first;
   for (const auto& address : namesrv_addresses()) {

@@ -108,6 +108,36 @@ TEST_F(MqadminTest, DeleteTopicRemovesRoute) {
   EXPECT_NE(mqadmin({"deleteTopic", "-t", "DoomedTopic", "-c", "NoSuchCluster"}).code, 0);
 }
 
+// wipeWritePerm drains a broker before maintenance: the name servers' routes show its queues
+// read-only until addWritePerm (or the broker's next topic table change).
+TEST_F(MqadminTest, WipeAndAddWritePermOfABroker) {
+  ASSERT_EQ(mqadmin({"updateTopic", "-t", "DrainTopic", "-c", "DefaultCluster"}).code, 0);
+  ASSERT_TRUE(eventually([&] { return mqadmin({"topicRoute", "-t", "DrainTopic"}).code == 0; }));
+  const auto perm = [&] {
+    auto json = mqadmin({"topicRoute", "-t", "DrainTopic", "--json"});
+    rapidjson::Document doc;
+    if (json.code != 0 || doc.Parse(json.out.c_str()).HasParseError() || doc["queueDatas"].Size() != 1) return -1;
+    return doc["queueDatas"][0]["perm"].GetInt();
+  };
+  EXPECT_EQ(perm(), 6);
+
+  auto wiped = mqadmin({"wipeWritePerm", "-b", "broker-a"});
+  ASSERT_EQ(wiped.code, 0) << wiped.out << wiped.err;
+  EXPECT_NE(wiped.out.find("wipe write perm of broker[broker-a] in name server[" + cluster_->namesrv_addr(0) + "] OK, "),
+            std::string::npos)
+      << wiped.out;
+  EXPECT_EQ(perm(), 4);  // read only
+
+  auto added = mqadmin({"addWritePerm", "-b", "broker-a", "--json"});
+  ASSERT_EQ(added.code, 0) << added.out << added.err;
+  rapidjson::Document doc;
+  ASSERT_FALSE(doc.Parse(added.out.c_str()).HasParseError()) << added.out;
+  ASSERT_EQ(doc.Size(), 1u);
+  EXPECT_GE(doc[0]["addTopicCount"].GetInt64(), 1);
+  EXPECT_EQ(perm(), 6);
+  EXPECT_NE(mqadmin({"wipeWritePerm"}).code, 0);  // -b is required
+}
+
 TEST_F(MqadminTest, ClusterListShowsBroker) {
   auto list = mqadmin({"clusterList"});
   ASSERT_EQ(list.code, 0);

@@ -88,6 +88,9 @@ int topic_status(AdminContext& ctx, const std::string& topic);
 
 // ---- cluster_commands.cpp ----
 int cluster_list(AdminContext& ctx);
+// wipeWritePerm (`writable` false) / addWritePerm: on every name server, the write permission of
+// every topic queue of `broker_name` (to drain a broker before maintenance, and to undo it).
+int set_write_perm(AdminContext& ctx, const std::string& broker_name, bool writable);
 
 // ---- broker_commands.cpp ----
 // -b one broker or -c every broker of a cluster (brokerStatus and getBrokerConfig: slaves too,

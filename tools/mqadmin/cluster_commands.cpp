@@ -1,4 +1,5 @@
-// clusterList: every broker of every cluster with its addresses.
+// clusterList: every broker of every cluster with its addresses. wipeWritePerm / addWritePerm:
+// a broker name's write permission on every name server.
 #include <iostream>
 
 #include "admin.hpp"
@@ -44,6 +45,38 @@ int cluster_list(AdminContext& ctx) {
   }
   table.print(*ctx.out);
   return 0;
+}
+
+int set_write_perm(AdminContext& ctx, const std::string& broker_name, bool writable) {
+  const char* verb = writable ? "add" : "wipe";
+  const auto addresses = ctx.api().namesrv_addresses();
+  if (addresses.empty()) return ctx.fail("no name server address (-n)");
+  JsonOut json;
+  json.w().StartArray();
+  int failures = 0;
+  for (const auto& address : addresses) {
+    auto changed = ctx.api().set_write_perm_of_broker(address, broker_name, writable);
+    if (!changed) {
+      ++failures;
+      std::cerr << verb << " write perm of broker[" << broker_name << "] in name server[" << address
+                << "] failed: " << changed.status().to_string() << "\n";
+      continue;
+    }
+    if (ctx.json) {
+      json.w().StartObject();
+      json.field("namesrvAddr", address);
+      json.field("brokerName", broker_name);
+      json.field(writable ? "addTopicCount" : "wipeTopicCount", *changed);
+      json.w().EndObject();
+    } else {
+      // RocketMQ's WipeWritePermSubCommand / AddWritePermSubCommand line.
+      *ctx.out << verb << " write perm of broker[" << broker_name << "] in name server[" << address << "] OK, "
+               << *changed << "\n";
+    }
+  }
+  json.w().EndArray();
+  if (ctx.json) json.print(*ctx.out);
+  return failures == 0 ? 0 : 1;
 }
 
 }  // namespace mqkit::admin

@@ -65,6 +65,14 @@ int main(int argc, char** argv) {
   sub = app.add_subcommand("clusterList", "list the brokers of every cluster");
   sub->callback([&] { command = [](AdminContext& c) { return cluster_list(c); }; });
 
+  std::string broker_name;
+  sub = app.add_subcommand("wipeWritePerm", "take write permission from a broker name on every name server");
+  sub->add_option("-b,--brokerName", broker_name, "broker name")->required();
+  sub->callback([&] { command = [&](AdminContext& c) { return set_write_perm(c, broker_name, false); }; });
+  sub = app.add_subcommand("addWritePerm", "give a broker name read and write permission again on every name server");
+  sub->add_option("-b,--brokerName", broker_name, "broker name")->required();
+  sub->callback([&] { command = [&](AdminContext& c) { return set_write_perm(c, broker_name, true); }; });
+
   std::string broker_addr;
   sub = app.add_subcommand("brokerStatus", "show a broker's runtime figures (GET_BROKER_RUNTIME_INFO)");
   sub->add_option("-b,--brokerAddr", broker_addr, "this broker");

@@ -74,6 +74,16 @@ RemotingCommand NameServerProcessor::handle(const RemotingCommand& req, std::uin
       routes_.delete_topic((*fields)[0]);
       return RemotingCommand::response_to(req, rc::kSuccess);
     }
+    case code::kWipeWritePermOfBroker:
+    case code::kAddWritePermOfBroker: {
+      auto fields = required(req, {"brokerName"});
+      if (!fields) return error(req, rc::kSystemError, fields.status().message());
+      const bool add = req.code == code::kAddWritePermOfBroker;
+      const int changed = routes_.set_write_perm_of_broker((*fields)[0], add);
+      auto resp = RemotingCommand::response_to(req, rc::kSuccess);
+      resp.ext_fields.set(add ? "addTopicCount" : "wipeTopicCount", std::to_string(changed));
+      return resp;
+    }
     case code::kPutKvConfig:
     case code::kGetKvConfig:
     case code::kDeleteKvConfig:

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <mutex>
 
+#include "mqkit/protocol/codes.hpp"
+
 namespace mqkit::namesrv {
 
 RegistrationResult RouteInfoManager::register_broker(const BrokerRegistration& r, std::int64_t now_ms) {
@@ -154,6 +156,19 @@ std::set<std::string> RouteInfoManager::topics_of_cluster(const std::string& clu
 void RouteInfoManager::delete_topic(const std::string& topic) {
   std::unique_lock lock(mutex_);
   topic_queue_table_.erase(topic);
+}
+
+int RouteInfoManager::set_write_perm_of_broker(const std::string& broker_name, bool writable) {
+  std::unique_lock lock(mutex_);
+  int changed = 0;
+  for (auto& [topic, queues] : topic_queue_table_) {
+    for (QueueData& queue : queues) {
+      if (queue.broker_name != broker_name) continue;
+      queue.perm = writable ? (protocol::perm::kRead | protocol::perm::kWrite) : (queue.perm & ~protocol::perm::kWrite);
+      ++changed;
+    }
+  }
+  return changed;
 }
 
 bool RouteInfoManager::data_version_changed(const std::string& broker_addr, const DataVersion& version,

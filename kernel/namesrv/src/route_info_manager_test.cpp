@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "mqkit/protocol/codes.hpp"
 #include "registration_test_support.hpp"
 
 namespace mqkit::namesrv {
@@ -65,6 +66,31 @@ TEST(RouteInfoManagerTest, ReRegistrationWithAChangedTableUpdatesAndRemovesTopic
   EXPECT_FALSE(m.route("Old").has_value());
   EXPECT_TRUE(m.route("New").has_value());
   EXPECT_EQ(m.route("T")->queue_datas[0].write_queue_nums, 8);
+}
+
+// mqadmin wipeWritePerm / addWritePerm: only the named broker's queue entries change, and the
+// change holds while the broker re-registers an unchanged topic table (RocketMQ's behaviour).
+TEST(RouteInfoManagerTest, WritePermOfABrokerIsWipedAndAddedBack) {
+  RouteInfoManager m;
+  m.register_broker(broker("broker-a", "10.0.0.1:10911", 0, {"T", "U"}, 1), 0);
+  m.register_broker(broker("broker-b", "10.0.0.2:10911", 0, {"T"}, 1), 0);
+  const auto perm_of = [&](const std::string& topic, const std::string& broker_name) {
+    const auto route = m.route(topic);
+    if (!route) return -1;
+    for (const auto& q : route->queue_datas) {
+      if (q.broker_name == broker_name) return q.perm;
+    }
+    return -1;
+  };
+  EXPECT_EQ(m.set_write_perm_of_broker("broker-a", false), 2);
+  EXPECT_EQ(perm_of("T", "broker-a"), protocol::perm::kRead);
+  EXPECT_EQ(perm_of("U", "broker-a"), protocol::perm::kRead);
+  EXPECT_EQ(perm_of("T", "broker-b"), protocol::perm::kRead | protocol::perm::kWrite);
+  m.register_broker(broker("broker-a", "10.0.0.1:10911", 0, {"T", "U"}, 1), 30'000);  // same data version
+  EXPECT_EQ(perm_of("T", "broker-a"), protocol::perm::kRead);
+  EXPECT_EQ(m.set_write_perm_of_broker("broker-a", true), 2);
+  EXPECT_EQ(perm_of("T", "broker-a"), protocol::perm::kRead | protocol::perm::kWrite);
+  EXPECT_EQ(m.set_write_perm_of_broker("no-such-broker", false), 0);
 }
 
 TEST(RouteInfoManagerTest, DataVersionQueriesRefreshLiveness) {

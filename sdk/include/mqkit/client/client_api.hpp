@@ -144,6 +144,10 @@ class ClientApi {
   Result<protocol::TopicList> get_topics_by_cluster(std::string_view cluster, std::chrono::milliseconds timeout = {});
   // On every name server; the first failure is returned after trying all.
   Status delete_topic_in_namesrv(std::string_view topic, std::chrono::milliseconds timeout = {});
+  // WIPE_WRITE_PERM_OF_BROKER (`writable` false) or ADD_WRITE_PERM_OF_BROKER on the name server
+  // at `namesrv_address`: the number of topic queue entries of `broker_name` it changed.
+  Result<std::int64_t> set_write_perm_of_broker(std::string_view namesrv_address, std::string_view broker_name,
+                                                bool writable, std::chrono::milliseconds timeout = {});
   Status put_kv_config(std::string_view ns, std::string_view key, std::string_view value,
                        std::chrono::milliseconds timeout = {});
   // NotFound when there is no such item.

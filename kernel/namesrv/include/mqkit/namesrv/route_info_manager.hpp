@@ -52,6 +52,10 @@ class RouteInfoManager {
   std::set<std::string> topics() const;
   std::set<std::string> topics_of_cluster(const std::string& cluster_name) const;
   void delete_topic(const std::string& topic);
+  // RocketMQ's wipeWritePermOfBroker / addWritePermOfBroker: every topic queue entry of
+  // `broker_name` loses write permission (`writable` false) or gets read and write; returns how
+  // many entries changed. It lasts until the broker registers a changed topic table.
+  int set_write_perm_of_broker(const std::string& broker_name, bool writable);
 
   // True when the broker is unknown or its topic tables changed since it last registered;
   // otherwise refreshes its liveness (a cheap heartbeat).

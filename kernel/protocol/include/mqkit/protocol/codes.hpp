@@ -46,6 +46,10 @@ inline constexpr std::int32_t kGetAllSubscriptionGroupConfig = 201;
 inline constexpr std::int32_t kGetTopicStatsInfo = 202;
 inline constexpr std::int32_t kGetConsumerConnectionList = 203;
 inline constexpr std::int32_t kGetProducerConnectionList = 204;
+// Name server: take write permission from (205), or give read and write back to (327), every
+// topic queue of a broker name (what `mqadmin wipeWritePerm` / `addWritePerm` send). The answer
+// counts the queue entries changed (wipeTopicCount / addTopicCount).
+inline constexpr std::int32_t kWipeWritePermOfBroker = 205;
 inline constexpr std::int32_t kGetAllTopicListFromNameServer = 206;
 inline constexpr std::int32_t kDeleteSubscriptionGroup = 207;
 inline constexpr std::int32_t kGetConsumeStats = 208;
@@ -67,6 +71,7 @@ inline constexpr std::int32_t kQueryDataVersion = 322;
 inline constexpr std::int32_t kSendReplyMessage = 324;
 inline constexpr std::int32_t kSendReplyMessageV2 = 325;
 inline constexpr std::int32_t kPushReplyMessageToClient = 326;
+inline constexpr std::int32_t kAddWritePermOfBroker = 327;
 // PULL_MESSAGE from a lite pull consumer (sysFlag has pull_sys_flag::kLitePull); same header and answer.
 inline constexpr std::int32_t kLitePullMessage = 361;
 }  // namespace request_code
