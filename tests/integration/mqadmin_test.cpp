@@ -138,6 +138,30 @@ TEST_F(MqadminTest, WipeAndAddWritePermOfABroker) {
   EXPECT_NE(mqadmin({"wipeWritePerm"}).code, 0);  // -b is required
 }
 
+// updateTopicPerm changes only the permission: the queue numbers stay.
+TEST_F(MqadminTest, UpdateTopicPermKeepsTheQueues) {
+  ASSERT_EQ(mqadmin({"updateTopic", "-t", "PermTopic", "-c", "DefaultCluster", "-r", "2", "-w", "2"}).code, 0);
+  ASSERT_TRUE(eventually([&] { return mqadmin({"topicRoute", "-t", "PermTopic"}).code == 0; }));
+  const std::string broker = cluster_->broker_addr(0);
+  auto updated = mqadmin({"updateTopicPerm", "-t", "PermTopic", "-p", "4", "-c", "DefaultCluster"});
+  ASSERT_EQ(updated.code, 0) << updated.out << updated.err;
+  EXPECT_NE(updated.out.find("update topic perm from 6 to 4 in " + broker + " success."), std::string::npos)
+      << updated.out;
+  rapidjson::Document doc;
+  EXPECT_TRUE(eventually([&] {
+    auto json = mqadmin({"topicRoute", "-t", "PermTopic", "--json"});
+    return json.code == 0 && !doc.Parse(json.out.c_str()).HasParseError() && doc["queueDatas"].Size() == 1 &&
+           doc["queueDatas"][0]["perm"].GetInt() == 4;
+  }));
+  EXPECT_EQ(doc["queueDatas"][0]["readQueueNums"].GetInt(), 2);
+  EXPECT_EQ(doc["queueDatas"][0]["writeQueueNums"].GetInt(), 2);
+  auto again = mqadmin({"updateTopicPerm", "-t", "PermTopic", "-p", "4", "-b", broker});
+  ASSERT_EQ(again.code, 0) << again.out << again.err;
+  EXPECT_NE(again.out.find("new perm equals to the old one"), std::string::npos) << again.out;
+  EXPECT_NE(mqadmin({"updateTopicPerm", "-t", "PermTopic", "-p", "4", "-b", "127.0.0.1:1"}).code, 0);
+  EXPECT_NE(mqadmin({"updateTopicPerm", "-t", "NoSuchTopic", "-p", "4", "-c", "DefaultCluster"}).code, 0);
+}
+
 TEST_F(MqadminTest, ClusterListShowsBroker) {
   auto list = mqadmin({"clusterList"});
   ASSERT_EQ(list.code, 0);

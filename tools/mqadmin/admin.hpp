@@ -82,6 +82,10 @@ struct UpdateTopicOptions {
 };
 int update_topic(AdminContext& ctx, const UpdateTopicOptions& options);
 int delete_topic(AdminContext& ctx, const std::string& topic, const std::string& cluster);
+// updateTopicPerm: `perm` for the topic on one master (-b) or every master of a cluster (-c) that
+// serves it, keeping its queue numbers and system flag (RocketMQ's UpdateTopicPermSubCommand).
+int update_topic_perm(AdminContext& ctx, const std::string& topic, int perm, const std::string& broker_addr,
+                      const std::string& cluster);
 int topic_list(AdminContext& ctx);
 int topic_route(AdminContext& ctx, const std::string& topic);
 int topic_status(AdminContext& ctx, const std::string& topic);

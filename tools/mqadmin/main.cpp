@@ -40,12 +40,21 @@ int main(int argc, char** argv) {
   sub->add_option("-b,--brokerAddr", update.broker_addr, "create on this broker");
   sub->add_option("-r,--readQueueNums", update.read_queue_nums, "read queues (default 8)")->check(CLI::PositiveNumber);
   sub->add_option("-w,--writeQueueNums", update.write_queue_nums, "write queues (default 8)")->check(CLI::PositiveNumber);
-  sub->add_option("-p,--perm", update.perm, "permission: 2 read, 4 write, 6 both")->check(CLI::Range(0, 7));
+  sub->add_option("-p,--perm", update.perm, "permission: 4 read, 2 write, 6 both")->check(CLI::Range(0, 7));
   sub->add_option("-o,--order", update.order, "ordered topic (true/false)");
   sub->callback([&] { command = [&](AdminContext& c) { return update_topic(c, update); }; });
 
   std::string topic;
   std::string cluster;
+  std::string broker_addr;
+  int perm = 6;
+  sub = app.add_subcommand("updateTopicPerm", "change a topic's permission, keeping its queues");
+  sub->add_option("-t,--topic", topic, "topic name")->required();
+  sub->add_option("-p,--perm", perm, "permission: 4 read, 2 write, 6 both")->required()->check(CLI::Range(0, 7));
+  sub->add_option("-b,--brokerAddr", broker_addr, "on this master");
+  sub->add_option("-c,--clusterName", cluster, "on every master of this cluster that serves the topic");
+  sub->callback([&] { command = [&](AdminContext& c) { return update_topic_perm(c, topic, perm, broker_addr, cluster); }; });
+
   sub = app.add_subcommand("deleteTopic", "delete a topic from a cluster and the name servers");
   sub->add_option("-t,--topic", topic, "topic name")->required();
   sub->add_option("-c,--clusterName", cluster, "cluster")->required();
@@ -73,7 +82,6 @@ int main(int argc, char** argv) {
   sub->add_option("-b,--brokerName", broker_name, "broker name")->required();
   sub->callback([&] { command = [&](AdminContext& c) { return set_write_perm(c, broker_name, true); }; });
 
-  std::string broker_addr;
   sub = app.add_subcommand("brokerStatus", "show a broker's runtime figures (GET_BROKER_RUNTIME_INFO)");
   sub->add_option("-b,--brokerAddr", broker_addr, "this broker");
   sub->add_option("-c,--clusterName", cluster, "every broker of this cluster, slaves too");

@@ -1,4 +1,5 @@
-// Topic administration: create/update, delete, list, route and per-queue offsets.
+// Topic administration: create/update, permission, delete, list, route and per-queue offsets.
+#include <algorithm>
 #include <iostream>
 
 #include "admin.hpp"
@@ -35,6 +36,63 @@ int update_topic(AdminContext& ctx, const UpdateTopicOptions& options) {
       json.w().EndObject();
     } else {
       *ctx.out << "create topic to " << address << " success.\n";
+    }
+  }
+  json.w().EndArray();
+  if (ctx.json) json.print(*ctx.out);
+  return 0;
+}
+
+int update_topic_perm(AdminContext& ctx, const std::string& topic, int perm, const std::string& broker_addr,
+                      const std::string& cluster) {
+  if (cluster.empty() == broker_addr.empty()) return ctx.fail("updateTopicPerm needs exactly one of -c and -b");
+  auto route = ctx.api().get_topic_route(topic);
+  if (!route) return ctx.fail("updateTopicPerm: route of " + topic, route.status());
+  auto serving = topic_masters(ctx, topic);
+  if (!serving) return ctx.fail("updateTopicPerm", serving.status());
+  std::vector<std::pair<std::string, std::string>> targets;
+  if (!broker_addr.empty()) {
+    for (const auto& [name, address] : *serving) {
+      if (address == broker_addr) targets.emplace_back(name, address);
+    }
+    if (targets.empty()) return ctx.fail("topic " + topic + " is not served by a master at " + broker_addr);
+  } else {
+    auto masters = cluster_masters(ctx, cluster);
+    if (!masters) return ctx.fail("updateTopicPerm", masters.status());
+    for (const auto& master : *masters) {
+      if (std::find(serving->begin(), serving->end(), master) != serving->end()) targets.push_back(master);
+    }
+    if (targets.empty()) return ctx.fail("no master of cluster " + cluster + " serves topic " + topic);
+  }
+  JsonOut json;
+  json.w().StartArray();
+  for (const auto& [name, address] : targets) {
+    const auto queues = std::find_if(route->queue_datas.begin(), route->queue_datas.end(),
+                                     [&name = name](const protocol::QueueData& q) { return q.broker_name == name; });
+    if (queues == route->queue_datas.end()) return ctx.fail("the route of " + topic + " has no queues of " + name);
+    const int old_perm = queues->perm;
+    if (old_perm != perm) {
+      protocol::TopicConfig config;
+      config.topic_name = topic;
+      config.read_queue_nums = queues->read_queue_nums;
+      config.write_queue_nums = queues->write_queue_nums;
+      config.topic_sys_flag = queues->topic_sys_flag;
+      config.perm = perm;
+      if (auto updated = ctx.api().create_topic(address, config); !updated) {
+        return ctx.fail("update topic " + topic + " perm on " + address, updated);
+      }
+    }
+    if (ctx.json) {
+      json.w().StartObject();
+      json.field("brokerAddr", address);
+      json.field("topic", topic);
+      json.field("oldPerm", old_perm);
+      json.field("perm", perm);
+      json.w().EndObject();
+    } else if (old_perm == perm) {
+      *ctx.out << "new perm equals to the old one in " << address << "!\n";  // RocketMQ's words
+    } else {
+      *ctx.out << "update topic perm from " << old_perm << " to " << perm << " in " << address << " success.\n";
     }
   }
   json.w().EndArray();
