@@ -90,6 +90,11 @@ TEST_F(MqadminTest, UpdateTopicThenRouteAndList) {
   ASSERT_EQ(list.code, 0);
   EXPECT_NE(list.out.find("AdminTopic"), std::string::npos) << list.out;
 
+  auto clusters = mqadmin({"topicClusterList", "-t", "AdminTopic"});
+  ASSERT_EQ(clusters.code, 0) << clusters.err;
+  EXPECT_EQ(clusters.out, "DefaultCluster\n");
+  EXPECT_NE(mqadmin({"topicClusterList", "-t", "NoSuchTopic"}).code, 0);
+
   auto json = mqadmin({"topicRoute", "-t", "AdminTopic", "--json"});
   ASSERT_EQ(json.code, 0);
   rapidjson::Document doc;

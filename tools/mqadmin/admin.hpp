@@ -88,6 +88,8 @@ int update_topic_perm(AdminContext& ctx, const std::string& topic, int perm, con
                       const std::string& cluster);
 int topic_list(AdminContext& ctx);
 int topic_route(AdminContext& ctx, const std::string& topic);
+// topicClusterList: the clusters whose brokers serve `topic`, one per line.
+int topic_cluster_list(AdminContext& ctx, const std::string& topic);
 int topic_status(AdminContext& ctx, const std::string& topic);
 
 // ---- cluster_commands.cpp ----

@@ -67,6 +67,10 @@ int main(int argc, char** argv) {
   sub->add_option("-t,--topic", topic, "topic name")->required();
   sub->callback([&] { command = [&](AdminContext& c) { return topic_route(c, topic); }; });
 
+  sub = app.add_subcommand("topicClusterList", "list the clusters whose brokers serve a topic");
+  sub->add_option("-t,--topic", topic, "topic name")->required();
+  sub->callback([&] { command = [&](AdminContext& c) { return topic_cluster_list(c, topic); }; });
+
   sub = app.add_subcommand("topicStatus", "show min/max offset of every queue of a topic");
   sub->add_option("-t,--topic", topic, "topic name")->required();
   sub->callback([&] { command = [&](AdminContext& c) { return topic_status(c, topic); }; });

@@ -1,6 +1,7 @@
 // Topic administration: create/update, permission, delete, list, route and per-queue offsets.
 #include <algorithm>
 #include <iostream>
+#include <set>
 
 #include "admin.hpp"
 #include "json_output.hpp"
@@ -135,6 +136,23 @@ int topic_list(AdminContext& ctx) {
     json.print(*ctx.out);
   } else {
     for (const auto& topic : list->topic_list) *ctx.out << topic << "\n";
+  }
+  return 0;
+}
+
+int topic_cluster_list(AdminContext& ctx, const std::string& topic) {
+  auto route = ctx.api().get_topic_route(topic);
+  if (!route) return ctx.fail("topicClusterList " + topic, route.status());
+  std::set<std::string> clusters;
+  for (const auto& broker : route->broker_datas) clusters.insert(broker.cluster);
+  if (ctx.json) {
+    JsonOut json;
+    json.w().StartArray();
+    for (const auto& cluster : clusters) json.str(cluster);
+    json.w().EndArray();
+    json.print(*ctx.out);
+  } else {
+    for (const auto& cluster : clusters) *ctx.out << cluster << "\n";
   }
   return 0;
 }
