@@ -235,15 +235,17 @@ void ClientApi::set_namesrv_addresses(std::vector<std::string> addresses) {
 
 // ---- Raw requests --------------------------------------------------------------------------
 
-std::string ClientApi::destination(std::string_view address, std::int32_t request_code) const {
-  if (!vip_channel_enabled_ || !goes_over_vip_channel(request_code)) return std::string(address);
-  return vip_channel_address(address);
+std::string_view ClientApi::destination(std::string_view address, std::int32_t request_code, std::string& vip) const {
+  if (!vip_channel_enabled_ || !goes_over_vip_channel(request_code)) return address;
+  vip = vip_channel_address(address);
+  return vip;
 }
 
 Result<RemotingCommand> ClientApi::invoke(std::string_view address, RemotingCommand request, milliseconds timeout) {
   timeout = effective(timeout);
   MQKIT_RETURN_IF_ERROR(prepare(request));
-  auto channel = transport_->connect(destination(address, request.code), handler_);
+  std::string vip;
+  auto channel = transport_->connect(destination(address, request.code, vip), handler_);
   if (!channel) return channel.status();
   auto promise = std::make_shared<std::promise<Result<RemotingCommand>>>();
   auto future = promise->get_future();
@@ -259,7 +261,8 @@ Result<RemotingCommand> ClientApi::invoke(std::string_view address, RemotingComm
 void ClientApi::invoke_async(std::string_view address, RemotingCommand request, milliseconds timeout,
                              CommandCallback done) {
   if (Status prepared = prepare(request); !prepared) return done(prepared);
-  auto channel = transport_->connect(destination(address, request.code), handler_);
+  std::string vip;
+  auto channel = transport_->connect(destination(address, request.code, vip), handler_);
   if (!channel) return done(channel.status());
   (*channel)->invoke(std::move(request), effective(timeout), std::move(done));
 }
@@ -268,7 +271,8 @@ Status ClientApi::invoke_oneway(std::string_view address, RemotingCommand reques
   request.flag |= RemotingCommand::kOnewayFlag;
   request.opaque = oneway_opaque_.fetch_add(1, std::memory_order_relaxed);
   MQKIT_RETURN_IF_ERROR(prepare(request));
-  auto channel = transport_->connect(destination(address, request.code), handler_);
+  std::string vip;
+  auto channel = transport_->connect(destination(address, request.code, vip), handler_);
   if (!channel) return channel.status();
   return (*channel)->send(std::move(request));
 }

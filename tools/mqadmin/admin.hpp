@@ -66,6 +66,9 @@ client::Result<std::vector<std::pair<std::string, std::string>>> cluster_masters
 // Master address of every broker serving `topic` (broker name → address).
 client::Result<std::vector<std::pair<std::string, std::string>>> topic_masters(AdminContext& ctx,
                                                                                 const std::string& topic);
+// The same from a route already fetched; NotFound when no broker of it has a master.
+client::Result<std::vector<std::pair<std::string, std::string>>> route_masters(const protocol::TopicRouteData& route,
+                                                                                const std::string& topic);
 // The master address of a broker that serves the consumer group's retry topic (%RETRY%group):
 // the broker RocketMQ's tools ask about a group. NotFound naming the group when no broker does.
 client::Result<std::string> group_broker(AdminContext& ctx, const std::string& group);

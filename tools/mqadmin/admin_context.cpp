@@ -93,8 +93,13 @@ client::Result<std::vector<std::pair<std::string, std::string>>> topic_masters(A
                                                                                 const std::string& topic) {
   auto route = ctx.api().get_topic_route(topic);
   if (!route) return route.status();
+  return route_masters(*route, topic);
+}
+
+client::Result<std::vector<std::pair<std::string, std::string>>> route_masters(const protocol::TopicRouteData& route,
+                                                                                const std::string& topic) {
   std::vector<std::pair<std::string, std::string>> masters;
-  for (const auto& broker : route->broker_datas) {
+  for (const auto& broker : route.broker_datas) {
     auto master = broker.broker_addrs.find(0);
     if (master != broker.broker_addrs.end()) masters.emplace_back(broker.broker_name, master->second);
   }

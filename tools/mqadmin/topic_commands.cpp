@@ -49,7 +49,7 @@ int update_topic_perm(AdminContext& ctx, const std::string& topic, int perm, con
   if (cluster.empty() == broker_addr.empty()) return ctx.fail("updateTopicPerm needs exactly one of -c and -b");
   auto route = ctx.api().get_topic_route(topic);
   if (!route) return ctx.fail("updateTopicPerm: route of " + topic, route.status());
-  auto serving = topic_masters(ctx, topic);
+  auto serving = route_masters(*route, topic);
   if (!serving) return ctx.fail("updateTopicPerm", serving.status());
   std::vector<std::pair<std::string, std::string>> targets;
   if (!broker_addr.empty()) {

@@ -195,7 +195,7 @@ bool Connection::runs_inline(const std::vector<QueuedRequest>& requests) const {
   const Options& options = runtime_->options();
   if (requests.size() > options.inline_max_requests) return false;
   return std::all_of(requests.begin(), requests.end(),
-                     [&](const QueuedRequest& request) { return options.runs_inline(request.command.code); });
+                     [&](const QueuedRequest& request) { return options.is_quick_request(request.command.code); });
 }
 
 void Connection::submit_requests() {

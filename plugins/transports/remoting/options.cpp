@@ -78,7 +78,7 @@ std::chrono::milliseconds Options::queue_wait_budget(std::int32_t request_code) 
   return request_code == kPullMessage || request_code == kLitePullMessage ? max_queue_wait_pull : max_queue_wait;
 }
 
-bool Options::runs_inline(std::int32_t request_code) const noexcept {
+bool Options::is_quick_request(std::int32_t request_code) const noexcept {
   // RocketMQ request codes (rocketmq-facts §1) whose handlers touch memory or append and
   // answer later through the channel, never waiting: SEND_MESSAGE, PULL_MESSAGE,
   // QUERY_CONSUMER_OFFSET, UPDATE_CONSUMER_OFFSET, GET_MAX_OFFSET, GET_MIN_OFFSET, HEART_BEAT,

@@ -31,7 +31,7 @@ struct Options {
   std::chrono::milliseconds queue_wait_budget(std::int32_t request_code) const noexcept;
   // Whether a request with this code is of a quick kind, which may run on the io thread when its
   // read brought at most inline_max_requests requests.
-  bool runs_inline(std::int32_t request_code) const noexcept;
+  bool is_quick_request(std::int32_t request_code) const noexcept;
 };
 
 std::span<const v1::ConfigField> config_schema() noexcept;

@@ -269,8 +269,9 @@ class ClientApi {
   // The one hook every outgoing request passes: header encoding, then the ACL signature.
   Status prepare(RemotingCommand& request) const;
   // Where a request with `request_code` for the broker at `address` goes: its fast port with
-  // vip_channel_enabled and a code RocketMQ sends over that channel, else `address`.
-  std::string destination(std::string_view address, std::int32_t request_code) const;
+  // vip_channel_enabled and a code RocketMQ sends over that channel (written into `vip`), else
+  // `address` itself (no copy: this is on every send).
+  std::string_view destination(std::string_view address, std::int32_t request_code, std::string& vip) const;
   // Response must carry `accepted` code (SUCCESS by default), else response_error.
   Result<RemotingCommand> call(std::string_view address, RemotingCommand request, std::chrono::milliseconds timeout,
                                std::int32_t accepted = 0);
