@@ -64,7 +64,7 @@ CommitLog::CommitLog(Env& env, Logger log, CommitLogOptions options)
       log_(log),
       options_(std::move(options)),
       files_(env, log, options_.dir, options_.file_size, commit_log_policy(options_)),
-      allocator_(env, log, options_.dir, options_.file_size, commit_log_policy(options_)) {}
+      allocator_(env, log, options_.dir, options_.file_size, commit_log_policy(options_), options_.warm_ahead) {}
 
 CommitLog::~CommitLog() { allocator_.stop(); }
 
@@ -153,6 +153,7 @@ v1::Result<std::shared_ptr<MappedFile>> CommitLog::next_file(std::int64_t start_
   MQKIT_ASSIGN_OR_RETURN(auto file, allocator_.take(start_offset));
   MQKIT_RETURN_IF_ERROR(files_.append_file(file));
   allocator_.request(start_offset + options_.file_size);
+  warm_due_at_ = 0;  // the allocator learns of the new file with its first write
   return file;
 }
 
@@ -193,6 +194,14 @@ v1::Status CommitLog::make_room(std::int64_t end) {
   return v1::Status::ok();
 }
 
+void CommitLog::wrote_through_mapping(MappedFile& file, std::int64_t position) {
+  if (options_.warm_ahead <= 0) return;
+  const std::int64_t offset = file.start_offset() + position;
+  if (offset < warm_due_at_) return;
+  warm_due_at_ = offset + std::max<std::int64_t>(options_.warm_ahead / 4, kFlushPageSize);
+  allocator_.warm_ahead_of(file.shared_from_this(), position);
+}
+
 v1::Status CommitLog::place_blank(MappedFile& file, std::int64_t position) {
   MQKIT_RETURN_IF_ERROR(file.reserve_through(position + kBlankHeaderSize));
   std::uint8_t blank[kBlankHeaderSize];
@@ -207,6 +216,7 @@ v1::Status CommitLog::place_blank(MappedFile& file, std::int64_t position) {
   } else {
     copy_records(file.data() + position, blank);
     file.set_wrote_position(file.size());
+    wrote_through_mapping(file, file.size());
   }
   publish(file.end_offset(), written_timestamp_);
   return v1::Status::ok();
@@ -220,6 +230,7 @@ v1::Status CommitLog::place(MappedFile& file, std::int64_t position, std::span<c
   if (!pool_) {
     copy_records(file.data() + position, records);
     file.set_wrote_position(position + total);
+    wrote_through_mapping(file, position + total);
   } else if (total <= pool_->size()) {
     MQKIT_RETURN_IF_ERROR(make_room(offset + total));
     pool_->put(offset, records);
@@ -405,6 +416,7 @@ v1::Status CommitLog::append_replicated(std::int64_t commit_offset, std::span<co
     MQKIT_RETURN_IF_ERROR(file->reserve_through(position + piece.length));
     copy_records(file->data() + position, records.subspan(at, static_cast<std::size_t>(piece.length)));
     file->set_wrote_position(position + piece.length);
+    wrote_through_mapping(*file, position + piece.length);
     at += static_cast<std::size_t>(piece.length);
   }
   queue_offsets_.raise_all(raised);

@@ -52,6 +52,9 @@ struct CommitLogOptions {
   std::int64_t page_cache_window = 0;
   // Zeros written ahead of the writer (MappedFile::Policy::zero_ahead; 0: none).
   std::int64_t zero_ahead = 0;
+  // Writing through the mapping: pages kept faulted in this far ahead of the writer by the
+  // allocator's thread (0: none; StoreOptions::commit_log_warm_ahead).
+  std::int64_t warm_ahead = 0;
 };
 
 struct AppendOutcome {
@@ -126,6 +129,7 @@ class CommitLog {
 
   void remove_topic(std::string_view topic);
   MappedFileQueue& files() noexcept { return files_; }
+  const FileAllocator& allocator() const noexcept { return allocator_; }
   const CommitLogOptions& options() const noexcept { return options_; }
   std::int64_t scratch_bytes() const;
 
@@ -140,6 +144,9 @@ class CommitLog {
   void publish_committed(std::int64_t end, std::int64_t store_timestamp);
   // Puts the end-of-file blank at `position` of `file` and moves the writer to the next file.
   v1::Status place_blank(MappedFile& file, std::int64_t position);
+  // Bytes up to `position` of `file` were written through the mapping: now and then (every
+  // quarter of the warm-ahead distance) asks the allocator to warm the pages ahead.
+  void wrote_through_mapping(MappedFile& file, std::int64_t position);
   // Puts finished records at `position` of `file`.
   v1::Status place(MappedFile& file, std::int64_t position, std::span<const std::uint8_t> records,
                    std::int64_t store_timestamp);
@@ -161,6 +168,7 @@ class CommitLog {
   QueueOffsetTable queue_offsets_;      // guarded by put_mutex_
   std::vector<std::uint8_t> scratch_;   // guarded by put_mutex_
   std::vector<std::int32_t> sizes_;     // guarded by put_mutex_: record sizes of the batch
+  std::int64_t warm_due_at_ = 0;        // guarded by put_mutex_: the commit offset that asks for warming next
 
   // The pool: bytes of [committed_, written_) wait there. Records placed in a file after its
   // end-of-file blank are never copied into the file (the file ends with zeros there).

@@ -8,6 +8,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -30,6 +31,17 @@ std::int64_t page_size() {
     return value > 0 ? static_cast<std::int64_t>(value) : 4096;
   }();
   return size;
+}
+
+#ifdef MADV_POPULATE_WRITE
+constexpr int kPopulateWrite = MADV_POPULATE_WRITE;
+#else
+constexpr int kPopulateWrite = 23;  // Linux's value, for C libraries older than the advice
+#endif
+
+std::atomic<bool>& populate_supported() {
+  static std::atomic<bool> supported{true};
+  return supported;
 }
 
 class PosixMapping final : public Mapping {
@@ -60,6 +72,17 @@ class PosixMapping final : public Mapping {
     const std::int64_t end = std::min(offset + length, size_) / page_size() * page_size();
     // A shared file mapping: MADV_DONTNEED only drops this process's page-table entries.
     if (end > begin) (void)::madvise(data_ + begin, static_cast<std::size_t>(end - begin), MADV_DONTNEED);
+  }
+
+  void populate(std::int64_t offset, std::int64_t length) noexcept override {
+    const std::int64_t begin = offset / page_size() * page_size();
+    const std::int64_t end = std::min(offset + length, size_);
+    if (end <= begin || !populate_supported().load(std::memory_order_relaxed)) return;
+    // Kernels before 5.14 do not know the advice (EINVAL): stop asking. Other errors (no memory
+    // now) leave the pages to be faulted in by the writer, as without this call.
+    if (::madvise(data_ + begin, static_cast<std::size_t>(end - begin), kPopulateWrite) != 0 && errno == EINVAL) {
+      populate_supported().store(false, std::memory_order_relaxed);
+    }
   }
 
  private:

@@ -37,6 +37,10 @@ class Mapping {
   // in again from the file), so File::drop_cached can evict them. Best effort; the default
   // ignores it.
   virtual void drop_pages(std::int64_t /*offset*/, std::int64_t /*length*/) noexcept {}
+  // Faults the pages of [offset, offset + length) in for writing now (MADV_POPULATE_WRITE), so a
+  // later write there takes no page fault. Only for bytes whose disk blocks are reserved. Best
+  // effort; the default ignores it.
+  virtual void populate(std::int64_t /*offset*/, std::int64_t /*length*/) noexcept {}
 };
 
 class File {

@@ -22,6 +22,7 @@ class FaultMapping final : public Mapping {
   std::int64_t size() const noexcept override { return base_->size(); }
   void advise_random() noexcept override { base_->advise_random(); }
   void drop_pages(std::int64_t offset, std::int64_t length) noexcept override { base_->drop_pages(offset, length); }
+  void populate(std::int64_t offset, std::int64_t length) noexcept override { base_->populate(offset, length); }
   v1::Status sync(std::int64_t offset, std::int64_t length) noexcept override {
     MQKIT_RETURN_IF_ERROR(state_->sync_error(path_));
     return base_->sync(offset, length);

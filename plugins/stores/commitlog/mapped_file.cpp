@@ -111,6 +111,17 @@ v1::Status MappedFile::write_zeros_ahead_of(std::int64_t end) noexcept {
   return v1::Status::ok();
 }
 
+v1::Status MappedFile::populate(std::int64_t begin, std::int64_t end) noexcept {
+  end = std::min(end, size_);
+  if (end <= begin) return v1::Status::ok();
+  MQKIT_RETURN_IF_ERROR(reserve_through(end));
+  mapping_->populate(begin, end - begin);
+  std::int64_t populated = populated_.load(std::memory_order_relaxed);
+  while (populated < end && !populated_.compare_exchange_weak(populated, end, std::memory_order_release)) {
+  }
+  return v1::Status::ok();
+}
+
 bool MappedFile::should_flush(std::int64_t least_pages) const noexcept {
   const std::int64_t wrote = wrote_position();
   const std::int64_t flushed = flushed_position();

@@ -112,6 +112,12 @@ class MappedFile : public std::enable_shared_from_this<MappedFile> {
     return reserve_more(end);
   }
   std::int64_t reserved() const noexcept { return reserved_.load(std::memory_order_acquire); }
+  // Reserves the blocks of [0, end) and faults the pages of [begin, end) in for writing, so the
+  // writer's copies there take no page fault (the file allocator does this ahead of the writer).
+  // A failed reservation is returned and nothing is faulted in.
+  v1::Status populate(std::int64_t begin, std::int64_t end) noexcept;
+  // Faulted in up to here by populate() (0: nothing yet).
+  std::int64_t populated() const noexcept { return populated_.load(std::memory_order_acquire); }
 
   // Unlinks the file. Readers holding a slice keep reading the old bytes; the space is freed
   // when the last reference drops.
@@ -145,6 +151,7 @@ class MappedFile : public std::enable_shared_from_this<MappedFile> {
   // Writes ending at or below this need nothing from reserve_more().
   std::atomic<std::int64_t> prepared_{0};
   std::int64_t zeroed_ = 0;  // zeros written up to here (reserve_mutex_)
+  std::atomic<std::int64_t> populated_{0};
   std::mutex reserve_mutex_;
 };
 

@@ -76,6 +76,7 @@ v1::Result<StoreOptions> options_from_config(const v1::ConfigValues& config) {
   o.commit_commit_log_thorough_interval = duration(config, "commit_commit_log_thorough_interval");
   o.commit_log_page_cache_window = config.get_size("commit_log_page_cache_window");
   o.commit_log_zero_fill_ahead = config.get_size("commit_log_zero_fill_ahead");
+  o.commit_log_warm_ahead = config.get_size("commit_log_warm_ahead");
   return o;
 }
 

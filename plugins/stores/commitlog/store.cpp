@@ -36,7 +36,7 @@ CommitLogStore::CommitLogStore(plugin::v1::Host& host, StoreOptions options, std
       commit_log_(*env_, log_,
                   {options_.commit_log_dir(), options_.commit_log_file_size, options_.max_message_size,
                    options_.write_buffers(), options_.commit_log_page_cache_window,
-                   options_.commit_log_zero_ahead()}),
+                   options_.commit_log_zero_ahead(), options_.commit_log_warm_ahead_bytes()}),
       queues_(*env_, log_, options_.consume_queue_dir(), options_.consume_queue_file_size),
       index_(options_.message_index_enable
                  ? std::make_unique<IndexService>(*env_, log_, options_.index_dir(), options_.max_hash_slot_num,

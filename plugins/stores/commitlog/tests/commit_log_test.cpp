@@ -1,6 +1,11 @@
 #include "commit_log.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
 
 #include "big_endian.hpp"
 #include "test_util.hpp"
@@ -179,6 +184,85 @@ TEST_F(CommitLogTest, AnEmptyLogTakesACopyFromTheStartOfAFile) {
   EXPECT_EQ(log_.files().first()->start_offset(), kFileSize);
   // No longer empty: the next copy must continue it.
   EXPECT_EQ(log_.append_replicated(2 * kFileSize, last_file).code(), v1::StatusCode::kInvalidArgument);
+}
+
+
+// Whether this process has a page-table entry for the page at `address` (/proc/self/pagemap bit
+// 63): a page the writer never touched has one only if something faulted it in ahead of time.
+bool mapped_in(const std::uint8_t* address) {
+  const int fd = ::open("/proc/self/pagemap", O_RDONLY);
+  if (fd < 0) return false;
+  std::uint64_t entry = 0;
+  const auto page = static_cast<off_t>(reinterpret_cast<std::uintptr_t>(address) / static_cast<std::uintptr_t>(::getpagesize()));
+  const bool read = ::pread(fd, &entry, sizeof entry, page * static_cast<off_t>(sizeof entry)) == sizeof entry;
+  ::close(fd);
+  return read && (entry >> 63) != 0;
+}
+
+template <typename Predicate>
+bool eventually(Predicate done) {
+  for (int i = 0; i < 1000 && !done(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return done();
+}
+
+TEST(CommitLogWarmingTest, PagesAheadOfTheWriterAreFaultedInUpToTheDistanceAndIntoTheNextFile) {
+  constexpr std::int64_t kSize = 4 << 20;
+  constexpr std::int64_t kAhead = 1 << 20;
+  TempDir dir;
+  CapturingHost host;
+  auto env = posix_env();
+  CommitLogOptions options{dir / "commitlog", kSize, 64 * 1024};
+  options.warm_ahead = kAhead;
+  CommitLog log(*env, Logger(host), options);
+  ASSERT_TRUE(log.load().is_ok());
+  log.start_allocator();
+  const Message m = message("T", 0, std::string(1000, 'w'));
+  const auto view = m.view();
+  ASSERT_TRUE(log.append(std::span(&view, 1)).is_ok());
+  auto first = log.files().last();
+  ASSERT_TRUE(eventually([&] { return first->populated() >= kAhead; })) << first->populated();
+  EXPECT_TRUE(mapped_in(first->data() + kAhead - 4096)) << "faulted in ahead of the writer";
+  EXPECT_FALSE(mapped_in(first->data() + 2 * kAhead + 4096)) << "not beyond the distance";
+  EXPECT_LE(first->populated(), kAhead + (2 << 20)) << "at most one step past the distance";
+
+  // Close to the end: the distance reaches into the next file, which gets warmed before the
+  // writer arrives.
+  while (log.max_offset() < kSize - kAhead / 2) ASSERT_TRUE(log.append(std::span(&view, 1)).is_ok());
+  ASSERT_TRUE(eventually([&] { return first->populated() == kSize; }));
+  ASSERT_TRUE(eventually([&] { return log.allocator().prepared_populated() > 0; })) << "the prepared next file";
+  while (log.files().count() < 2) ASSERT_TRUE(log.append(std::span(&view, 1)).is_ok());
+  auto second = log.files().last();
+  EXPECT_GT(second->populated(), 0) << "the writer took the warmed file";
+  ASSERT_TRUE(eventually([&] { return second->populated() >= log.max_offset() - kSize + kAhead; }));
+  EXPECT_TRUE(mapped_in(second->data() + kAhead / 2));
+
+  // Every record reads back whole.
+  for (std::int64_t at = 0; at < log.max_offset();) {
+    auto record = log.read_record(at);
+    if (!record.is_ok()) {
+      at = (at / kSize + 1) * kSize;  // the end-of-file blank
+      continue;
+    }
+    ASSERT_TRUE(v1::decode_record(record->bytes, v1::CrcCheck::kVerify).is_ok()) << at;
+    at += static_cast<std::int64_t>(record->bytes.size());
+  }
+  log.close();
+}
+
+TEST(CommitLogWarmingTest, WithoutADistanceNothingIsFaultedInAhead) {
+  TempDir dir;
+  CapturingHost host;
+  auto env = posix_env();
+  CommitLog log(*env, Logger(host), {dir / "commitlog", 4 << 20, 64 * 1024});
+  ASSERT_TRUE(log.load().is_ok());
+  log.start_allocator();
+  const Message m = message("T", 0, std::string(1000, 'w'));
+  const auto view = m.view();
+  ASSERT_TRUE(log.append(std::span(&view, 1)).is_ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(log.files().last()->populated(), 0);
+  EXPECT_FALSE(mapped_in(log.files().last()->data() + (512 << 10)));
+  log.close();
 }
 
 }  // namespace

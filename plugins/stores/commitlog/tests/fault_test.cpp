@@ -155,6 +155,36 @@ TEST_F(FaultTest, ADiskFullWhileGrowingGivesAClearErrorAndNoCorruption) {
   expect_exactly(stored);
 }
 
+// The allocator warms pages ahead of the writer and reserves their blocks first: a full disk
+// stops the warming with a warning, and the writer's own reservation reports it.
+TEST_F(FaultTest, ADiskFullWhileWarmingAheadIsReportedByTheWriter) {
+  options_.commit_log_file_size = 4 << 20;  // reserved 256 KiB at a time
+  options_.commit_log_warm_ahead = 256 << 10;
+  std::vector<std::string> stored;
+  {
+    TestStore store(options_, env_);
+    ASSERT_TRUE(store.open().is_ok());
+    ASSERT_TRUE(store.append(message("T", 0, "first")).is_ok());
+    stored.push_back("first");
+    ASSERT_TRUE(store.wait_dispatched());
+    env_->set_disk_full(true);
+    auto [acknowledged, failure] = append_until_failure(store, 20000, "w");
+    stored.insert(stored.end(), acknowledged.begin(), acknowledged.end());
+    ASSERT_FALSE(failure.is_ok());
+    EXPECT_EQ(failure.code(), v1::StatusCode::kIoError);
+    EXPECT_NE(failure.message().find("No space left on device"), std::string::npos) << failure.to_string();
+    if (options_.write_buffers() == 0) {
+      EXPECT_TRUE(store.host().logged({"could not warm the pages ahead", "No space left on device"}));
+    }
+    env_->heal();
+    ASSERT_TRUE(store.append(message("T", 0, "after")).is_ok()) << "appends go on once there is room";
+    stored.push_back("after");
+    ASSERT_TRUE(store.wait_dispatched());
+    EXPECT_EQ(store.bodies("T", 0), stored);
+  }
+  expect_exactly(stored);
+}
+
 TEST_F(FaultTest, ACheckpointThatCannotBeWrittenIsLoggedNotFatal) {
   TestStore store(options_, env_);
   ASSERT_TRUE(store.open().is_ok());
