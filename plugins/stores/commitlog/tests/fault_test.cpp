@@ -29,6 +29,21 @@ class FaultTest : public ::testing::Test {
     return {acknowledged, v1::Status::ok()};
   }
 
+  // Stores "first" in T/0, makes the disk full and appends until an append fails, which must be
+  // the full disk; returns every body acknowledged, "first" included.
+  std::vector<std::string> fill_until_disk_full(TestStore& store, int limit, const std::string& prefix) {
+    std::vector<std::string> stored;
+    EXPECT_TRUE(store.append(message("T", 0, "first")).is_ok());
+    stored.push_back("first");
+    EXPECT_TRUE(store.wait_dispatched());
+    env_->set_disk_full(true);
+    auto [acknowledged, failure] = append_until_failure(store, limit, prefix);
+    stored.insert(stored.end(), acknowledged.begin(), acknowledged.end());
+    EXPECT_EQ(failure.code(), v1::StatusCode::kIoError) << failure.to_string();
+    EXPECT_NE(failure.message().find("No space left on device"), std::string::npos) << failure.to_string();
+    return stored;
+  }
+
   // Reopens the store on the real file system and checks that it holds exactly `bodies` in T/0,
   // each with a valid CRC.
   void expect_exactly(const std::vector<std::string>& bodies) {
@@ -124,20 +139,11 @@ TEST_F(FaultTest, ADiskFullWhileGrowingGivesAClearErrorAndNoCorruption) {
   {
     TestStore store(options_, env_);
     ASSERT_TRUE(store.open().is_ok());
-    ASSERT_TRUE(store.append(message("T", 0, "first")).is_ok());
-    stored.push_back("first");
-    ASSERT_TRUE(store.wait_dispatched());
-    const std::int64_t log_start = store.store().stats().commit_log_max_offset;
-    env_->set_disk_full(true);
-    auto [acknowledged, failure] = append_until_failure(store, 1000, "m");
-    stored.insert(stored.end(), acknowledged.begin(), acknowledged.end());
-    ASSERT_FALSE(failure.is_ok());
-    EXPECT_EQ(failure.code(), v1::StatusCode::kIoError);
-    EXPECT_NE(failure.message().find("No space left on device"), std::string::npos) << failure.to_string();
+    stored = fill_until_disk_full(store, 1000, "m");
     ASSERT_TRUE(store.wait_committed()) << "committing needs no new blocks: they were reserved before the ack";
     // Everything acknowledged can be read back by commit offset while the disk is full (dispatch
     // may stall: a consume queue needing a new file cannot get one).
-    std::int64_t offset = log_start;
+    auto offset = static_cast<std::int64_t>(store.store().read_at(0).value().bytes.size());  // past "first"
     for (std::size_t i = 1; i < stored.size(); ++i) {
       auto record = store.store().read_at(offset);
       if (!record.is_ok()) {
@@ -164,15 +170,7 @@ TEST_F(FaultTest, ADiskFullWhileWarmingAheadIsReportedByTheWriter) {
   {
     TestStore store(options_, env_);
     ASSERT_TRUE(store.open().is_ok());
-    ASSERT_TRUE(store.append(message("T", 0, "first")).is_ok());
-    stored.push_back("first");
-    ASSERT_TRUE(store.wait_dispatched());
-    env_->set_disk_full(true);
-    auto [acknowledged, failure] = append_until_failure(store, 20000, "w");
-    stored.insert(stored.end(), acknowledged.begin(), acknowledged.end());
-    ASSERT_FALSE(failure.is_ok());
-    EXPECT_EQ(failure.code(), v1::StatusCode::kIoError);
-    EXPECT_NE(failure.message().find("No space left on device"), std::string::npos) << failure.to_string();
+    stored = fill_until_disk_full(store, 20000, "w");
     if (options_.write_buffers() == 0) {
       EXPECT_TRUE(store.host().logged({"could not warm the pages ahead", "No space left on device"}));
     }
