@@ -11,8 +11,9 @@ find_package(spdlog 1.10 REQUIRED)           # compiled libspdlog.so
 find_package(RapidJSON REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(pegtl 3.2 REQUIRED)            # header-only PEG parser: the SQL92 filter grammar (kernel/filter)
-# libcrypto: MD5 of the consistent-hash allocator, HmacSHA1 of ACL request signatures (kernel/protocol).
-find_package(OpenSSL 3.0 REQUIRED COMPONENTS Crypto)
+# libcrypto: MD5 of the consistent-hash allocator, HmacSHA1 of ACL request signatures (kernel/protocol);
+# libssl: TLS of the remoting transport.
+find_package(OpenSSL 3.0 REQUIRED COMPONENTS Crypto SSL)
 if(MQKIT_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,11 +28,13 @@ struct AdminContext {
 };
 
 // Connects to the name servers "a:1;b:2" (empty: $NAMESRV_ADDR), signing every request with
-// `credentials` when they are set (plain ACL). No request is sent yet, so an unreachable name
-// server shows up in the first command.
-client::Result<std::shared_ptr<client::ClientInstance>> connect(const std::string& namesrv_addr,
-                                                                std::chrono::milliseconds timeout,
-                                                                const protocol::acl::Credentials& credentials = {});
+// `credentials` when they are set (plain ACL), with `transport_settings` for the transport
+// plugin (the tls_* keys). No request is sent yet, so an unreachable name server shows up in
+// the first command.
+client::Result<std::shared_ptr<client::ClientInstance>> connect(
+    const std::string& namesrv_addr, std::chrono::milliseconds timeout,
+    const protocol::acl::Credentials& credentials = {},
+    const std::map<std::string, std::string>& transport_settings = {});
 
 // A column-aligned text table; why not printf: widths depend on the data.
 class Table {

@@ -17,12 +17,13 @@ int AdminContext::fail(const std::string& message) const {
   return 1;
 }
 
-client::Result<std::shared_ptr<client::ClientInstance>> connect(const std::string& namesrv_addr,
-                                                                std::chrono::milliseconds timeout,
-                                                                const protocol::acl::Credentials& credentials) {
+client::Result<std::shared_ptr<client::ClientInstance>> connect(
+    const std::string& namesrv_addr, std::chrono::milliseconds timeout, const protocol::acl::Credentials& credentials,
+    const std::map<std::string, std::string>& transport_settings) {
   client::ClientConfig config;
   config.namesrv_addresses = client::split_namesrv_addresses(namesrv_addr);
   config.credentials = credentials;
+  config.transport.settings = transport_settings;
   // The tool's own instance name, so it never shares a client id with an application.
   config.instance_name = "mqadmin";
   config.api_timeout = timeout;

@@ -11,11 +11,13 @@
 #include <array>
 #include <cerrno>
 #include <optional>
+#include <system_error>
 #include <utility>
 
 #include "transports/remoting/address.hpp"
 #include "transports/remoting/codec/command_text.hpp"
 #include "transports/remoting/exception_text.hpp"
+#include "transports/remoting/tls.hpp"
 
 namespace mqkit::plugins::transports::remoting {
 
@@ -50,11 +52,12 @@ thread_local const Connection* t_answering = nullptr;
 }  // namespace
 
 Connection::Connection(std::shared_ptr<Runtime> runtime, asio::ip::tcp::socket socket,
-                       std::shared_ptr<v1::RequestHandler> handler)
+                       std::shared_ptr<v1::RequestHandler> handler, Side side)
     : runtime_(std::move(runtime)),
       id_(runtime_->next_connection_id()),
       strand_(asio::make_strand(runtime_->io())),
       socket_(std::move(socket)),
+      side_(side),
       watchdog_(strand_),
       decoder_(runtime_->options().max_frame_size),
       handler_(std::move(handler)),
@@ -65,7 +68,12 @@ Connection::Connection(std::shared_ptr<Runtime> runtime, asio::ip::tcp::socket s
   const auto local = socket_.local_endpoint(error);
   local_address_ = error ? "?" : endpoint_text(local);
   socket_.set_option(asio::ip::tcp::no_delay(true), error);
-  native_socket_ = socket_.native_handle();
+  asio::ssl::context* tls = side_ == Side::kAccepted ? runtime_->tls().server.get() : runtime_->tls().client.get();
+  if (tls) {
+    tls_ = std::make_unique<asio::ssl::stream<asio::ip::tcp::socket&>>(socket_, *tls);
+  } else {
+    native_socket_ = socket_.native_handle();
+  }
 }
 
 Connection::~Connection() = default;
@@ -89,7 +97,7 @@ bool Connection::start() {
   runtime_->log().debug(describe_peer() + " opened");
   runtime_->run_on(strand_, [self = shared_from_this()] {
     self->last_activity_ = Clock::now();
-    self->start_read();
+    self->begin_reading();
     self->arm_watchdog();
   });
   return true;
@@ -108,18 +116,83 @@ std::shared_ptr<v1::RequestHandler> Connection::handler() const {
 
 // --- reading ----------------------------------------------------------------------------------
 
+void Connection::begin_reading() {
+  if (!tls_) {
+    start_read();
+    return;
+  }
+  transport_ready_ = false;
+  if (side_ == Side::kAccepted && runtime_->options().tls_mode == Options::TlsServerMode::kPermissive) {
+    detect_tls();
+  } else {
+    handshake();
+  }
+}
+
+void Connection::detect_tls() {
+  socket_.async_wait(asio::ip::tcp::socket::wait_read,
+                     asio::bind_executor(strand_, [self = shared_from_this()](const boost::system::error_code& error) {
+                       if (self->closed_ || error == asio::error::operation_aborted) return;
+                       if (error) {
+                         self->do_close("waiting for the first bytes failed: " + error.message(), LogLevel::kInfo);
+                         return;
+                       }
+                       std::uint8_t first = 0;
+                       const ssize_t peeked =
+                           ::recv(self->socket_.native_handle(), &first, 1, MSG_PEEK | MSG_DONTWAIT);
+                       if (peeked == 0) {
+                         self->do_close("closed by the peer", LogLevel::kDebug);
+                       } else if (peeked < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+                         self->detect_tls();
+                       } else if (peeked < 0) {
+                         self->do_close("read failed: " + std::system_category().message(errno), LogLevel::kInfo);
+                       } else if (starts_tls_handshake(first)) {
+                         self->handshake();
+                       } else {
+                         self->tls_.reset();  // a plain client (tls_mode permissive)
+                         self->transport_ready();
+                       }
+                     }));
+}
+
+void Connection::handshake() {
+  const auto role = side_ == Side::kAccepted ? asio::ssl::stream_base::server : asio::ssl::stream_base::client;
+  tls_->async_handshake(role, asio::bind_executor(strand_, [self = shared_from_this()](
+                                                               const boost::system::error_code& error) {
+                          if (self->closed_ || error == asio::error::operation_aborted) return;
+                          if (error) {
+                            self->do_close("TLS handshake failed: " + error.message(), LogLevel::kInfo);
+                            return;
+                          }
+                          self->transport_ready();
+                        }));
+}
+
+void Connection::transport_ready() {
+  transport_ready_ = true;
+  last_activity_ = Clock::now();
+  start_read();
+  write_queued();  // what was sent during the handshake
+}
+
 void Connection::start_read() {
   if (closed_) return;
   const auto area = decoder_.prepare(decoder_.read_hint());
-  socket_.async_read_some(asio::buffer(area.data(), area.size()),
-                          asio::bind_executor(strand_, [self = shared_from_this()](
-                                                           const boost::system::error_code& error,
-                                                           std::size_t bytes) { self->on_read(error, bytes); }));
+  auto on_read = asio::bind_executor(strand_, [self = shared_from_this()](const boost::system::error_code& error,
+                                                                          std::size_t bytes) {
+    self->on_read(error, bytes);
+  });
+  if (tls_) {
+    tls_->async_read_some(asio::buffer(area.data(), area.size()), std::move(on_read));
+  } else {
+    socket_.async_read_some(asio::buffer(area.data(), area.size()), std::move(on_read));
+  }
 }
 
 void Connection::on_read(const boost::system::error_code& error, std::size_t bytes) {
   if (error) {
-    if (error == asio::error::eof) {
+    // A TLS peer that closes without close_notify truncates the stream: a close all the same.
+    if (error == asio::error::eof || error == asio::ssl::error::stream_truncated) {
       do_close("closed by the peer", LogLevel::kDebug);
     } else if (error != asio::error::operation_aborted) {
       do_close("read failed: " + error.message(), LogLevel::kInfo);
@@ -347,6 +420,7 @@ void Connection::schedule_write() {
 }
 
 bool Connection::write_directly(Clock::time_point now) {
+  if (native_socket_ < 0) return false;  // TLS: the strand writes
   while (!send_queue_.empty()) {
     std::array<iovec, kDirectWriteBuffers> buffers{};
     std::size_t count = 0;
@@ -388,7 +462,7 @@ bool Connection::write_directly(Clock::time_point now) {
 }
 
 void Connection::write_queued() {
-  if (closed_) return;
+  if (closed_ || !transport_ready_) return;  // transport_ready() writes what waits
   {
     std::lock_guard lock(send_mutex_);
     if (send_queue_.empty()) {
@@ -405,17 +479,29 @@ void Connection::write_queued() {
       send_queue_.pop_front();
     }
   }
-  std::vector<asio::const_buffer> buffers;
+  auto on_written = asio::bind_executor(strand_, [self = shared_from_this()](const boost::system::error_code& error,
+                                                                             std::size_t /*bytes*/) {
+    self->on_written(error);
+  });
   writing_bytes_ = 0;
+  if (tls_) {
+    // A TLS stream encrypts one buffer per record: one contiguous buffer makes full records.
+    tls_write_buffer_.clear();
+    for (const EncodedFrame& frame : writing_) {
+      writing_bytes_ += frame.size();
+      frame.for_each_part([&](const std::uint8_t* data, std::size_t size) {
+        tls_write_buffer_.insert(tls_write_buffer_.end(), data, data + size);
+      });
+    }
+    asio::async_write(*tls_, asio::buffer(tls_write_buffer_), std::move(on_written));
+    return;
+  }
+  std::vector<asio::const_buffer> buffers;
   for (const EncodedFrame& frame : writing_) {
     writing_bytes_ += frame.size();
     frame.for_each_part([&](const std::uint8_t* data, std::size_t size) { buffers.emplace_back(data, size); });
   }
-  asio::async_write(socket_, buffers,
-                    asio::bind_executor(strand_, [self = shared_from_this()](const boost::system::error_code& error,
-                                                                             std::size_t /*bytes*/) {
-                      self->on_written(error);
-                    }));
+  asio::async_write(socket_, buffers, std::move(on_written));
 }
 
 void Connection::on_written(const boost::system::error_code& error) {

@@ -10,9 +10,16 @@
 // sendmsg; no io-thread wake-up per message); what the socket does not take is queued, and the
 // strand writes everything queued in one gather write. A sender that streams (frames a few µs
 // apart) queues instead, so that its frames share the strand's gather writes.
+//
+// TLS (tls.hpp): an accepted connection on a transport with tls_mode enforcing, or an opened one
+// with tls_enable, runs a TLS handshake on the strand before its first read or write (a
+// permissive server first peeks at the client's first byte). Frames sent meanwhile wait in the
+// send queue. Such connections never write directly from the sending thread: the TLS stream's
+// state belongs to the strand.
 #pragma once
 
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 
@@ -35,8 +42,11 @@ namespace mqkit::plugins::transports::remoting {
 
 class Connection final : public v1::Channel, public std::enable_shared_from_this<Connection> {
  public:
+  // Which end opened the connection: decides the TLS role.
+  enum class Side : std::uint8_t { kAccepted, kOpened };
+
   Connection(std::shared_ptr<Runtime> runtime, boost::asio::ip::tcp::socket socket,
-             std::shared_ptr<v1::RequestHandler> handler);
+             std::shared_ptr<v1::RequestHandler> handler, Side side);
   ~Connection() override;
 
   // Registers with the runtime and starts reading. False (and the socket is closed) when the
@@ -65,6 +75,11 @@ class Connection final : public v1::Channel, public std::enable_shared_from_this
   };
 
   // --- strand only ---
+  // Plain TCP: reads at once. TLS: detects (permissive server) and handshakes first.
+  void begin_reading();
+  void detect_tls();
+  void handshake();
+  void transport_ready();
   void start_read();
   void on_read(const boost::system::error_code& error, std::size_t bytes);
   void process_frames();
@@ -104,6 +119,12 @@ class Connection final : public v1::Channel, public std::enable_shared_from_this
   const std::uint64_t id_;
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
   boost::asio::ip::tcp::socket socket_;
+  const Side side_;
+  // The TLS stream over socket_ when this connection may speak TLS (null: plain TCP; a
+  // permissive server drops it when the client speaks plain). Strand-owned, like its buffer.
+  std::unique_ptr<boost::asio::ssl::stream<boost::asio::ip::tcp::socket&>> tls_;
+  std::vector<std::uint8_t> tls_write_buffer_;
+  bool transport_ready_ = true;  // strand-owned: false while TLS is being detected or negotiated
   boost::asio::steady_timer watchdog_;
   std::string remote_address_;
   std::string local_address_;
@@ -134,7 +155,7 @@ class Connection final : public v1::Channel, public std::enable_shared_from_this
   bool send_closed_ = false;
   std::vector<EncodedFrame> writing_;  // strand-owned: frames of the write in progress
   std::size_t writing_bytes_ = 0;
-  int native_socket_ = -1;  // for direct writes; valid until send_closed_ (do_close sets it first)
+  int native_socket_ = -1;  // for direct writes (-1: none, TLS); valid until send_closed_ (do_close sets it first)
   std::atomic<Clock::rep> last_direct_write_{0};  // for the idle check: steady_clock ticks
 
   // Invocations waiting for their response, by opaque. One timer per connection, set to the

@@ -84,7 +84,7 @@ void Listener::on_accept(const boost::system::error_code& error, asio::ip::tcp::
     return;
   }
   try {
-    auto connection = std::make_shared<Connection>(runtime_, std::move(socket), handler_);
+    auto connection = std::make_shared<Connection>(runtime_, std::move(socket), handler_, Connection::Side::kAccepted);
     (void)connection->start();
   } catch (...) {
     runtime_->log().error("accepting a connection on " + address_ + ": " + current_exception_text());

@@ -9,6 +9,9 @@ using v1::ValueType;
 
 constexpr double kHour = 3'600'000;
 
+constexpr const char* kTlsModes[] = {"disabled", "permissive", "enforcing", nullptr};
+constexpr const char* kClientAuth[] = {"none", "optional", "require", nullptr};
+
 constexpr ConfigField kSchema[] = {
     {.key = "io_threads", .type = ValueType::kInt, .default_value = "1",
      .description = "threads running the io_context that owns every socket", .min = 1, .max = 64},
@@ -48,6 +51,25 @@ constexpr ConfigField kSchema[] = {
                     "offset, heartbeat, queue lock, min/max offset, route query), runs them on the io thread "
                     "instead of waking a worker; a read that brings more goes to the workers; 0 = never",
      .min = 0, .max = 1024},
+    {.key = "tls_mode", .type = ValueType::kString, .default_value = "disabled",
+     .description = "accepted connections: disabled (plain TCP), permissive (TLS or plain, whichever the client "
+                    "starts with), enforcing (TLS only) (RocketMQ tls.server.mode)",
+     .allowed = kTlsModes},
+    {.key = "tls_enable", .type = ValueType::kBool, .default_value = "false",
+     .description = "connections this side opens (to name servers, brokers) use TLS (RocketMQ tls.enable)"},
+    {.key = "tls_cert_file", .type = ValueType::kString, .default_value = "",
+     .description = "PEM certificate (chain) presented by this side; required with tls_mode permissive or "
+                    "enforcing, optional for clients (a client certificate)"},
+    {.key = "tls_key_file", .type = ValueType::kString, .default_value = "",
+     .description = "PEM private key of tls_cert_file"},
+    {.key = "tls_ca_file", .type = ValueType::kString, .default_value = "",
+     .description = "PEM CA certificates this side verifies peers with: a client the server's certificate "
+                    "(empty: not verified, RocketMQ's tls.test.mode.enable), a server the clients' (see "
+                    "tls_need_client_auth)"},
+    {.key = "tls_need_client_auth", .type = ValueType::kString, .default_value = "none",
+     .description = "accepted TLS connections: none (no client certificate asked), optional (verified against "
+                    "tls_ca_file when presented), require (refused without one) (RocketMQ tls.server.need.client.auth)",
+     .allowed = kClientAuth},
 };
 
 }  // namespace
@@ -68,6 +90,18 @@ Options Options::from_config(const v1::ConfigValues& config) {
   o.max_send_queue_bytes = static_cast<std::size_t>(config.get_size("max_send_queue_bytes"));
   o.connect_timeout = milliseconds(config.get_duration_ms("connect_timeout"));
   o.inline_max_requests = static_cast<std::size_t>(config.get_int("inline_max_requests"));
+  const std::string& mode = config.get_string("tls_mode");
+  o.tls_mode = mode == "enforcing"    ? TlsServerMode::kEnforcing
+               : mode == "permissive" ? TlsServerMode::kPermissive
+                                      : TlsServerMode::kDisabled;
+  o.tls_enable = config.get_bool("tls_enable");
+  o.tls_cert_file = config.get_string("tls_cert_file");
+  o.tls_key_file = config.get_string("tls_key_file");
+  o.tls_ca_file = config.get_string("tls_ca_file");
+  const std::string& client_auth = config.get_string("tls_need_client_auth");
+  o.tls_need_client_auth = client_auth == "require"    ? ClientAuth::kRequire
+                           : client_auth == "optional" ? ClientAuth::kOptional
+                                                       : ClientAuth::kNone;
   return o;
 }
 

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 
 #include "mqkit/plugin/v1/config.hpp"
 
@@ -24,6 +25,18 @@ struct Options {
   std::size_t max_send_queue_bytes = 64 * 1024 * 1024;
   std::chrono::milliseconds connect_timeout{3'000};
   std::size_t inline_max_requests = 4;  // 0 = every request goes to the workers
+
+  // TLS (RocketMQ's tls.server.mode / tls.enable). Accepted connections: kDisabled speaks plain
+  // TCP, kEnforcing only TLS, kPermissive whichever the peer starts with.
+  enum class TlsServerMode : std::uint8_t { kDisabled, kPermissive, kEnforcing };
+  TlsServerMode tls_mode = TlsServerMode::kDisabled;
+  bool tls_enable = false;       // connections this transport opens use TLS
+  std::string tls_cert_file;     // PEM certificate chain this side presents (server: required)
+  std::string tls_key_file;      // PEM private key of that certificate
+  std::string tls_ca_file;       // PEM CAs this side verifies peers' certificates with: a client
+                                 // the server's; a server clients' (tls_need_client_auth)
+  enum class ClientAuth : std::uint8_t { kNone, kOptional, kRequire };
+  ClientAuth tls_need_client_auth = ClientAuth::kNone;  // RocketMQ tls.server.need.client.auth
 
   static Options from_config(const v1::ConfigValues& config);
 

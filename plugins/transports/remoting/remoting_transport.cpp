@@ -72,11 +72,18 @@ struct RemotingTransport::PoolSlot {
 };
 
 Result<std::unique_ptr<RemotingTransport>> RemotingTransport::create(const v1::ConfigValues& config, v1::Host& host) {
-  return std::make_unique<RemotingTransport>(Options::from_config(config), host);
+  const Options options = Options::from_config(config);
+  MQKIT_ASSIGN_OR_RETURN(auto tls, TlsContexts::create(options));
+  if (tls->client && options.tls_ca_file.empty()) {
+    host.log(v1::LogLevel::kWarn, kPluginName,
+             "tls_enable without tls_ca_file: connections are encrypted but the servers' certificates are not "
+             "verified");
+  }
+  return std::make_unique<RemotingTransport>(options, host, std::move(tls));
 }
 
-RemotingTransport::RemotingTransport(const Options& options, v1::Host& host)
-    : runtime_(std::make_shared<Runtime>(options, host)) {}
+RemotingTransport::RemotingTransport(const Options& options, v1::Host& host, std::shared_ptr<const TlsContexts> tls)
+    : runtime_(std::make_shared<Runtime>(options, host, std::move(tls))) {}
 
 RemotingTransport::~RemotingTransport() { shutdown(); }
 
@@ -177,7 +184,8 @@ Result<std::shared_ptr<Connection>> RemotingTransport::open_connection(std::stri
     asio::ip::tcp::socket socket(runtime_->io());
     last_error = connect_socket(socket, endpoint, deadline, timeout);
     if (!last_error.is_ok()) continue;
-    auto connection = std::make_shared<Connection>(runtime_, std::move(socket), std::move(handler));
+    auto connection = std::make_shared<Connection>(runtime_, std::move(socket), std::move(handler),
+                                                   Connection::Side::kOpened);
     if (!connection->start()) return Status::unavailable("transport is shut down");
     return connection;
   }

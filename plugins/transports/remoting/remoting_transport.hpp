@@ -14,6 +14,7 @@
 #include "mqkit/plugin/v1/host.hpp"
 #include "mqkit/plugin/v1/transport.hpp"
 #include "transports/remoting/options.hpp"
+#include "transports/remoting/tls.hpp"
 
 namespace mqkit::plugins::transports::remoting {
 
@@ -25,7 +26,7 @@ class RemotingTransport final : public v1::Transport {
  public:
   static v1::Result<std::unique_ptr<RemotingTransport>> create(const v1::ConfigValues& config, v1::Host& host);
 
-  RemotingTransport(const Options& options, v1::Host& host);
+  RemotingTransport(const Options& options, v1::Host& host, std::shared_ptr<const TlsContexts> tls = nullptr);
   ~RemotingTransport() override;
 
   v1::Result<std::uint16_t> listen(const v1::ListenOptions& options,

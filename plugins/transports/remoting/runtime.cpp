@@ -15,9 +15,10 @@ namespace {
 constexpr std::chrono::seconds kIoDrainTimeout{5};
 }  // namespace
 
-Runtime::Runtime(const Options& options, v1::Host& host)
+Runtime::Runtime(const Options& options, v1::Host& host, std::shared_ptr<const TlsContexts> tls)
     : options_(options),
       log_(host),
+      tls_(tls ? std::move(tls) : std::make_shared<const TlsContexts>()),
       io_(static_cast<int>(options.io_threads)),
       work_(boost::asio::make_work_guard(io_)),
       workers_(options.worker_threads, log_) {

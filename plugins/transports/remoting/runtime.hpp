@@ -23,6 +23,7 @@
 
 #include "transports/remoting/log.hpp"
 #include "transports/remoting/options.hpp"
+#include "transports/remoting/tls.hpp"
 #include "transports/remoting/worker_pool.hpp"
 
 namespace mqkit::plugins::transports::remoting {
@@ -31,12 +32,14 @@ class Connection;
 
 class Runtime {
  public:
-  Runtime(const Options& options, v1::Host& host);
+  Runtime(const Options& options, v1::Host& host, std::shared_ptr<const TlsContexts> tls = nullptr);
   ~Runtime();
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
 
   const Options& options() const noexcept { return options_; }
+  // The TLS contexts for accepted (server) and opened (client) connections; null members: plain.
+  const TlsContexts& tls() const noexcept { return *tls_; }
   const Log& log() const noexcept { return log_; }
   boost::asio::io_context& io() noexcept { return io_; }
   WorkerPool& workers() noexcept { return workers_; }
@@ -83,6 +86,7 @@ class Runtime {
 
   const Options options_;
   const Log log_;
+  const std::shared_ptr<const TlsContexts> tls_;
   boost::asio::io_context io_;
   std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work_;
   std::vector<std::thread> io_threads_;
