@@ -457,13 +457,11 @@ TEST_F(LitePullConsumerTest, UnsubscribeStopsPullingDropsTheBufferAndLeavesTheHe
   EXPECT_EQ(consumer->assignment(), (std::set<MessageQueue>{kQ0, kQ1}));
 
   // A heartbeat went out at once, without U.
-  const auto heartbeats = cluster_.transport()->calls_with_code(rq::kHeartBeat);
-  ASSERT_GT(heartbeats.size(), heartbeats_before);
-  auto data = protocol::decode_heartbeat(protocol::body_text(heartbeats.back().request));
-  ASSERT_TRUE(data.is_ok()) << data.status().to_string();
-  ASSERT_EQ(data->consumer_data_set.size(), 1u);
+  ASSERT_GT(cluster_.transport()->calls_with_code(rq::kHeartBeat).size(), heartbeats_before);
+  const auto heartbeat = cluster_.transport()->last_consumer_heartbeat();
+  ASSERT_TRUE(heartbeat.is_ok()) << heartbeat.status().to_string();
   std::set<std::string> topics;
-  for (const auto& subscription : data->consumer_data_set[0].subscription_data_set) topics.insert(subscription.topic);
+  for (const auto& subscription : heartbeat->subscription_data_set) topics.insert(subscription.topic);
   EXPECT_EQ(topics, std::set<std::string>{"T"});
 
   // U's buffered messages are gone: only T's five come out. U is pulled no more (a pull that had
@@ -782,14 +780,11 @@ TEST_F(LitePullConsumerTest, ANamespaceWrapsTheWireNamesAndTheApplicationSeesIts
   ASSERT_TRUE(consumer->pause({kQ0}).is_ok());
   ASSERT_TRUE(consumer->resume({kQ0}).is_ok());
 
-  const auto heartbeats = cluster_.transport()->calls_with_code(rq::kHeartBeat);
-  ASSERT_FALSE(heartbeats.empty());
-  auto data = protocol::decode_heartbeat(protocol::body_text(heartbeats.back().request));
-  ASSERT_TRUE(data.is_ok()) << data.status().to_string();
-  ASSERT_EQ(data->consumer_data_set.size(), 1u);
-  EXPECT_EQ(data->consumer_data_set[0].group_name, "ns1%g");
-  ASSERT_EQ(data->consumer_data_set[0].subscription_data_set.size(), 1u);
-  EXPECT_EQ(data->consumer_data_set[0].subscription_data_set[0].topic, "ns1%T");
+  const auto heartbeat = cluster_.transport()->last_consumer_heartbeat();
+  ASSERT_TRUE(heartbeat.is_ok()) << heartbeat.status().to_string();
+  EXPECT_EQ(heartbeat->group_name, "ns1%g");
+  ASSERT_EQ(heartbeat->subscription_data_set.size(), 1u);
+  EXPECT_EQ(heartbeat->subscription_data_set[0].topic, "ns1%T");
 
   // The wire topic gets a queue on a second broker: the listener hears of T's three queues.
   cluster_.add_broker("broker-b", "10.0.0.2:10911");

@@ -627,14 +627,11 @@ TEST_F(PushConsumerTest, ANamespaceWrapsTheWireNamesAndTheListenerSeesItsOwn) {
   }
   EXPECT_EQ(pulled_topics, (std::set<std::string>{"ns1%T", "%RETRY%ns1%g"}));
 
-  const auto heartbeats = cluster_.transport()->calls_with_code(rq::kHeartBeat);
-  ASSERT_FALSE(heartbeats.empty());
-  auto data = protocol::decode_heartbeat(protocol::body_text(heartbeats.back().request));
-  ASSERT_TRUE(data.is_ok()) << data.status().to_string();
-  ASSERT_EQ(data->consumer_data_set.size(), 1u);
-  EXPECT_EQ(data->consumer_data_set[0].group_name, "ns1%g");
+  const auto heartbeat = cluster_.transport()->last_consumer_heartbeat();
+  ASSERT_TRUE(heartbeat.is_ok()) << heartbeat.status().to_string();
+  EXPECT_EQ(heartbeat->group_name, "ns1%g");
   std::set<std::string> subscribed;
-  for (const auto& subscription : data->consumer_data_set[0].subscription_data_set) subscribed.insert(subscription.topic);
+  for (const auto& subscription : heartbeat->subscription_data_set) subscribed.insert(subscription.topic);
   EXPECT_EQ(subscribed, (std::set<std::string>{"ns1%T", "%RETRY%ns1%g"}));
 
   consumer->shutdown();
