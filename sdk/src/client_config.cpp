@@ -7,6 +7,7 @@
 
 #include "local_address.hpp"
 #include "mqkit/kernel/bootstrap.hpp"
+#include "mqkit/protocol/namespace.hpp"
 
 namespace mqkit::client {
 
@@ -29,6 +30,9 @@ constexpr ConfigField kClientFields[] = {
      .description = "first part of the client id; empty: the first non-loopback IPv4 address"},
     {.key = "unit_name", .type = ValueType::kString, .default_value = "",
      .description = "appended to the client id when set (RocketMQ unitName)"},
+    {.key = "namespace", .type = ValueType::kString, .default_value = "",
+     .description = "RocketMQ namespace (Aliyun ONS instance id): topics and groups become <namespace>%<name> on "
+                    "the wire, and messages and queues come back without it; empty: none"},
     {.key = "mq_client_api_timeout", .type = ValueType::kDuration, .default_value = "3s",
      .description = "timeout of every name server and broker request that has no timeout of its own",
      .min = 1, .max = kHourMs},
@@ -77,6 +81,12 @@ Result<PluginChoice> plugin_choice(kernel::Bootstrap& boot, Category category, s
   return choice;
 }
 
+// An empty namespace is none; the error names the setting.
+Status checked_namespace(std::string_view name_space) {
+  Status valid = name_space.empty() ? Status::ok() : protocol::validate_namespace(name_space);
+  return valid ? valid : Status::invalid_argument("[client] " + valid.message());
+}
+
 bool looks_like_address(std::string_view address) {
   const auto colon = address.rfind(':');
   return colon != std::string_view::npos && colon > 0 && colon + 1 < address.size();
@@ -115,6 +125,7 @@ Status ClientConfig::validate() const {
     }
   }
   if (instance_name.empty()) return Status::invalid_argument("instance_name is empty");
+  MQKIT_RETURN_IF_ERROR(checked_namespace(name_space));
   if (api_timeout.count() <= 0) return Status::invalid_argument("mq_client_api_timeout must be positive");
   const std::chrono::milliseconds intervals[] = {poll_name_server_interval, heartbeat_broker_interval,
                                                  persist_consumer_offset_interval, rebalance_interval};
@@ -142,6 +153,9 @@ Result<ClientConfig> load_client_config(kernel::Bootstrap& boot) {
   config.instance_name = values.get_string("instance_name");
   config.client_ip = values.get_string("client_ip");
   config.unit_name = values.get_string("unit_name");
+  config.name_space = values.get_string("namespace");
+  MQKIT_RETURN_IF_ERROR(
+      checked_namespace(config.name_space).with_context(boot.config().location_of("client", "namespace")));
   using std::chrono::milliseconds;
   config.api_timeout = milliseconds(values.get_duration_ms("mq_client_api_timeout"));
   config.poll_name_server_interval = milliseconds(values.get_duration_ms("poll_name_server_interval"));

@@ -238,5 +238,36 @@ TEST(ClientConfigTest, AclKeysGoTogether) {
   EXPECT_EQ(config.validate().message(), "security_token needs access_key and secret_key");
 }
 
+TEST_F(ClientConfigFileTest, ReadsTheNamespace) {
+  auto b = boot("[client]\nnamesrv_addr = \"10.0.0.1:9876\"\nnamespace = \"MQ_INST_1_abc\"\n");
+  ASSERT_TRUE(b.is_ok()) << b.status().to_string();
+  auto config = load_client_config(**b);
+  ASSERT_TRUE(config.is_ok()) << config.status().to_string();
+  EXPECT_EQ(config->name_space, "MQ_INST_1_abc");
+}
+
+TEST_F(ClientConfigFileTest, ABadNamespaceIsRefusedWithItsKeyAndLine) {
+  auto b = boot("[client]\nnamesrv_addr = \"10.0.0.1:9876\"\nnamespace = \"ns.1\"\n");
+  ASSERT_TRUE(b.is_ok()) << b.status().to_string();
+  auto config = load_client_config(**b);
+  ASSERT_FALSE(config.is_ok());
+  EXPECT_EQ(config.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(config.status().message().find(":5:"), std::string::npos) << config.status().message();
+  EXPECT_NE(config.status().message().find("[client] namespace 'ns.1' contains '.'"), std::string::npos)
+      << config.status().message();
+}
+
+TEST(ClientConfigTest, ValidateChecksTheNamespace) {
+  ClientConfig config;
+  config.namesrv_addresses = {"host:9876"};
+  EXPECT_TRUE(config.validate().is_ok());  // none
+  config.name_space = "ns1";
+  EXPECT_TRUE(config.validate().is_ok());
+  config.name_space = "ns%1";
+  EXPECT_NE(config.validate().message().find("[client] namespace 'ns%1'"), std::string::npos);
+  config.name_space = std::string(126, 'n');
+  EXPECT_NE(config.validate().message().find("longer than 125"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace mqkit::client

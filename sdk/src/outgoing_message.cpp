@@ -6,6 +6,7 @@
 #include "compression.hpp"
 #include "mqkit/client/message_id.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
+#include "mqkit/protocol/namespace.hpp"
 #include "mqkit/protocol/request_reply.hpp"
 #include "mqkit/protocol/validation.hpp"
 
@@ -108,6 +109,7 @@ Status validate_message(const Message& message, const ProducerConfig& config) {
 }
 
 Result<PreparedMessage> prepare_message(Message message, const ProducerConfig& config) {
+  message.set_topic(protocol::wrap_namespace(config.client.name_space, message.topic()));
   MQKIT_RETURN_IF_ERROR(validate_message(message, config));
   PreparedMessage out;
   out.topic = message.topic();
@@ -141,6 +143,7 @@ Result<PreparedMessage> prepare_batch(std::vector<Message> messages, const Produ
   const Message& first = messages.front();
   std::string body;
   for (auto& message : messages) {
+    message.set_topic(protocol::wrap_namespace(config.client.name_space, message.topic()));
     if (message.topic() != first.topic()) {
       return Status::invalid_argument("The topic of the messages in one batch should be the same");
     }

@@ -40,6 +40,7 @@ struct PreparedMessage {
 // max_message_size (the uncompressed body).
 Status validate_message(const Message& message, const ProducerConfig& config);
 
+// Both name the topic with config.client.name_space on the wire (wrapped before it is validated).
 Result<PreparedMessage> prepare_message(Message message, const ProducerConfig& config);
 // All of one topic, no delay level, not a retry topic, no reply, one wait-store setting; each message gets
 // its own UNIQ_KEY; never compressed; the encoded batch must fit max_message_size.

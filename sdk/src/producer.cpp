@@ -4,6 +4,7 @@
 
 #include "lifecycle_gate.hpp"
 #include "message_sender.hpp"
+#include "namespaced_names.hpp"
 #include "mqkit/kernel/logging.hpp"
 #include "outgoing_message.hpp"
 #include "pending_requests.hpp"
@@ -54,7 +55,8 @@ std::size_t window_bytes_of(const PreparedMessage& message, const ProducerConfig
 class Producer::Impl {
  public:
   Impl(ProducerConfig config, std::shared_ptr<ClientInstance> given)
-      : config_(std::move(config)),
+      : name_space_(config.client.name_space),
+        config_(std::move(config)),
         given_instance_(std::move(given)),
         window_(config_.max_in_flight_async_messages, config_.max_in_flight_async_bytes) {}
 
@@ -71,6 +73,14 @@ class Producer::Impl {
   Result<std::string> start_request(Message message, RequestCallback callback, std::chrono::milliseconds timeout,
                                     const SendOptions& options, Clock::time_point started);
 
+  // Not config_'s: start() rewrites config_.client.
+  const std::string& name_space() const noexcept { return name_space_; }
+  // The application's view of a send result: its queue's topic without the namespace.
+  SendResult for_application(SendResult result) const {
+    result.message_queue = queue_without_namespace(name_space(), std::move(result.message_queue));
+    return result;
+  }
+
   Status not_running() const {
     return Status::unavailable("producer " + config_.group + " is not running (start() it; it cannot be restarted)");
   }
@@ -78,6 +88,7 @@ class Producer::Impl {
     return started + options.timeout.value_or(config_.send_msg_timeout);
   }
 
+  const std::string name_space_;
   ProducerConfig config_;
   std::shared_ptr<ClientInstance> given_instance_;
   LifecycleGate gate_;
@@ -92,18 +103,21 @@ class Producer::Impl {
   std::unique_ptr<ProduceAccumulator> accumulator_;  // with auto_batch
 
  private:
-  static Result<SendTarget> target_of(const SendOptions& options, std::string_view topic);
+  // `topic` is the message's on the wire (wrapped); the options' queue is the application's.
+  Result<SendTarget> target_of(const SendOptions& options, std::string_view topic) const;
 };
 
-Result<SendTarget> Producer::Impl::target_of(const SendOptions& options, std::string_view topic) {
+Result<SendTarget> Producer::Impl::target_of(const SendOptions& options, std::string_view topic) const {
   if (options.queue && options.selector) {
     return Status::invalid_argument("send options name both a queue and a selector; choose one");
   }
-  if (options.queue && options.queue->topic != topic) {
+  std::optional<MessageQueue> queue;
+  if (options.queue) queue = queue_with_namespace(name_space(), *options.queue);
+  if (queue && queue->topic != topic) {
     return Status::invalid_argument("message's topic not equal mq's topic: " + std::string(topic) + " vs " +
-                                    options.queue->topic);
+                                    queue->topic);
   }
-  return SendTarget{.queue = options.queue, .selector = options.selector, .argument = options.argument};
+  return SendTarget{.queue = std::move(queue), .selector = options.selector, .argument = options.argument};
 }
 
 Status Producer::Impl::start() {
@@ -115,11 +129,15 @@ Status Producer::Impl::start() {
     ClientConfig client = given_instance_->config();
     client.selector = config_.client.selector;
     client.fault_strategy = config_.client.fault_strategy;
+    client.name_space = config_.client.name_space;
     config_.client = std::move(client);
   } else {
     config_.client = config_.client.resolved();
   }
   MQKIT_RETURN_IF_ERROR(config_.validate());
+  // As RocketMQ's start(): the group is named with the namespace from here on (sends, heartbeats,
+  // PGROUP of half messages, transaction checks).
+  config_.group = protocol::wrap_namespace(name_space(), config_.group);
   std::shared_ptr<ClientInstance> instance = given_instance_;
   if (!instance) {
     MQKIT_ASSIGN_OR_RETURN(instance, ClientInstance::get_or_create(config_.client));
@@ -177,14 +195,21 @@ Result<SendResult> Producer::Impl::send(Result<PreparedMessage> prepared, const 
                                         Clock::time_point started) {
   if (!prepared) return prepared.status();
   MQKIT_ASSIGN_OR_RETURN(const SendTarget target, target_of(options, prepared->topic));
-  return sender_->send(std::make_shared<const PreparedMessage>(std::move(prepared).value()), target, started,
-                       deadline_of(options, started));
+  MQKIT_ASSIGN_OR_RETURN(SendResult result,
+                         sender_->send(std::make_shared<const PreparedMessage>(std::move(prepared).value()), target,
+                                       started, deadline_of(options, started)));
+  return for_application(std::move(result));
 }
 
 Status Producer::Impl::send_async(Result<PreparedMessage> prepared, SendCallback callback,
                                   const SendOptions& options, Clock::time_point started) {
   if (!callback) return Status::invalid_argument("send_async needs a callback");
   if (!prepared) return prepared.status();
+  if (!name_space().empty()) {
+    callback = [this, callback = std::move(callback)](Result<SendResult> result) {
+      callback(result ? Result<SendResult>(for_application(std::move(result).value())) : std::move(result));
+    };
+  }
   MQKIT_ASSIGN_OR_RETURN(SendTarget target, target_of(options, prepared->topic));
   const auto deadline = deadline_of(options, started);
   const std::size_t bytes = window_bytes_of(*prepared, config_);
@@ -221,7 +246,15 @@ Result<std::string> Producer::Impl::start_request(Message message, RequestCallba
   if (options.timeout) {
     return Status::invalid_argument("a request's timeout is its own argument: leave SendOptions::timeout unset");
   }
+  message.set_topic(protocol::wrap_namespace(name_space(), message.topic()));
   MQKIT_RETURN_IF_ERROR(validate_message(message, config_));
+  if (!name_space().empty()) {
+    // The reply comes on the responder's reply topic, named with its (the same) namespace.
+    callback = [name_space = name_space(), callback = std::move(callback)](Result<MessageExt> reply) {
+      if (reply) strip_namespace(name_space, *reply);
+      callback(std::move(reply));
+    };
+  }
   // As RocketMQ's prepareSendRequest: a topic new to this client gets its route and a heartbeat
   // first, so the brokers know this client's connection before a reply has to find it.
   if (!instance_->cached_route(message.topic())) {
@@ -346,8 +379,10 @@ Result<std::shared_ptr<QueueSelector>> Producer::make_selector(const PluginChoic
 Result<std::vector<MessageQueue>> Producer::fetch_publish_message_queues(std::string_view topic) {
   GatePass pass(impl_->gate_);
   if (!pass) return impl_->not_running();
-  MQKIT_ASSIGN_OR_RETURN(auto route, impl_->instance_->publish_route(topic, impl_->sender_->fallback()));
-  return route->publish.queues;
+  const std::string& name_space = impl_->name_space();
+  MQKIT_ASSIGN_OR_RETURN(auto route, impl_->instance_->publish_route(protocol::wrap_namespace(name_space, topic),
+                                                                     impl_->sender_->fallback()));
+  return converted_queues(route->publish.queues, name_space, queue_without_namespace);
 }
 
 const ProducerConfig& Producer::config() const noexcept { return impl_->config_; }

@@ -562,5 +562,58 @@ TEST(ProducerConfigTest, AutoBatchLimitsAreChecked) {
   EXPECT_EQ(config.validate().code(), StatusCode::kInvalidArgument);
 }
 
+// With a namespace every send names ns1%T and ns1%PG on the wire, whatever the mode; results and
+// queues come back named T; system topics are not wrapped.
+TEST_F(ProducerTest, ANamespaceWrapsWhatGoesOnTheWireAndNotWhatComesBack) {
+  cluster_.add_topic("ns1%T", "broker-a", 4);
+  cluster_.add_topic("ns1%T", "broker-b", 4);
+  config_.client.name_space = "ns1";
+  auto producer = start_producer();
+  EXPECT_EQ(producer->config().group, "ns1%PG");
+
+  auto sync = producer->send(Message("T", "sync"));
+  ASSERT_TRUE(sync.is_ok()) << sync.status().to_string();
+  EXPECT_EQ(sync->message_queue.topic, "T");
+  const MessageQueue queue{"T", "broker-b", 2};
+  SendOptions to_queue;
+  to_queue.queue = queue;
+  auto fixed = producer->send(Message("T", "to a queue"), to_queue);
+  ASSERT_TRUE(fixed.is_ok()) << fixed.status().to_string();
+  EXPECT_EQ(fixed->message_queue, queue);
+  auto async = producer->send_async(Message("T", "async")).get();
+  ASSERT_TRUE(async.is_ok()) << async.status().to_string();
+  EXPECT_EQ(async->message_queue.topic, "T");
+  std::vector<Message> batch;
+  batch.emplace_back("T", "b1");
+  batch.emplace_back("T", "b2");
+  auto batched = producer->send_batch(std::move(batch));
+  ASSERT_TRUE(batched.is_ok()) << batched.status().to_string();
+  EXPECT_EQ(batched->message_queue.topic, "T");
+  ASSERT_TRUE(producer->send_oneway(Message("T", "oneway")).is_ok());
+  auto system = producer->send(Message("TBW102", "system"));
+  ASSERT_TRUE(system.is_ok()) << system.status().to_string();
+  EXPECT_EQ(system->message_queue.topic, "TBW102");
+
+  std::vector<std::string> topics;
+  for (const auto& call : cluster_.transport()->calls()) {
+    if (call.request.code != rq::kSendMessageV2 && call.request.code != rq::kSendBatchMessage) continue;
+    topics.push_back(field(call.request, "b"));
+    EXPECT_EQ(field(call.request, "a"), "ns1%PG");
+  }
+  EXPECT_EQ(topics, (std::vector<std::string>{"ns1%T", "ns1%T", "ns1%T", "ns1%T", "ns1%T", "TBW102"}));
+  const auto stored = cluster_.stored();
+  ASSERT_GE(stored.size(), 2u);
+  EXPECT_EQ(stored[1].broker, "broker-b");
+  EXPECT_EQ(stored[1].queue_id, 2);
+
+  auto queues = producer->fetch_publish_message_queues("T");
+  ASSERT_TRUE(queues.is_ok()) << queues.status().to_string();
+  ASSERT_EQ(queues->size(), 8u);
+  for (const auto& q : *queues) EXPECT_EQ(q.topic, "T");
+
+  // A topic whose wrapped name is too long is refused before anything is sent.
+  EXPECT_EQ(producer->send(Message(std::string(125, 't'), "x")).status().code(), StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace mqkit::client

@@ -191,10 +191,11 @@ TEST(CreateReplyMessageTest, RepliesNeverTravelInABatch) {
 
 // ---- The pushed reply ------------------------------------------------------------------------
 
-RemotingCommand push_of(const std::string& correlation_id, std::string body, std::int32_t sys_flag = 0) {
+RemotingCommand push_of(const std::string& correlation_id, std::string body, std::int32_t sys_flag = 0,
+                        const std::string& topic = "DefaultCluster_REPLY_TOPIC") {
   protocol::reply::ReplyMessageHeader h;
   h.producer_group = "REPLY_PG";
-  h.topic = "DefaultCluster_REPLY_TOPIC";
+  h.topic = topic;
   h.default_topic = "TBW102";
   h.default_topic_queue_nums = 4;
   h.sys_flag = sys_flag;
@@ -276,11 +277,11 @@ class ProducerRequestTest : public ::testing::Test {
   void TearDown() override { producer_->shutdown(); }
 
   // The request the broker stored last, once it has one.
-  std::optional<Message::PropertyMap> stored_request_properties() {
+  std::optional<Message::PropertyMap> stored_request_properties(const std::string& topic = "RequestTopic") {
     for (int i = 0; i < 500; ++i) {
       const auto stored = cluster_.stored();
       for (auto it = stored.rbegin(); it != stored.rend(); ++it) {
-        if (it->topic == "RequestTopic") {
+        if (it->topic == topic) {
           return decode_property_map(it->request.ext_fields.get("i").value_or(""));
         }
       }
@@ -321,6 +322,29 @@ TEST_F(ProducerRequestTest, RequestReturnsTheReplyPushedForItsCorrelationId) {
   ASSERT_EQ(answers.size(), 2u);
   for (const auto& answer : answers) EXPECT_EQ(answer.code, rc::kSuccess);
   EXPECT_EQ(instance_->pending_requests()->size(), 0u);
+}
+
+// With a namespace the request goes to ns1%RequestTopic, and the reply, which the responder (of the
+// same namespace) sent to ns1%DefaultCluster_REPLY_TOPIC, comes back named without it.
+TEST_F(ProducerRequestTest, ANamespacedRequestGoesToTheWrappedTopicAndItsReplyComesBackUnwrapped) {
+  cluster_.add_topic("ns1%RequestTopic", "broker-a", 2);
+  ProducerConfig namespaced = config_;
+  namespaced.group = "NS_REQUESTER_PG";
+  namespaced.client.name_space = "ns1";
+  Producer producer(namespaced, instance_);
+  ASSERT_TRUE(producer.start().is_ok());
+  std::thread broker([&] {
+    const auto request = stored_request_properties("ns1%RequestTopic");
+    if (!request) return;
+    cluster_.transport()->deliver_request(
+        kBroker, push_of(request->at("CORRELATION_ID"), "pong", 0, "ns1%DefaultCluster_REPLY_TOPIC"));
+  });
+  auto reply = producer.request(Message("RequestTopic", "ping"), milliseconds(5000));
+  broker.join();
+  ASSERT_TRUE(reply.is_ok()) << reply.status().to_string();
+  EXPECT_EQ(reply->body(), "pong");
+  EXPECT_EQ(reply->topic(), "DefaultCluster_REPLY_TOPIC");
+  producer.shutdown();
 }
 
 TEST_F(ProducerRequestTest, NoReplyIsAClearTimeoutAndLeavesNothingWaiting) {

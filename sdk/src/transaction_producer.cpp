@@ -7,6 +7,7 @@
 #include "mqkit/client/message_id.hpp"
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
+#include "namespaced_names.hpp"
 #include "task_pool.hpp"
 #include "trace/message_tracer.hpp"
 
@@ -73,7 +74,9 @@ std::string_view to_string(LocalTransactionState state) noexcept {
 class TransactionProducer::Impl final : public TransactionChecker {
  public:
   Impl(ProducerConfig config, std::shared_ptr<TransactionListener> listener, std::shared_ptr<ClientInstance> instance)
-      : group_(config.group), producer_(std::move(config), std::move(instance)), listener_(std::move(listener)) {}
+      : group_(protocol::wrap_namespace(config.client.name_space, config.group)),
+        name_space_(config.client.name_space),
+        producer_(std::move(config), std::move(instance)), listener_(std::move(listener)) {}
 
   Status start(std::shared_ptr<TransactionChecker> self);
   void shutdown();
@@ -81,7 +84,8 @@ class TransactionProducer::Impl final : public TransactionChecker {
   void check_transaction_state(const std::string& broker_address, MessageExt half_message,
                                CheckTransactionStateHeader request) override;
 
-  const std::string group_;
+  const std::string group_;  // with the namespace, as the producer names it once started
+  const std::string name_space_;
   Producer producer_;
 
  private:
@@ -193,6 +197,7 @@ void TransactionProducer::Impl::trace_end(const Message& message, std::string_vi
 void TransactionProducer::Impl::check_transaction_state(const std::string& broker_address, MessageExt half_message,
                                                         CheckTransactionStateHeader request) {
   const std::string message_id = half_message.msg_id();
+  strip_namespace(name_space_, half_message);  // the listener sees the topic it sent to
   const bool queued = check_pool_->post(
       [this, broker_address, half_message = std::move(half_message), request = std::move(request)] {
         answer_check(broker_address, half_message, request);

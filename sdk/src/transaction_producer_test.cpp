@@ -109,16 +109,17 @@ class TransactionProducerTest : public ::testing::Test {
   // A CHECK_TRANSACTION_STATE as a broker sends it: the half message as a stored record, with its
   // real topic and queue, as the body.
   static RemotingCommand check_request(std::string_view group, std::string_view unique_key,
-                                       std::int64_t commit_offset = 4096, std::int64_t queue_offset = 17) {
+                                       std::int64_t commit_offset = 4096, std::int64_t queue_offset = 17,
+                                       std::string_view topic = "T") {
     std::string properties;
     v1::append_property(properties, v1::property::kTransactionPrepared, "true");
     if (!group.empty()) v1::append_property(properties, v1::property::kProducerGroup, group);
     v1::append_property(properties, v1::property::kUniqueKey, unique_key);
-    v1::append_property(properties, v1::property::kRealTopic, "T");
-  v1::append_property(properties, v1::property::kRealQueueId, "2");
+    v1::append_property(properties, v1::property::kRealTopic, topic);
+    v1::append_property(properties, v1::property::kRealQueueId, "2");
     const std::string body = "order 42";
     v1::MessageToAppend half;
-    half.topic = "T";
+    half.topic = topic;
     half.queue_id = 2;
     half.store_host.ip = {10, 0, 0, 1};
     half.store_host.port = 10911;
@@ -382,6 +383,32 @@ TEST_F(TransactionProducerTest, NoCheckIsTakenAfterShutdown) {
   EXPECT_TRUE(listener_->checked.empty());
   EXPECT_TRUE(end_transactions().empty());
   EXPECT_EQ(producer->send_message_in_transaction(Message("T", "x")).status().code(), StatusCode::kUnavailable);
+}
+
+// With a namespace the half message goes to ns1%T as ns1%PG's, the transaction ends and checks
+// are ns1%PG's, and the listeners see the topic T they sent to.
+TEST_F(TransactionProducerTest, ANamespaceNamesTheGroupAndTopicOnTheWireOnly) {
+  cluster_.add_topic("ns1%T", "broker-a", 4);
+  config_.client.name_space = "ns1";
+  auto producer = start_producer();
+  auto result = producer->send_message_in_transaction(Message("T", "create order 1"), 7);
+  ASSERT_TRUE(result.is_ok()) << result.status().to_string();
+  EXPECT_EQ(result->message_queue.topic, "T");
+  const auto stored = cluster_.stored();
+  ASSERT_EQ(stored.size(), 1u);
+  EXPECT_EQ(field(stored[0].request, "a"), "ns1%PG");
+  EXPECT_EQ(field(stored[0].request, "b"), "ns1%T");
+  EXPECT_EQ(v1::find_property(field(stored[0].request, "i"), "PGROUP"), "ns1%PG");
+  ASSERT_EQ(listener_->executed.size(), 1u);
+  EXPECT_EQ(listener_->executed[0].topic(), "T");
+
+  deliver_check(check_request("ns1%PG", "AABBCCDD00000000000000000000EEFF", 4096, 17, "ns1%T"));
+  producer->shutdown();  // answers the checks already taken
+  ASSERT_EQ(listener_->checked.size(), 1u);
+  EXPECT_EQ(listener_->checked[0].topic(), "T");
+  const auto ends = end_transactions();
+  ASSERT_EQ(ends.size(), 2u);
+  for (const auto& end : ends) EXPECT_EQ(field(end, "producerGroup"), "ns1%PG");
 }
 
 }  // namespace

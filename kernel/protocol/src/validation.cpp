@@ -46,8 +46,9 @@ constexpr std::string_view kNotAllowedSend[] = {kScheduleTopic,
                                                 transaction::kCheckMaxTimeTopic,
                                                 kSelfTestTopic,
                                                 kOffsetMovedEvent};
-// System topics that still take messages from producers.
-constexpr std::string_view kSendableSystem[] = {kDefaultTopic, "BenchmarkTest", kTraceTopic};
+// System topics that still take messages from producers (CHECKPOINT_TOPIC: RocketMQ 5's RocksDB
+// offset checkpoints).
+constexpr std::string_view kSendableSystem[] = {kDefaultTopic, "BenchmarkTest", kTraceTopic, "CHECKPOINT_TOPIC"};
 
 template <std::size_t N>
 bool contains(const std::string_view (&set)[N], std::string_view topic) {

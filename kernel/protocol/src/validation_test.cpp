@@ -16,7 +16,8 @@ TEST(ValidationTest, TopicNamesFollowRocketMqCharsetAndLength) {
 TEST(ValidationTest, SystemTopicsAreTheTopicValidatorSet) {
   for (const char* topic : {"TBW102", "SCHEDULE_TOPIC_XXXX", "SCHEDULE_TOPIC_XXXX_V2", "BenchmarkTest",
                             "RMQ_SYS_TRANS_HALF_TOPIC", "RMQ_SYS_TRACE_TOPIC", "RMQ_SYS_TRANS_OP_HALF_TOPIC",
-                            "TRANS_CHECK_MAX_TIME_TOPIC", "SELF_TEST_TOPIC", "OFFSET_MOVED_EVENT", "rmq_sys_anything"}) {
+                            "TRANS_CHECK_MAX_TIME_TOPIC", "SELF_TEST_TOPIC", "OFFSET_MOVED_EVENT", "CHECKPOINT_TOPIC",
+                            "rmq_sys_anything"}) {
     EXPECT_TRUE(is_system_topic(topic)) << topic;
   }
   for (const char* topic : {"TopicTest", "Benchmark", "RMQ_SYS", "%RETRY%group"}) {

@@ -9,6 +9,7 @@
 // and what it answers later changes nothing for that message but a second send-back on failure.
 #include "consume_service.hpp"
 #include "mqkit/kernel/logging.hpp"
+#include "../namespaced_names.hpp"
 
 namespace mqkit::client {
 
@@ -50,7 +51,7 @@ class ConcurrentConsumeService final : public ConsumeService {
                const MessageQueue& queue) {
     if (stopping() || process_queue->dropped()) return;
     process_queue->mark_consume_started(messages);
-    ConsumeConcurrentlyContext context{queue};
+    ConsumeConcurrentlyContext context{queue_without_namespace(env_.config.client.name_space, queue)};
     const auto status = call_listener_traced(env_, messages, queue, ConsumeConcurrentlyStatus::kReconsumeLater,
                                              [&] { return listener_(messages, context); });
     if (process_queue->dropped()) return;  // the queue moved on; its new owner delivers again

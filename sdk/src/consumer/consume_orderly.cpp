@@ -4,6 +4,7 @@
 // lock on its broker. SUSPEND_CURRENT_QUEUE_A_MOMENT puts the batch back and retries it after a
 // pause; a message suspended max_reconsume_times times is sent to %DLQ%<group> and skipped.
 #include "consume_service.hpp"
+#include "../namespaced_names.hpp"
 #include "mqkit/kernel/logging.hpp"
 
 namespace mqkit::client {
@@ -90,7 +91,7 @@ class OrderlyConsumeService final : public ConsumeService {
       if (process_queue->dropped()) return;
       std::vector<MessageExt> messages = process_queue->take_messages(batch);
       if (messages.empty()) return;  // dry: the next put dispatches a consumer again
-      ConsumeOrderlyContext context{queue};
+      ConsumeOrderlyContext context{queue_without_namespace(env_.config.client.name_space, queue)};
       const auto status = call_listener_traced(env_, messages, queue, ConsumeOrderlyStatus::kSuspendCurrentQueueAMoment,
                                                [&] { return listener_(messages, context); });
       consuming.unlock();

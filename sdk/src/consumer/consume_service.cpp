@@ -1,6 +1,7 @@
 #include "consume_service.hpp"
 
 #include "mqkit/kernel/logging.hpp"
+#include "mqkit/protocol/namespace.hpp"
 #include "queue_broker.hpp"
 
 namespace mqkit::client {
@@ -30,7 +31,8 @@ Status ConsumeService::send_message_back(const MessageExt& message, const Messag
   request.group = env_.config.group;
   request.delay_level = delay_level;
   request.origin_msg_id = message.msg_id();
-  request.origin_topic = message.topic();
+  // The application saw the topic without the namespace; the broker knows it with.
+  request.origin_topic = protocol::wrap_namespace(env_.config.client.name_space, message.topic());
   request.max_reconsume_times = max_reconsume_times;
   return env_.instance.api().consumer_send_message_back(address, request);
 }

@@ -1,6 +1,7 @@
 #include "consumer_startup.hpp"
 
 #include "mqkit/kernel/logging.hpp"
+#include "mqkit/protocol/namespace.hpp"
 
 namespace mqkit::client {
 
@@ -9,11 +10,15 @@ Result<ConsumerParts> make_consumer_parts(ConsumerConfig& config, const std::sha
   if (given) {
     ClientConfig client = given->config();
     client.allocator = config.client.allocator;
+    client.name_space = config.client.name_space;
     config.client = std::move(client);
   } else {
     config.client = config.client.resolved();
   }
   MQKIT_RETURN_IF_ERROR(config.validate());
+  // As RocketMQ's start(): the group is named with the namespace from here on (heartbeats, pulls,
+  // offsets, send-backs, and so its retry topic %RETRY%<namespace>%<group>).
+  config.group = protocol::wrap_namespace(config.client.name_space, config.group);
   ConsumerParts parts;
   parts.instance = given;
   if (!parts.instance) {

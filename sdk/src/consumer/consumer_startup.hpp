@@ -26,8 +26,8 @@ struct ConsumerParts {
   std::unique_ptr<trace::MessageTracer> tracer;
 };
 
-// Resolves config.client (from `given` when set, keeping config's allocator choice), validates
-// config, finds or creates the instance, loads the allocator plugin, opens the offset store (a
+// Resolves config.client (from `given` when set, keeping config's allocator choice and namespace),
+// validates config, names config.group with the namespace, finds or creates the instance, loads the allocator plugin, opens the offset store (a
 // corrupt local file fails here), makes the rebalancer, which reports to `listener`, and starts
 // the message tracer (enable_msg_trace).
 Result<ConsumerParts> make_consumer_parts(ConsumerConfig& config, const std::shared_ptr<ClientInstance>& given,

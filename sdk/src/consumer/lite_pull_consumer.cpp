@@ -1,6 +1,7 @@
 #include "mqkit/client/lite_pull_consumer.hpp"
 
 #include "../lifecycle_gate.hpp"
+#include "../namespaced_names.hpp"
 #include "consumer_startup.hpp"
 #include "lite_pull_assignment.hpp"
 #include "mqkit/kernel/logging.hpp"
@@ -53,7 +54,10 @@ class LitePullConsumer::Impl final : public ConsumerMember,
                                      public std::enable_shared_from_this<LitePullConsumer::Impl> {
  public:
   Impl(ConsumerConfig config, std::shared_ptr<ClientInstance> given)
-      : config_(std::move(config)), given_instance_(std::move(given)) {}
+      : name_space_(config.client.name_space), config_(std::move(config)), given_instance_(std::move(given)) {}
+
+  // Not config_'s: start() rewrites config_.client while the API may be called.
+  const std::string& name_space() const noexcept { return name_space_; }
 
   Status subscribe(const std::string& topic, const MessageSelector& selector);
   Status assign(const std::vector<MessageQueue>& queues);
@@ -92,6 +96,7 @@ class LitePullConsumer::Impl final : public ConsumerMember,
   // OffsetResetTarget
   void reset_offsets(const std::string& topic, const std::map<MessageQueue, std::int64_t>& offsets) override;
 
+  const std::string name_space_;
   ConsumerConfig config_;
   std::shared_ptr<ClientInstance> given_instance_;
   mutable std::mutex lifecycle_mutex_;
@@ -705,67 +710,113 @@ LitePullConsumer::LitePullConsumer(ConsumerConfig config, std::shared_ptr<Client
 
 LitePullConsumer::~LitePullConsumer() { impl_->shutdown(); }
 
+// The application names topics and queues without the namespace; Impl works with the names on the
+// wire. Everything is converted here, at the API, as RocketMQ's DefaultLitePullConsumer does.
+namespace {
+
+std::vector<MessageQueue> wrapped(std::string_view name_space, const std::vector<MessageQueue>& queues) {
+  return converted_queues(queues, name_space, queue_with_namespace);
+}
+
+}  // namespace
+
 Status LitePullConsumer::subscribe(const std::string& topic, const std::string& expression) {
-  return impl_->subscribe(topic, MessageSelector::by_tag(expression));
+  return subscribe(topic, MessageSelector::by_tag(expression));
 }
 
 Status LitePullConsumer::subscribe(const std::string& topic, const MessageSelector& selector) {
-  return impl_->subscribe(topic, selector);
+  return impl_->subscribe(protocol::wrap_namespace(impl_->name_space(), topic), selector);
 }
 
-Status LitePullConsumer::assign(const std::vector<MessageQueue>& queues) { return impl_->assign(queues); }
+Status LitePullConsumer::assign(const std::vector<MessageQueue>& queues) {
+  return impl_->assign(wrapped(impl_->name_space(), queues));
+}
 
-Status LitePullConsumer::unsubscribe(const std::string& topic) { return impl_->unsubscribe(topic); }
+Status LitePullConsumer::unsubscribe(const std::string& topic) {
+  return impl_->unsubscribe(protocol::wrap_namespace(impl_->name_space(), topic));
+}
 
 Status LitePullConsumer::register_topic_message_queue_change_listener(const std::string& topic,
                                                                       TopicMessageQueueChangeListener listener) {
-  return impl_->watch_topic(topic, std::move(listener));
+  const std::string& name_space = impl_->name_space();
+  if (listener && !name_space.empty()) {
+    listener = [name_space, listener = std::move(listener)](const std::string& changed,
+                                                            const std::set<MessageQueue>& queues) {
+      listener(protocol::without_namespace(changed, name_space),
+               converted_queues(queues, name_space, queue_without_namespace));
+    };
+  }
+  return impl_->watch_topic(protocol::wrap_namespace(name_space, topic), std::move(listener));
 }
 
 Status LitePullConsumer::start() { return impl_->start(); }
 
 void LitePullConsumer::shutdown() { impl_->shutdown(); }
 
-Result<std::vector<MessageExt>> LitePullConsumer::poll() { return impl_->poll(impl_->config_.poll_timeout); }
+Result<std::vector<MessageExt>> LitePullConsumer::poll() { return poll(impl_->config_.poll_timeout); }
 
-Result<std::vector<MessageExt>> LitePullConsumer::poll(milliseconds timeout) { return impl_->poll(timeout); }
+Result<std::vector<MessageExt>> LitePullConsumer::poll(milliseconds timeout) {
+  MQKIT_ASSIGN_OR_RETURN(std::vector<MessageExt> messages, impl_->poll(timeout));
+  for (MessageExt& message : messages) strip_namespace(impl_->name_space(), message);
+  return messages;
+}
 
-Status LitePullConsumer::seek(const MessageQueue& queue, std::int64_t offset) { return impl_->seek(queue, offset); }
+Status LitePullConsumer::seek(const MessageQueue& queue, std::int64_t offset) {
+  return impl_->seek(queue_with_namespace(impl_->name_space(), queue), offset);
+}
 
 Status LitePullConsumer::seek_to_begin(const MessageQueue& queue) {
-  MQKIT_ASSIGN_OR_RETURN(const std::int64_t offset, impl_->min_offset(queue));
-  return impl_->seek(queue, offset);
+  const MessageQueue on_wire = queue_with_namespace(impl_->name_space(), queue);
+  MQKIT_ASSIGN_OR_RETURN(const std::int64_t offset, impl_->min_offset(on_wire));
+  return impl_->seek(on_wire, offset);
 }
 
 Status LitePullConsumer::seek_to_end(const MessageQueue& queue) {
-  MQKIT_ASSIGN_OR_RETURN(const std::int64_t offset, impl_->max_offset(queue));
-  return impl_->seek(queue, offset);
+  const MessageQueue on_wire = queue_with_namespace(impl_->name_space(), queue);
+  MQKIT_ASSIGN_OR_RETURN(const std::int64_t offset, impl_->max_offset(on_wire));
+  return impl_->seek(on_wire, offset);
 }
 
 Status LitePullConsumer::seek_to_timestamp(const MessageQueue& queue, std::int64_t timestamp_ms) {
-  MQKIT_ASSIGN_OR_RETURN(const std::int64_t offset, impl_->offset_for_timestamp(queue, timestamp_ms));
-  return impl_->seek(queue, offset);
+  const MessageQueue on_wire = queue_with_namespace(impl_->name_space(), queue);
+  MQKIT_ASSIGN_OR_RETURN(const std::int64_t offset, impl_->offset_for_timestamp(on_wire, timestamp_ms));
+  return impl_->seek(on_wire, offset);
 }
 
 Result<std::int64_t> LitePullConsumer::offset_for_timestamp(const MessageQueue& queue, std::int64_t timestamp_ms) {
-  return impl_->offset_for_timestamp(queue, timestamp_ms);
+  return impl_->offset_for_timestamp(queue_with_namespace(impl_->name_space(), queue), timestamp_ms);
 }
 
 Status LitePullConsumer::commit() { return impl_->commit(); }
 
-Status LitePullConsumer::commit(const std::map<MessageQueue, std::int64_t>& offsets) { return impl_->commit(offsets); }
-
-Result<std::int64_t> LitePullConsumer::committed(const MessageQueue& queue) { return impl_->committed(queue); }
-
-Status LitePullConsumer::pause(const std::vector<MessageQueue>& queues) { return impl_->pause(queues); }
-
-Status LitePullConsumer::resume(const std::vector<MessageQueue>& queues) { return impl_->resume(queues); }
-
-Result<std::vector<MessageQueue>> LitePullConsumer::fetch_message_queues(const std::string& topic) {
-  return impl_->fetch_message_queues(topic);
+Status LitePullConsumer::commit(const std::map<MessageQueue, std::int64_t>& offsets) {
+  std::map<MessageQueue, std::int64_t> on_wire;
+  for (const auto& [queue, offset] : offsets) on_wire[queue_with_namespace(impl_->name_space(), queue)] = offset;
+  return impl_->commit(on_wire);
 }
 
-std::set<MessageQueue> LitePullConsumer::assignment() const { return impl_->assignment(); }
+Result<std::int64_t> LitePullConsumer::committed(const MessageQueue& queue) {
+  return impl_->committed(queue_with_namespace(impl_->name_space(), queue));
+}
+
+Status LitePullConsumer::pause(const std::vector<MessageQueue>& queues) {
+  return impl_->pause(wrapped(impl_->name_space(), queues));
+}
+
+Status LitePullConsumer::resume(const std::vector<MessageQueue>& queues) {
+  return impl_->resume(wrapped(impl_->name_space(), queues));
+}
+
+Result<std::vector<MessageQueue>> LitePullConsumer::fetch_message_queues(const std::string& topic) {
+  const std::string& name_space = impl_->name_space();
+  MQKIT_ASSIGN_OR_RETURN(std::vector<MessageQueue> queues,
+                         impl_->fetch_message_queues(protocol::wrap_namespace(name_space, topic)));
+  return converted_queues(queues, name_space, queue_without_namespace);
+}
+
+std::set<MessageQueue> LitePullConsumer::assignment() const {
+  return converted_queues(impl_->assignment(), impl_->name_space(), queue_without_namespace);
+}
 
 const ConsumerConfig& LitePullConsumer::config() const noexcept { return impl_->config_; }
 

@@ -41,9 +41,14 @@ RemotingCommand reply(std::int32_t code, std::map<std::string, std::int64_t> fie
   return response;
 }
 
-// One broker's queues of topic T: messages with a tag, stored at a given time; offsets of the group.
+// One broker's queues of topic T (as named on the wire: set_topic): messages with a tag, stored at
+// a given time; offsets of the group.
 class FakeQueues {
  public:
+  void set_topic(std::string topic) {
+    std::lock_guard lock(mutex_);
+    topic_ = std::move(topic);
+  }
   struct Stored {
     std::string tag;
     std::string body;
@@ -128,7 +133,7 @@ class FakeQueues {
       const Stored& stored = queues_[queue_id][static_cast<std::size_t>(at)];
       const std::string properties = v1::encode_properties({{std::string(v1::property::kTags), stored.tag}});
       v1::MessageToAppend m;
-      m.topic = "T";
+      m.topic = topic_;
       m.queue_id = queue_id;
       m.body = {reinterpret_cast<const std::uint8_t*>(stored.body.data()), stored.body.size()};
       m.properties = properties;
@@ -141,6 +146,7 @@ class FakeQueues {
   }
 
   mutable std::mutex mutex_;
+  std::string topic_ = "T";
   std::map<int, std::vector<Stored>> queues_;
   std::map<int, std::int64_t> committed_;
   std::size_t served_ = 0;
@@ -451,13 +457,11 @@ TEST_F(LitePullConsumerTest, UnsubscribeStopsPullingDropsTheBufferAndLeavesTheHe
   EXPECT_EQ(consumer->assignment(), (std::set<MessageQueue>{kQ0, kQ1}));
 
   // A heartbeat went out at once, without U.
-  const auto heartbeats = cluster_.transport()->calls_with_code(rq::kHeartBeat);
-  ASSERT_GT(heartbeats.size(), heartbeats_before);
-  auto data = protocol::decode_heartbeat(protocol::body_text(heartbeats.back().request));
-  ASSERT_TRUE(data.is_ok()) << data.status().to_string();
-  ASSERT_EQ(data->consumer_data_set.size(), 1u);
+  ASSERT_GT(cluster_.transport()->calls_with_code(rq::kHeartBeat).size(), heartbeats_before);
+  const auto heartbeat = cluster_.transport()->last_consumer_heartbeat();
+  ASSERT_TRUE(heartbeat.is_ok()) << heartbeat.status().to_string();
   std::set<std::string> topics;
-  for (const auto& subscription : data->consumer_data_set[0].subscription_data_set) topics.insert(subscription.topic);
+  for (const auto& subscription : heartbeat->subscription_data_set) topics.insert(subscription.topic);
   EXPECT_EQ(topics, std::set<std::string>{"T"});
 
   // U's buffered messages are gone: only T's five come out. U is pulled no more (a pull that had
@@ -724,6 +728,79 @@ TEST(LitePullAssignmentTest, TakeKeepsQueueOrderSkipsPausedAndEmptyAnswersMovePo
 
   assignment.close();
   EXPECT_FALSE(assignment.take(now() + std::chrono::seconds(10)).has_value());  // at once
+}
+
+// With a namespace the wire says ns1%T and ns1%g, while the application subscribes, polls,
+// seeks, commits and watches T's queues by the names it knows.
+TEST_F(LitePullConsumerTest, ANamespaceWrapsTheWireNamesAndTheApplicationSeesItsOwn) {
+  cluster_.add_topic("ns1%T", "broker-a", 2);
+  queues_.set_topic("ns1%T");
+  for (int i = 0; i < 3; ++i) queues_.add(0, "A", "q0-" + std::to_string(i));
+  ConsumerConfig settings = config();
+  settings.client.name_space = "ns1";
+  settings.topic_metadata_check_interval = milliseconds(20);
+  auto consumer = make(settings);
+  std::mutex mutex;
+  std::vector<std::pair<std::string, std::set<MessageQueue>>> heard;
+  ASSERT_TRUE(consumer
+                  ->register_topic_message_queue_change_listener(
+                      "T",
+                      [&](const std::string& topic, const std::set<MessageQueue>& queues) {
+                        std::lock_guard lock(mutex);
+                        heard.emplace_back(topic, queues);
+                      })
+                  .is_ok());
+  ASSERT_TRUE(consumer->subscribe("T", "*").is_ok());
+  ASSERT_TRUE(consumer->start().is_ok());
+  EXPECT_EQ(consumer->config().group, "ns1%g");
+
+  const auto got = poll_n(*consumer, 3);
+  ASSERT_EQ(got.size(), 3u);
+  for (const auto& m : got) EXPECT_EQ(m.topic(), "T");
+  // The rebalance may still be adding the empty queue 1.
+  for (int i = 0; i < 500 && consumer->assignment().size() < 2; ++i) std::this_thread::sleep_for(milliseconds(10));
+  EXPECT_EQ(consumer->assignment(), (std::set<MessageQueue>{kQ0, kQ1}));
+  EXPECT_EQ(consumer->fetch_message_queues("T").value_or(std::vector<MessageQueue>{}),
+            (std::vector<MessageQueue>{kQ0, kQ1}));
+  for (const auto& call : cluster_.transport()->calls_with_code(rq::kLitePullMessage)) {
+    EXPECT_EQ(call.request.ext_fields.get("topic"), "ns1%T");
+    EXPECT_EQ(call.request.ext_fields.get("consumerGroup"), "ns1%g");
+  }
+
+  ASSERT_TRUE(consumer->seek(kQ0, 1).is_ok());
+  ASSERT_TRUE(consumer->commit().is_ok());
+  EXPECT_EQ(queues_.committed()[0], 1);
+  EXPECT_EQ(consumer->committed(kQ0).value_or(-9), 1);
+  ASSERT_TRUE(consumer->commit({{kQ0, 2}}).is_ok());
+  EXPECT_EQ(consumer->committed(kQ0).value_or(-9), 2);
+  const auto updates = cluster_.transport()->calls_with_code(rq::kUpdateConsumerOffset);
+  ASSERT_FALSE(updates.empty());
+  for (const auto& call : updates) {
+    EXPECT_EQ(call.request.ext_fields.get("topic"), "ns1%T");
+    EXPECT_EQ(call.request.ext_fields.get("consumerGroup"), "ns1%g");
+  }
+  ASSERT_TRUE(consumer->pause({kQ0}).is_ok());
+  ASSERT_TRUE(consumer->resume({kQ0}).is_ok());
+
+  const auto heartbeat = cluster_.transport()->last_consumer_heartbeat();
+  ASSERT_TRUE(heartbeat.is_ok()) << heartbeat.status().to_string();
+  EXPECT_EQ(heartbeat->group_name, "ns1%g");
+  ASSERT_EQ(heartbeat->subscription_data_set.size(), 1u);
+  EXPECT_EQ(heartbeat->subscription_data_set[0].topic, "ns1%T");
+
+  // The wire topic gets a queue on a second broker: the listener hears of T's three queues.
+  cluster_.add_broker("broker-b", "10.0.0.2:10911");
+  cluster_.add_topic("ns1%T", "broker-b", 1);
+  const auto heard_so_far = [&] {
+    std::lock_guard lock(mutex);
+    return heard;
+  };
+  for (int i = 0; i < 500 && heard_so_far().empty(); ++i) std::this_thread::sleep_for(milliseconds(10));
+  const auto calls = heard_so_far();
+  ASSERT_FALSE(calls.empty());
+  EXPECT_EQ(calls[0].first, "T");
+  EXPECT_EQ(calls[0].second, (std::set<MessageQueue>{kQ0, kQ1, MessageQueue{"T", "broker-b", 0}}));
+  consumer->shutdown();
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include "consume_service.hpp"
 #include "consumer_startup.hpp"
 #include "../lifecycle_gate.hpp"
+#include "../namespaced_names.hpp"
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/kernel/periodic_tasks.hpp"
 #include "mqkit/kernel/wall_clock.hpp"
@@ -101,7 +102,8 @@ class PushConsumer::Impl final : public ConsumerMember,
   void pull_next(PullRequest request, milliseconds delay);
   void on_pulled(PullRequest request, Result<PullResult> result);
   // RocketMQ's resetRetryAndNamespace: a message redelivered through the retry topic shows its
-  // original topic; and the tag filter the broker could only apply by hash code.
+  // original topic, without the namespace; and the tag filter the broker could only apply by hash
+  // code.
   std::vector<MessageExt> prepare(std::vector<MessageExt> messages, const MessageQueue& queue,
                                   const SubscriptionData& subscription) const;
 
@@ -119,10 +121,11 @@ class PushConsumer::Impl final : public ConsumerMember,
 // ---- Setup ---------------------------------------------------------------------------------
 
 Status PushConsumer::Impl::subscribe(const std::string& topic, const MessageSelector& selector) {
-  MQKIT_ASSIGN_OR_RETURN(SubscriptionData subscription, make_subscription(topic, selector));
+  const std::string wrapped = protocol::wrap_namespace(config_.client.name_space, topic);
+  MQKIT_ASSIGN_OR_RETURN(SubscriptionData subscription, make_subscription(wrapped, selector));
   std::lock_guard lock(lifecycle_mutex_);
   if (state_ != State::kCreated) return Status::unavailable("subscribe before start(): consumer " + config_.group);
-  subscriptions_[topic] = std::move(subscription);
+  subscriptions_[wrapped] = std::move(subscription);
   return Status::ok();
 }
 
@@ -315,7 +318,7 @@ void PushConsumer::Impl::reset_offsets(const std::string& topic,
 std::set<MessageQueue> PushConsumer::Impl::owned_queues() const {
   std::lock_guard lock(lifecycle_mutex_);
   if (!rebalancer_) return {};
-  return rebalancer_->owned_queues();
+  return converted_queues(rebalancer_->owned_queues(), config_.client.name_space, queue_without_namespace);
 }
 
 std::map<MessageQueue, std::int64_t> PushConsumer::Impl::consume_offsets() const {
@@ -324,7 +327,7 @@ std::map<MessageQueue, std::int64_t> PushConsumer::Impl::consume_offsets() const
   if (!rebalancer_) return out;
   for (const auto& queue : rebalancer_->owned_queues()) {
     auto offset = offsets_->read(queue, ReadOffsetType::kMemory);
-    out[queue] = offset ? *offset : -1;
+    out[queue_without_namespace(config_.client.name_space, queue)] = offset ? *offset : -1;
   }
   return out;
 }
@@ -401,6 +404,7 @@ std::vector<MessageExt> PushConsumer::Impl::prepare(std::vector<MessageExt> mess
     if (message.topic() == retry_topic) {
       if (auto original = message.property(v1::property::kRetryTopic)) message.set_topic(std::string(*original));
     }
+    strip_namespace(config_.client.name_space, message);
     out.push_back(std::move(message));
   }
   return out;

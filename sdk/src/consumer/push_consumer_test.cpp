@@ -77,10 +77,11 @@ struct OpenOnExit {
   ~OpenOnExit() { gate.open(); }
 };
 
-// One queue of stored messages "m<offset>" with tag TagA, served by PULL_MESSAGE.
+// One queue of stored messages "m<offset>" with tag TagA, served by PULL_MESSAGE; the records
+// name `topic` (kQueue's as named on the wire).
 class FakeQueue {
  public:
-  explicit FakeQueue(int count) : count_(count) {}
+  FakeQueue(int count, std::string topic) : count_(count), topic_(std::move(topic)) {}
 
   RemotingCommand pull(const RemotingCommand& request) {
     const std::int64_t offset = field(request, "queueOffset");
@@ -104,11 +105,11 @@ class FakeQueue {
   void suggest(std::int64_t broker_id) { suggested_ = broker_id; }
 
  private:
-  static void append_record(std::vector<std::uint8_t>& out, std::int64_t offset) {
+  void append_record(std::vector<std::uint8_t>& out, std::int64_t offset) const {
     const std::string body = "m" + std::to_string(offset);
     const std::string properties = v1::encode_properties({{"TAGS", "TagA"}});
     v1::MessageToAppend m;
-    m.topic = kQueue.topic;
+    m.topic = topic_;
     m.queue_id = kQueue.queue_id;
     m.body = {reinterpret_cast<const std::uint8_t*>(body.data()), body.size()};
     m.properties = properties;
@@ -119,20 +120,22 @@ class FakeQueue {
   }
 
   const std::int64_t count_;
+  const std::string topic_;
   std::atomic<int> pulls_with_messages_{0};
   std::atomic<std::int64_t> suggested_{0};
 };
 
 class PushConsumerTest : public ::testing::Test {
  protected:
-  void serve(int messages) {
-    queue_ = std::make_shared<FakeQueue>(messages);
+  // kQueue's topic and group g's retry topic are `topic` and `retry_topic` on the wire.
+  void serve(int messages, const std::string& topic = "T", const std::string& retry_topic = "%RETRY%g") {
+    queue_ = std::make_shared<FakeQueue>(messages, topic);
     cluster_.add_broker("broker-a", "10.0.0.1:10911");
-    cluster_.add_topic("T", "broker-a", 1);
-    cluster_.add_topic("%RETRY%g", "broker-a", 1);
+    cluster_.add_topic(topic, "broker-a", 1);
+    cluster_.add_topic(retry_topic, "broker-a", 1);
     auto queue = queue_;
-    cluster_.set_broker_handler(rq::kPullMessage, [queue](const std::string&, const RemotingCommand& request) {
-      if (request.ext_fields.get("topic") != "T") {  // the retry topic: empty
+    cluster_.set_broker_handler(rq::kPullMessage, [queue, topic](const std::string&, const RemotingCommand& request) {
+      if (request.ext_fields.get("topic") != topic) {  // the retry topic: empty
         std::this_thread::sleep_for(milliseconds(20));
         return with_fields(rc::kPullNotFound, {{"nextBeginOffset", 0}, {"minOffset", 0}, {"maxOffset", 0}});
       }
@@ -577,6 +580,67 @@ TEST_F(PushConsumerTest, AnOffsetResetFromTheBrokerMakesTheConsumerResumeThere) 
   std::sort(seen.begin(), seen.end());  // listener threads may finish in any order
   EXPECT_EQ(seen, (std::vector<std::string>{"m0", "m1", "m1", "m2", "m2"}));
   EXPECT_EQ(committed(*consumer), 3);
+}
+
+// With a namespace the wire says ns1%T, ns1%g and %RETRY%ns1%g; the listener sees T, and the
+// queues the consumer shows are named as the application named them.
+TEST_F(PushConsumerTest, ANamespaceWrapsTheWireNamesAndTheListenerSeesItsOwn) {
+  serve(4, "ns1%T", "%RETRY%ns1%g");
+  ConsumerConfig c = config();
+  c.client.name_space = "ns1";
+  auto consumer = make(c);
+  std::mutex mutex;
+  std::set<std::string> topics_seen;
+  std::set<std::string> context_topics;
+  std::atomic<int> calls{0};
+  ASSERT_TRUE(consumer
+                  ->register_listener([&](std::span<const MessageExt> messages, ConsumeConcurrentlyContext& context) {
+                    {
+                      std::lock_guard lock(mutex);
+                      for (const auto& m : messages) topics_seen.insert(m.topic());
+                      context_topics.insert(context.queue.topic);
+                    }
+                    // The first batch is sent back once.
+                    return ++calls == 1 ? ConsumeConcurrentlyStatus::kReconsumeLater
+                                        : ConsumeConcurrentlyStatus::kConsumeSuccess;
+                  })
+                  .is_ok());
+  ASSERT_TRUE(consumer->start().is_ok());
+  EXPECT_EQ(consumer->config().group, "ns1%g");
+  ASSERT_TRUE(eventually([&] { return committed(*consumer) == 4; })) << committed(*consumer);
+  {
+    std::lock_guard lock(mutex);
+    EXPECT_EQ(topics_seen, std::set<std::string>{"T"});
+    EXPECT_EQ(context_topics, std::set<std::string>{"T"});
+  }
+  EXPECT_EQ(consumer->owned_queues(), (std::set<MessageQueue>{kQueue, MessageQueue{"%RETRY%g", "broker-a", 0}}));
+
+  const auto backs = send_backs();
+  ASSERT_EQ(backs.size(), 1u);
+  EXPECT_EQ(backs[0].ext_fields.get("group"), "ns1%g");
+  EXPECT_EQ(backs[0].ext_fields.get("originTopic"), "ns1%T");
+
+  std::set<std::string> pulled_topics;
+  for (const auto& call : cluster_.transport()->calls_with_code(rq::kPullMessage)) {
+    pulled_topics.insert(std::string(call.request.ext_fields.get("topic").value_or("")));
+    EXPECT_EQ(call.request.ext_fields.get("consumerGroup"), "ns1%g");
+  }
+  EXPECT_EQ(pulled_topics, (std::set<std::string>{"ns1%T", "%RETRY%ns1%g"}));
+
+  const auto heartbeat = cluster_.transport()->last_consumer_heartbeat();
+  ASSERT_TRUE(heartbeat.is_ok()) << heartbeat.status().to_string();
+  EXPECT_EQ(heartbeat->group_name, "ns1%g");
+  std::set<std::string> subscribed;
+  for (const auto& subscription : heartbeat->subscription_data_set) subscribed.insert(subscription.topic);
+  EXPECT_EQ(subscribed, (std::set<std::string>{"ns1%T", "%RETRY%ns1%g"}));
+
+  consumer->shutdown();
+  bool persisted = false;
+  for (const auto& call : cluster_.transport()->calls_with_code(rq::kUpdateConsumerOffset)) {
+    EXPECT_EQ(call.request.ext_fields.get("consumerGroup"), "ns1%g");
+    persisted |= field(call.request, "commitOffset") == 4 && call.request.ext_fields.get("topic") == "ns1%T";
+  }
+  EXPECT_TRUE(persisted);
 }
 
 }  // namespace

@@ -74,6 +74,18 @@ std::vector<FakeTransport::Call> FakeTransport::calls_with_code(std::int32_t cod
   return out;
 }
 
+Result<protocol::ConsumerData> FakeTransport::last_consumer_heartbeat() const {
+  const auto heartbeats = calls_with_code(protocol::request_code::kHeartBeat);
+  if (heartbeats.empty()) return Status::not_found("no heartbeat was sent");
+  MQKIT_ASSIGN_OR_RETURN(protocol::HeartbeatData data,
+                         protocol::decode_heartbeat(protocol::body_text(heartbeats.back().request)));
+  if (data.consumer_data_set.size() != 1) {
+    return Status::invalid_argument("the last heartbeat names " + std::to_string(data.consumer_data_set.size()) +
+                                    " consumers, not one");
+  }
+  return std::move(data.consumer_data_set.front());
+}
+
 void FakeTransport::set_unreachable(const std::string& address, bool unreachable) {
   std::lock_guard lock(mutex_);
   if (unreachable) {

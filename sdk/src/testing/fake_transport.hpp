@@ -18,6 +18,7 @@
 
 #include "mqkit/client/types.hpp"
 #include "mqkit/plugin/v1/transport.hpp"
+#include "mqkit/protocol/bodies.hpp"
 
 namespace mqkit::client::testing {
 
@@ -37,6 +38,9 @@ class FakeTransport final : public plugin::v1::Transport,
   };
   std::vector<Call> calls() const;
   std::vector<Call> calls_with_code(std::int32_t code) const;
+  // What the last HEART_BEAT said of its one consumer; an error when there was none, or it named
+  // no consumer or several.
+  Result<protocol::ConsumerData> last_consumer_heartbeat() const;
 
   // connect() to `address` fails (Unavailable) while set.
   void set_unreachable(const std::string& address, bool unreachable);

@@ -8,6 +8,7 @@
 #include "mqkit/kernel/wall_clock.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
 #include "mqkit/protocol/message_trace.hpp"
+#include "mqkit/protocol/namespace.hpp"
 #include "outgoing_message.hpp"
 
 namespace mqkit::client::trace {
@@ -45,7 +46,7 @@ std::string trace_producer_group(std::string_view traced_group, TracedRole role)
 }
 
 MessageTracer::MessageTracer(std::string traced_group, std::string trace_topic)
-    : group_(std::move(traced_group)),
+    : group_(protocol::without_any_namespace(traced_group)),
       trace_topic_(trace_topic.empty() ? std::string(kDefaultTraceTopic) : std::move(trace_topic)) {}
 
 MessageTracer::MessageTracer(std::string traced_group, std::string trace_topic, TraceMessageSink sink,
@@ -59,6 +60,8 @@ std::unique_ptr<MessageTracer> MessageTracer::start(const ClientConfig& client, 
   std::unique_ptr<MessageTracer> tracer(new MessageTracer(std::move(traced_group), std::move(trace_topic)));
   ProducerConfig config;
   config.client = client;
+  // As RocketMQ's trace producer: the trace topic is shared by every namespace, never wrapped.
+  config.client.name_space.clear();
   std::string namesrv;
   for (const auto& address : client.namesrv_addresses) namesrv += (namesrv.empty() ? "" : ";") + address;
   config.client.instance_name = std::string(kTraceInstanceName) + "_" + namesrv;
@@ -107,7 +110,7 @@ void MessageTracer::on_sent(const PreparedMessage& message, std::string_view bro
                        .cost_ms = millis_of(took),
                        .success = result.status == SendStatus::kSendOk};
   TraceBean& bean = context.beans.emplace_back();
-  bean.topic = message.topic;
+  bean.topic = protocol::without_any_namespace(message.topic);
   bean.msg_id = result.msg_id;
   bean.offset_msg_id = result.offset_msg_id;
   bean.tags = message.tags;
@@ -131,7 +134,7 @@ void MessageTracer::on_end_transaction(const Message& message, std::string_view 
                        .region_id = region_of(message),
                        .group = group_};
   TraceBean& bean = context.beans.emplace_back();
-  bean.topic = message.topic();
+  bean.topic = protocol::without_any_namespace(message.topic());
   bean.msg_id = std::string(msg_id);
   bean.tags = std::string(message.tags());
   bean.keys = std::string(message.keys());
@@ -149,7 +152,7 @@ TraceContext MessageTracer::before_consume(std::span<const MessageExt> messages)
   for (const MessageExt& message : messages) {
     if (message.property(protocol::property::kTraceSwitch) == "false") continue;
     TraceBean& bean = context.beans.emplace_back();
-    bean.topic = message.topic();
+    bean.topic = protocol::without_any_namespace(message.topic());
     bean.msg_id = message.msg_id();
     bean.tags = std::string(message.tags());
     bean.keys = std::string(message.keys());

@@ -14,6 +14,8 @@
 //                      consumer runs its consume hooks there, the SubAfter at once with success and
 //                      ConsumeReturnType SUCCESS (what the application does next is not seen)
 //   on_end_transaction an EndTransaction per END_TRANSACTION a transaction producer sends
+// Records name topics and the traced group without their namespace (ClientConfig::name_space), as
+// RocketMQ's hooks do since 4.5.1; the trace producer has none, so the trace topic is never wrapped.
 // Trace messages go to the trace topic through a producer of group
 // "_INNER_TRACE_PRODUCER-<group>-<PRODUCE|CONSUME>-<n>" in its own client instance, each indexed
 // under its records' message ids and keys.

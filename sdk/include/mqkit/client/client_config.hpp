@@ -48,6 +48,12 @@ struct ClientConfig {
   std::string instance_name = "DEFAULT";
   std::string client_ip{};   // empty: the first non-loopback IPv4 address (resolved())
   std::string unit_name{};   // appended to the client id when set
+  // RocketMQ's namespace (ClientConfig#setNamespace; Aliyun ONS's instance id): when set, every
+  // topic and group this client names is NS%name on the wire (%RETRY%NS%group, %DLQ%NS%group;
+  // system topics stay as they are), and the topics of messages and queues it hands back are
+  // without it. Producers and consumers read their own config's, also when sharing an instance.
+  // Empty: none. Letters, digits, |, _ and -, at most 125 (protocol/namespace.hpp).
+  std::string name_space{};
   std::chrono::milliseconds api_timeout{3000};  // mqClientApiTimeout: every RPC without its own timeout
   std::chrono::milliseconds poll_name_server_interval{30000};
   std::chrono::milliseconds heartbeat_broker_interval{30000};

@@ -29,6 +29,10 @@
 // to another consumer do so too. Messages poll() returned but whose position was not committed
 // come again after a crash or restart: delivery is at least once.
 //
+// With config.client.name_space (RocketMQ's namespace), topics and the group are named
+// "<namespace>%<name>" on the wire; every method takes and gives topics and queues in the
+// application's names (docs/sdk.md "Namespaces").
+//
 // Message trace (enable_msg_trace): each batch poll() returns is recorded as consumed — a
 // SubBefore and a successful SubAfter, as RocketMQ's lite pull consumer writes them.
 //

@@ -18,6 +18,10 @@
 // With config.enable_msg_trace, every send the broker answered is recorded in the trace topic
 // (RocketMQ's message trace; docs/sdk.md "Message trace").
 //
+// With config.client.name_space (RocketMQ's namespace), topics and the group are named
+// "<namespace>%<name>" on the wire; results, queues and replies come back in the application's
+// names (docs/sdk.md "Namespaces").
+//
 // With config.auto_batch, async sends of single messages to one queue travel together as one
 // SEND_BATCH_MESSAGE, each callback with its own result (produce_accumulator.hpp, docs/sdk.md).
 //

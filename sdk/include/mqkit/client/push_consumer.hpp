@@ -23,6 +23,11 @@
 // in queue order, one batch at a time, only while this consumer holds the queue's broker lock;
 // SUSPEND_CURRENT_QUEUE_A_MOMENT retries the same batch after suspend_current_queue_time.
 //
+// With config.client.name_space (RocketMQ's namespace), topics and the group (so its retry topic)
+// are named "<namespace>%<name>" on the wire; listeners see messages and queues, and
+// owned_queues()/consume_offsets() show queues, in the application's names (docs/sdk.md
+// "Namespaces").
+//
 // Threads: every method is thread-safe. Listeners run on the consumer's threads and may block
 // (that is back-pressure: the queue stops being pulled once its cache is full).
 #pragma once

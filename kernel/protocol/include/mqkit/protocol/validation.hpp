@@ -22,8 +22,9 @@ plugin::v1::Status validate_topic(std::string_view topic);
 // Non-empty, at most 255 characters of [%|a-zA-Z0-9_-].
 plugin::v1::Status validate_group(std::string_view group);
 // RocketMQ's system topics (TopicValidator's system set: TBW102, BenchmarkTest, the schedule,
-// transaction, trace, self-test and offset-moved topics, and every rmq_sys_* topic). Brokers
-// refuse to create or delete them through the admin requests; producing to most of them is fine.
+// transaction, trace, self-test, offset-moved and CHECKPOINT_TOPIC topics, and every rmq_sys_*
+// topic). Brokers refuse to create or delete them through the admin requests; producing to most
+// of them is fine.
 bool is_system_topic(std::string_view topic);
 // The system topics only the broker itself writes (the schedule, transaction half/op/check,
 // self-test and offset-moved topics): producers are refused with NO_PERMISSION. TBW102,
