@@ -107,6 +107,11 @@ Status BrokerController::start_services() {
   consumers_.set_listener([this](const std::string& group, GroupEvent, const std::vector<ClientConnection>& members) {
     notify_group_change(group, members);
   });
+  context_.register_now = [this] {
+    if (!registered_once_.load(std::memory_order_acquire)) return;  // the first registration comes
+    registration_needed_ = false;
+    register_all();
+  };
   MQKIT_ASSIGN_OR_RETURN(extra_services_, install_processors(*handler_, context_, files_));
   MQKIT_RETURN_IF_ERROR(start_access_control());
   dispatch_->start(recovered->dispatch_from_offset);
@@ -129,6 +134,7 @@ Status BrokerController::start_services() {
   registrar_ = std::make_unique<NameServerRegistrar>(config_, transport_, *topics_);
   topics_->on_change([this] { registration_needed_ = true; });
   register_all();
+  registered_once_.store(true, std::memory_order_release);
   const auto period = std::chrono::milliseconds(config_.register_name_server_period_ms);
   tasks_.add("register-broker", period, period, [this] { register_all(); });
   tasks_.add("register-after-change", std::chrono::milliseconds(200), std::chrono::milliseconds(200), [this] {

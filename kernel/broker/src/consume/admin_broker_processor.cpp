@@ -126,6 +126,7 @@ void AdminBrokerProcessor::update_and_create_topic(const RemotingCommand& reques
     kernel::logger("broker")->info("topic {} created or updated by {}: {} read / {} write queues, perm {}",
                                    topic.topic_name, responder.channel()->remote_address(), topic.read_queue_nums,
                                    topic.write_queue_nums, topic.perm);
+    if (context_.register_now) context_.register_now();
   }
   respond_status(responder, updated);
 }

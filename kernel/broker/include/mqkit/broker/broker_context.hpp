@@ -48,6 +48,10 @@ struct BrokerContext {
   ReplicaAcks* replicas = nullptr;  // masters: what slaves acknowledged (SYNC_MASTER waits on it)
   ha::HaMaster* ha_master = nullptr;  // masters: woken after appends so slaves get them at once
   std::function<std::int64_t()> clock;  // milliseconds since the epoch
+  // Registers with every name server now and returns once they answered (RocketMQ's
+  // registerIncrementBrokerData after an admin changed a topic), so a route query right after
+  // the admin's answer sees the change. Does nothing before the broker's first registration.
+  std::function<void()> register_now;
   // Messages stored and pulled (GET_BROKER_RUNTIME_INFO); never null.
   std::shared_ptr<BrokerStats> stats = std::make_shared<BrokerStats>();
   // What the Prometheus exporter reports (docs/metrics.md); null when metrics are off, and then

@@ -87,6 +87,7 @@ class BrokerController final : public kernel::Component {
   std::unique_ptr<metrics::HttpExporter> exporter_;
   std::uint16_t metrics_port_ = 0;
   std::atomic<bool> registration_needed_{false};
+  std::atomic<bool> registered_once_{false};  // registrar_ is set and the first registration ran
   BrokerContext context_;
   bool started_ = false;
 };
