@@ -10,6 +10,7 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <chrono>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -141,7 +142,16 @@ std::string ChildProcess::output() {
   return buffered_;
 }
 
-void ChildProcess::pause() { ::kill(pid_, SIGSTOP); }
+void ChildProcess::pause() {
+  ::kill(pid_, SIGSTOP);
+  // kill() only queues the stop: on a busy machine the child's threads run on (and answer
+  // requests) until each is next scheduled. Wait, bounded, until the kernel reports it stopped.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  int status = 0;
+  while (::waitpid(pid_, &status, WUNTRACED | WNOHANG) == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
 void ChildProcess::resume() { ::kill(pid_, SIGCONT); }
 
 std::string ChildProcess::log_tail(std::size_t bytes) const {

@@ -42,7 +42,7 @@ class ChildProcess {
   std::optional<int> wait_exit(std::chrono::milliseconds timeout);
   // Everything the process wrote to standard output so far (reads what is pending).
   std::string output();
-  void pause();   // SIGSTOP
+  void pause();   // SIGSTOP; returns once the process is stopped
   void resume();  // SIGCONT
   const std::filesystem::path& log_path() const noexcept { return log_path_; }
   std::string log_tail(std::size_t bytes = 4000) const;
