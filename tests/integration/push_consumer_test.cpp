@@ -494,8 +494,17 @@ TEST_F(PushConsumerBrokerRestartTest, ConsumptionGoesOnAcrossABrokerRestart) {
   ASSERT_TRUE(eventually([&] { return owned_of_topic(*consumers_.at("a")).size() == 8; }));
   send("before-", 20);
   ASSERT_TRUE(eventually([&] { return received.distinct() == 20; }));
-  // Offsets reach the brokers every second; the restart must not lose them either.
-  std::this_thread::sleep_for(milliseconds(1500));
+  // Offsets reach the brokers every second; the restart must not lose them either. Wait until
+  // broker-a has them all (on a busy machine a fixed pause was not always enough).
+  ClientApi& api = producer_->instance()->api();
+  ASSERT_TRUE(eventually([&] {
+    auto stats = api.get_consume_stats(cluster_->broker_addr(0), "push_it_broker_restart", kTopic);
+    if (!stats.is_ok() || stats->offset_table.empty()) return false;
+    for (const auto& [queue, offsets] : stats->offset_table) {
+      if (offsets.consumer_offset < offsets.broker_offset) return false;
+    }
+    return true;
+  })) << "broker-a never got the group's offsets";
   ASSERT_TRUE(cluster_->restart_broker(0).is_ok());
   send("after-", 20);  // the producer fails over to broker-b while broker-a comes back
   ASSERT_TRUE(eventually([&] { return received.distinct() == 40; })) << received.distinct() << " of 40";
