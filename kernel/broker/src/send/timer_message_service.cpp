@@ -106,6 +106,9 @@ TimerParking TimerMessageService::park(const BrokerConfig& config, std::int64_t 
 
 Status TimerMessageService::start() {
   if (thread_.joinable()) return Status::ok();
+  // A slave stores nothing of its own (RocketMQ's slaves do not dequeue timer messages either):
+  // its copy of the timer topic waits for its master to deliver.
+  if (context_.config->broker_role == BrokerRole::kSlave) return Status::ok();
   MQKIT_RETURN_IF_ERROR(load_checkpoint());
   {
     std::lock_guard lock(mutex_);

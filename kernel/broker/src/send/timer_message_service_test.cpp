@@ -267,6 +267,18 @@ TEST_F(TimerDeliveryTest, FailedDeliveryIsRetried) {
   EXPECT_EQ(delivered(), 1);
 }
 
+// A slave's appends fail: its copy of the timer topic waits for its master to deliver.
+TEST(TimerMessageServiceTest, ASlaveRunsNoTimerThread) {
+  SendFixture f("broker_role = \"SLAVE\"\nbroker_id = 1");
+  TimerMessageService service(f.context(), f.harness().files());
+  ASSERT_TRUE(service.start().is_ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // a running thread would have passed once
+  service.stop();
+  auto saved = f.harness().files().load(TimerMessageService::kCheckpointFile);
+  ASSERT_TRUE(saved.is_ok());
+  EXPECT_FALSE(saved->has_value());
+}
+
 class BoundedTimerTest : public TimerDeliveryTest {
  protected:
   BoundedTimerTest() : TimerDeliveryTest("timer_max_pending_in_memory = 2") {}

@@ -73,8 +73,8 @@ class TimerMessageService {
   // RocketMQ) and the message moved to the timer topic.
   static TimerParking park(const BrokerConfig& config, std::int64_t now_ms, OutgoingMessage& message);
 
-  // Loads the checkpoint (missing = the queue's start) and starts the timer thread. Call after
-  // the store has recovered and the dispatch pipeline has started.
+  // Loads the checkpoint (missing = the queue's start) and starts the timer thread; nothing on a
+  // slave. Call after the store has recovered and the dispatch pipeline has started.
   plugin::v1::Status start();
   // Joins the timer thread and saves the checkpoint. Idempotent.
   void stop();
