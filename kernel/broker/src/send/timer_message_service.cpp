@@ -12,8 +12,6 @@
 
 #include "append_messages.hpp"
 #include "mqkit/kernel/logging.hpp"
-#include "mqkit/kernel/wall_clock.hpp"
-#include "mqkit/plugin/v1/thread_name.hpp"
 #include "mqkit/protocol/timer.hpp"
 
 namespace mqkit::broker {
@@ -71,7 +69,7 @@ bool has_timer_request(const v1::Properties& properties) {
 }  // namespace
 
 TimerMessageService::TimerMessageService(BrokerContext& context, MetadataFiles& files)
-    : context_(context), files_(files) {}
+    : context_(context), files_(files), warn_("timer") {}
 
 TimerMessageService::~TimerMessageService() { stop(); }
 
@@ -105,29 +103,17 @@ TimerParking TimerMessageService::park(const BrokerConfig& config, std::int64_t 
 }
 
 Status TimerMessageService::start() {
-  if (thread_.joinable()) return Status::ok();
+  if (thread_.running()) return Status::ok();
   // A slave stores nothing of its own (RocketMQ's slaves do not dequeue timer messages either):
   // its copy of the timer topic waits for its master to deliver.
   if (context_.config->broker_role == BrokerRole::kSlave) return Status::ok();
   MQKIT_RETURN_IF_ERROR(load_checkpoint());
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = false;
-  }
-  thread_ = std::thread([this] {
-    plugin::v1::name_this_thread("TimerMessage");
-    run();
-  });
+  thread_.start("TimerMessage", [this] { run(); });
   return Status::ok();
 }
 
 void TimerMessageService::stop() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  wake_.notify_all();
-  if (thread_.joinable()) thread_.join();
+  thread_.stop();
   persist_checkpoint();
 }
 
@@ -205,21 +191,11 @@ void TimerMessageService::persist_checkpoint() {
   }
 }
 
-std::int64_t TimerMessageService::now() const {
-  if (context_.clock) return context_.clock();
-  return kernel::wall_clock_ms();
-}
-
-bool TimerMessageService::stopping() const {
-  std::lock_guard lock(mutex_);
-  return stopping_;
-}
-
 void TimerMessageService::run() {
   auto last_persist = std::chrono::steady_clock::now();
-  while (!stopping()) {
+  while (!thread_.stopping()) {
     const bool more_to_read = scan();
-    const std::int64_t pass_ms = now();
+    const std::int64_t pass_ms = broker_clock_ms(context_);
     if (deliver_due(pass_ms)) {
       // Everything read so far and due by pass_ms is delivered: that is what a restart may skip.
       std::lock_guard lock(mutex_);
@@ -239,10 +215,15 @@ void TimerMessageService::run() {
     if (more_to_read) continue;
     // Sleep until the earliest delivery time, but look again at least every poll interval: new
     // entries arrive in the timer queue meanwhile, and the clock may be adjusted.
-    std::unique_lock lock(mutex_);
     auto sleep = std::chrono::duration_cast<std::chrono::milliseconds>(kPollInterval);
-    if (!pending_.empty()) sleep = std::clamp(std::chrono::milliseconds(pending_.begin()->deliver_ms - now()), 1ms, sleep);
-    wake_.wait_for(lock, sleep, [this] { return stopping_; });
+    {
+      std::lock_guard lock(mutex_);
+      if (!pending_.empty()) {
+        sleep = std::clamp(std::chrono::milliseconds(pending_.begin()->deliver_ms - broker_clock_ms(context_)), 1ms,
+                           sleep);
+      }
+    }
+    thread_.wait_for(sleep);
   }
 }
 
@@ -251,9 +232,10 @@ bool TimerMessageService::scan() {
   for (int reads = 0; reads < kReadsPerTick; ++reads) {
     std::int64_t offset = 0;
     std::size_t room = 0;
+    if (thread_.stopping()) return false;
     {
       std::lock_guard lock(mutex_);
-      if (stopping_ || pending_.size() >= max_pending) return false;
+      if (pending_.size() >= max_pending) return false;
       offset = scan_offset_;
       room = max_pending - pending_.size();
     }
@@ -265,7 +247,7 @@ bool TimerMessageService::scan() {
     request.max_bytes = kBytesPerRead;
     auto read = context_.store->read(request);
     if (!read) {
-      warn("reading the timer queue: " + read.status().to_string());
+      warn_("reading the timer queue: " + read.status().to_string());
       return false;
     }
     if (read->status != v1::ReadStatus::kFound) {
@@ -302,9 +284,9 @@ bool TimerMessageService::scan() {
 bool TimerMessageService::deliver_due(std::int64_t now_ms) {
   while (true) {
     Pending entry;
+    if (thread_.stopping()) return false;
     {
       std::lock_guard lock(mutex_);
-      if (stopping_) return false;
       if (pending_.empty() || pending_.begin()->deliver_ms > now_ms) return true;
       entry = *pending_.begin();
     }
@@ -319,7 +301,7 @@ bool TimerMessageService::deliver(const Pending& entry, std::int64_t now_ms) {
   auto stored = read_record_at(context_, entry.commit_offset);
   if (!stored) {
     if (stored.status().code() != v1::StatusCode::kNotFound) {
-      warn("reading the timer message at commit offset " + std::to_string(entry.commit_offset) + ": " +
+      warn_("reading the timer message at commit offset " + std::to_string(entry.commit_offset) + ": " +
            stored.status().to_string());
       return false;
     }
@@ -346,20 +328,13 @@ bool TimerMessageService::deliver(const Pending& entry, std::int64_t now_ms) {
   const std::string topic = m.topic;
   auto appended = append_and_wait(context_, std::move(m), kAppendTimeout);
   if (!appended) {
-    warn("delivering a timer message to " + topic + ": " + appended.status().to_string());
+    warn_("delivering a timer message to " + topic + ": " + appended.status().to_string());
     return false;
   }
   if (context_.metrics) {
     context_.metrics->count_in(topic, MessageType::kDelay, 1, appended->result.bytes);
   }
   return true;
-}
-
-void TimerMessageService::warn(const std::string& message) {
-  // Failures repeat every tick while they last: log each distinct one once.
-  if (message == last_warning_) return;
-  last_warning_ = message;
-  kernel::logger("broker")->warn("timer: {}", message);
 }
 
 }  // namespace mqkit::broker

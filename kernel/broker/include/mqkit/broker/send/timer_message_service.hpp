@@ -19,17 +19,16 @@
 // checkpoint() may be called from any thread.
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <set>
 #include <string>
 #include <string_view>
-#include <thread>
 
 #include "mqkit/broker/broker_context.hpp"
 #include "mqkit/broker/metadata_files.hpp"
 #include "mqkit/broker/send/outgoing_message.hpp"
+#include "mqkit/broker/send/service_thread.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
 
 namespace mqkit::broker {
@@ -109,24 +108,19 @@ class TimerMessageService {
   bool deliver(const Pending& entry, std::int64_t now_ms);
   plugin::v1::Status load_checkpoint();
   void persist_checkpoint();
-  std::int64_t now() const;
-  bool stopping() const;
-  void warn(const std::string& message);
 
   BrokerContext& context_;
   MetadataFiles& files_;
-  std::thread thread_;
+  ServiceThread thread_;
+  RepeatedWarning warn_;  // timer thread only
 
   mutable std::mutex mutex_;
-  std::condition_variable wake_;
-  bool stopping_ = false;
   std::set<Pending> pending_;           // guarded by mutex_: by delivery time
   std::set<std::int64_t> pending_offsets_;  // guarded by mutex_: the same entries' queue offsets
   std::int64_t scan_offset_ = 0;        // guarded by mutex_: next timer queue offset to read
   TimerCheckpoint checkpoint_;          // guarded by mutex_: as of the last complete delivery pass
   TimerCheckpoint restored_;            // as loaded at start: what the first reads skip
   bool dirty_ = false;                  // guarded by mutex_: checkpoint changed since saved
-  std::string last_warning_;            // timer thread only
 };
 
 }  // namespace mqkit::broker
