@@ -196,8 +196,10 @@ void TimerMessageService::run() {
   while (!thread_.stopping()) {
     const bool more_to_read = scan();
     const std::int64_t pass_ms = broker_clock_ms(context_);
-    if (deliver_due(pass_ms)) {
-      // Everything read so far and due by pass_ms is delivered: that is what a restart may skip.
+    // Everything read so far and due by pass_ms is delivered: that is what a restart may skip. An
+    // idle pass leaves the checkpoint as it is (still true), so an idle broker writes nothing.
+    if (deliver_due(pass_ms) && progress_unrecorded_) {
+      progress_unrecorded_ = false;
       std::lock_guard lock(mutex_);
       TimerCheckpoint reached;
       reached.rescan_from = pending_offsets_.empty() ? scan_offset_ : *pending_offsets_.begin();
@@ -255,6 +257,7 @@ bool TimerMessageService::scan() {
         kernel::logger("broker")->warn("timer queue: offset {} corrected to {}", offset, read->next_begin_offset);
         std::lock_guard lock(mutex_);
         scan_offset_ = read->next_begin_offset;
+        progress_unrecorded_ = true;
       }
       return false;
     }
@@ -276,6 +279,7 @@ bool TimerMessageService::scan() {
       pending_.insert({deliver_ms, queue_offset, record->commit_offset});
       pending_offsets_.insert(queue_offset);
     }
+    progress_unrecorded_ = true;
     if (read->records.empty() || read->next_begin_offset >= read->max_offset) return false;
   }
   return true;
@@ -291,6 +295,7 @@ bool TimerMessageService::deliver_due(std::int64_t now_ms) {
       entry = *pending_.begin();
     }
     if (!deliver(entry, now_ms)) return false;
+    progress_unrecorded_ = true;
     std::lock_guard lock(mutex_);
     pending_.erase(entry);
     pending_offsets_.erase(entry.queue_offset);

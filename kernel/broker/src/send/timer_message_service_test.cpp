@@ -159,6 +159,11 @@ TEST_F(TimerDeliveryTest, MessagesAreDeliveredWhenDueEarliestFirst) {
   advance_clock(10'000);
   ASSERT_TRUE(eventually_delivered(3));
   EXPECT_EQ(body_at(2), "thirty");
+  ASSERT_TRUE(eventually([&] { return service->checkpoint().rescan_from == 3; }));
+  const TimerCheckpoint settled = service->checkpoint();
+  advance_clock(1'000);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(service->checkpoint(), settled);  // idle: nothing to save
   service->stop();
   EXPECT_EQ(delivered(), 3);
   EXPECT_EQ(service->pending_count(), 0u);

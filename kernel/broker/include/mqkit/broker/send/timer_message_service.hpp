@@ -113,6 +113,8 @@ class TimerMessageService {
   MetadataFiles& files_;
   ServiceThread thread_;
   RepeatedWarning warn_;  // timer thread only
+  // Timer thread only: entries read or delivered since the checkpoint was last updated.
+  bool progress_unrecorded_ = false;
 
   mutable std::mutex mutex_;
   std::set<Pending> pending_;           // guarded by mutex_: by delivery time
