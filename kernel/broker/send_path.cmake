@@ -1,4 +1,4 @@
-# Send path: SEND_MESSAGE / V2 / batch, request-reply replies, consumer send-back (retry, DLQ), delayed messages,
+# Send path: SEND_MESSAGE / V2 / batch, request-reply replies, consumer send-back (retry, DLQ), delayed and timer messages,
 # transactions (half messages, END_TRANSACTION, checks).
 set(MQKIT_BROKER_SEND_SOURCES
   src/send/outgoing_message.cpp
@@ -10,7 +10,9 @@ set(MQKIT_BROKER_SEND_SOURCES
   src/send/send_message_processor.cpp
   src/send/reply_message_processor.cpp
   src/send/consumer_send_back.cpp
+  src/send/service_thread.cpp
   src/send/schedule_message_service.cpp
+  src/send/timer_message_service.cpp
   src/send/transaction_service.cpp
   src/send/end_transaction_processor.cpp)
 set(MQKIT_BROKER_SEND_TESTS
@@ -21,4 +23,5 @@ set(MQKIT_BROKER_SEND_TESTS
   src/send/reply_message_processor_test.cpp
   src/send/consumer_send_back_test.cpp
   src/send/schedule_message_service_test.cpp
+  src/send/timer_message_service_test.cpp
   src/send/transaction_service_test.cpp)

@@ -5,10 +5,12 @@
 #include <iterator>
 
 #include "mqkit/plugin/v1/message_record.hpp"
+#include "mqkit/protocol/timer.hpp"
 
 namespace mqkit::client {
 
 namespace property = plugin::v1::property;
+namespace timer_property = protocol::timer::property;
 
 namespace {
 
@@ -73,6 +75,34 @@ int Message::delay_time_level() const {
 void Message::set_delay_time_level(int level) {
   if (level <= 0) return clear_property(property::kDelayLevel);
   set_property(std::string(property::kDelayLevel), std::to_string(level));
+}
+
+std::int64_t Message::int64_property(std::string_view name) const {
+  const auto text = property(name);
+  std::int64_t value = 0;
+  if (!text || std::from_chars(text->data(), text->data() + text->size(), value).ec != std::errc()) return 0;
+  return value;
+}
+
+void Message::set_delivery_property(std::string_view name, std::int64_t value) {
+  for (const std::string_view each : {timer_property::kDeliverMs, timer_property::kDelaySec, timer_property::kDelayMs}) {
+    clear_property(each);
+  }
+  if (value > 0) set_property(std::string(name), std::to_string(value));
+}
+
+std::int64_t Message::deliver_time_ms() const { return int64_property(timer_property::kDeliverMs); }
+void Message::set_deliver_time_ms(std::int64_t epoch_ms) { set_delivery_property(timer_property::kDeliverMs, epoch_ms); }
+std::int64_t Message::delay_time_sec() const { return int64_property(timer_property::kDelaySec); }
+void Message::set_delay_time_sec(std::int64_t seconds) { set_delivery_property(timer_property::kDelaySec, seconds); }
+std::int64_t Message::delay_time_ms() const { return int64_property(timer_property::kDelayMs); }
+void Message::set_delay_time_ms(std::int64_t milliseconds) {
+  set_delivery_property(timer_property::kDelayMs, milliseconds);
+}
+
+bool Message::has_delivery_time() const {
+  return property(timer_property::kDeliverMs) || property(timer_property::kDelaySec) ||
+         property(timer_property::kDelayMs);
 }
 
 bool Message::wait_store_msg_ok() const {

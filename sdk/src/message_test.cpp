@@ -28,6 +28,26 @@ TEST(MessageTest, TypedPropertiesAreRocketMqProperties) {
   EXPECT_TRUE(m.unique_id().empty());
 }
 
+TEST(MessageTest, DeliveryTimeIsOneOfRocketMq5sTimerProperties) {
+  Message m("T", "body");
+  EXPECT_FALSE(m.has_delivery_time());
+  m.set_delay_time_sec(10);
+  EXPECT_EQ(m.property("TIMER_DELAY_SEC"), "10");
+  EXPECT_EQ(m.delay_time_sec(), 10);
+  m.set_delay_time_ms(1500);  // replaces the delay in seconds
+  EXPECT_FALSE(m.property("TIMER_DELAY_SEC").has_value());
+  EXPECT_EQ(m.property("TIMER_DELAY_MS"), "1500");
+  EXPECT_EQ(m.delay_time_ms(), 1500);
+  m.set_deliver_time_ms(1'700'000'000'000);
+  EXPECT_FALSE(m.property("TIMER_DELAY_MS").has_value());
+  EXPECT_EQ(m.property("TIMER_DELIVER_MS"), "1700000000000");
+  EXPECT_EQ(m.deliver_time_ms(), 1'700'000'000'000);
+  EXPECT_TRUE(m.has_delivery_time());
+  m.set_deliver_time_ms(0);
+  EXPECT_FALSE(m.has_delivery_time());
+  EXPECT_EQ(m.deliver_time_ms(), 0);
+}
+
 TEST(MessageTest, UserPropertiesMayNotUseSystemNames) {
   Message m("TopicA", "body");
   EXPECT_TRUE(m.put_user_property("color", "red").is_ok());

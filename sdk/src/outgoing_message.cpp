@@ -88,7 +88,7 @@ bool is_reply(const Message& message) {
 
 // What prepare_batch refuses, checked on a single message.
 bool fits_a_batch(const Message& message) {
-  return message.delay_time_level() <= 0 && !is_retry_topic(message.topic()) && message.wait_store_msg_ok() &&
+  return message.delay_time_level() <= 0 && !message.has_delivery_time() && !is_retry_topic(message.topic()) && message.wait_store_msg_ok() &&
          !is_reply(message);
 }
 
@@ -100,6 +100,13 @@ Status validate_message(const Message& message, const ProducerConfig& config) {
     return Status::invalid_argument("Sending message to topic[" + message.topic() + "] is forbidden.");
   }
   if (message.body().empty()) return Status::invalid_argument("the message body length is zero");
+  if (message.has_delivery_time() && message.delay_time_level() > 0) {
+    // The broker would let the delay level win and drop the delivery time without a word.
+    return Status::invalid_argument("the message has both a delay level (" +
+                                    std::to_string(message.delay_time_level()) +
+                                    ") and a delivery time (TIMER_DELIVER_MS / TIMER_DELAY_SEC / TIMER_DELAY_MS): "
+                                    "set one of them");
+  }
   if (message.body().size() > config.max_message_size) {
     return Status::invalid_argument("the message body size over max value, MAX: " +
                                     std::to_string(config.max_message_size) + ", body: " +
@@ -148,6 +155,12 @@ Result<PreparedMessage> prepare_batch(std::vector<Message> messages, const Produ
       return Status::invalid_argument("The topic of the messages in one batch should be the same");
     }
     if (message.delay_time_level() > 0) return Status::invalid_argument("TimeDelayLevel is not supported for batching");
+    if (message.has_delivery_time()) {
+      // A broker holds a batch by the batch's own properties only: its members would be delivered at once.
+      return Status::invalid_argument(
+          "a message with a delivery time (TIMER_DELIVER_MS / TIMER_DELAY_SEC / TIMER_DELAY_MS) cannot be batched: "
+          "send it alone");
+    }
     if (is_retry_topic(message.topic())) return Status::invalid_argument("Retry Group is not supported for batching");
     if (is_reply(message)) {
       return Status::invalid_argument("reply messages cannot be batched: each goes alone, for the broker to push it");

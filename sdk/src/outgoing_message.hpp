@@ -30,7 +30,7 @@ struct PreparedMessage {
   std::optional<std::int32_t> max_reconsume_times{};
   // A delay level or a start-deliver time: the message trace calls it Delay_Msg.
   bool delayed = false;
-  // May travel in an auto batch: what prepare_batch accepts (no delay level, not a retry topic,
+  // May travel in an auto batch: what prepare_batch accepts (no delay level or delivery time, not a retry topic,
   // waits for the store as by default, not a request-reply reply), not compressed, no
   // transaction flag.
   bool batchable = false;
@@ -42,7 +42,7 @@ Status validate_message(const Message& message, const ProducerConfig& config);
 
 // Both name the topic with config.client.name_space on the wire (wrapped before it is validated).
 Result<PreparedMessage> prepare_message(Message message, const ProducerConfig& config);
-// All of one topic, no delay level, not a retry topic, no reply, one wait-store setting; each message gets
+// All of one topic, no delay level or delivery time, not a retry topic, no reply, one wait-store setting; each message gets
 // its own UNIQ_KEY; never compressed; the encoded batch must fit max_message_size.
 Result<PreparedMessage> prepare_batch(std::vector<Message> messages, const ProducerConfig& config);
 // One SEND_BATCH_MESSAGE of batchable prepared messages of one topic, in order (auto batching);

@@ -39,6 +39,28 @@ TEST(ValidateMessageTest, RejectsWhatRocketMqRejects) {
   EXPECT_NE(big.message().find("over max value, MAX: 10"), std::string::npos) << big.to_string();
 }
 
+TEST(ValidateMessageTest, RefusesADelayLevelWithADeliveryTime) {
+  const ProducerConfig config;
+  Message timed("T", "x");
+  timed.set_delay_time_sec(5);
+  EXPECT_TRUE(validate_message(timed, config).is_ok());
+  timed.set_delay_time_level(2);
+  const Status both = validate_message(timed, config);
+  EXPECT_EQ(both.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(both.message().find("both a delay level (2) and a delivery time"), std::string::npos) << both.to_string();
+}
+
+// RocketMQ 5's producer never puts a message with a delivery time into an auto batch.
+TEST(PrepareMessageTest, MessagesWithADeliveryTimeAreNotBatchable) {
+  const ProducerConfig config;
+  Message timed("T", "x");
+  timed.set_deliver_time_ms(1'700'000'000'000);
+  auto prepared = prepare_message(timed, config);
+  ASSERT_TRUE(prepared.is_ok());
+  EXPECT_FALSE(prepared->batchable);
+  EXPECT_EQ(property_of(prepared->properties, "TIMER_DELIVER_MS"), "1700000000000");
+}
+
 TEST(PrepareMessageTest, AssignsUniqueKeyAndKeepsAGivenOne) {
   ProducerConfig config;
   auto prepared = prepare_message(Message("T", "TagA", "hello"), config);
@@ -180,6 +202,9 @@ TEST(PrepareBatchTest, RefusesMixedTopicsDelaysRetryTopicsTransactionsAndOversiz
   delayed.set_delay_time_level(2);
   EXPECT_NE(batch({Message("A", "x"), delayed}).message().find("TimeDelayLevel"), std::string::npos);
   EXPECT_NE(batch({Message("%RETRY%g", "x")}).message().find("Retry"), std::string::npos);
+  Message timed("A", "x");
+  timed.set_delay_time_ms(500);
+  EXPECT_NE(batch({Message("A", "x"), timed}).message().find("delivery time"), std::string::npos);
   Message half("A", "x");
   half.set_property("TRAN_MSG", "true");
   EXPECT_NE(batch({Message("A", "x"), half}).message().find("cannot be sent in a batch"), std::string::npos);

@@ -34,8 +34,8 @@ TEST(ThreadNamesTest, EveryServerThreadButTheMainOneIsNamedForItsWork) {
 
   const auto broker = thread_names(cluster.broker(0).pid());
   for (const char* expected : {"RemotingIO-0", "RemotingExec-0", "ReputMessage", "PullRequestHold", "FlushRealTime",
-                               "AllocateMapFile", "StoreHousekeep", "BrokerSchedule", "ScheduleMessage", "HAService",
-                               "TransactionChk"}) {
+                               "AllocateMapFile", "StoreHousekeep", "BrokerSchedule", "ScheduleMessage", "TimerMessage",
+                               "HAService", "TransactionChk"}) {
     EXPECT_EQ(broker.count(expected), 1u) << "no broker thread named " << expected;
   }
   EXPECT_EQ(broker.count("mqbroker") ? broker.at("mqbroker") : 0, 1) << "unnamed broker threads";

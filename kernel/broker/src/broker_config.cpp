@@ -63,6 +63,20 @@ constexpr plugin::v1::ConfigField kFields[] = {
     {.key = "message_delay_level", .type = ValueType::kString,
      .default_value = "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h",
      .description = "Delay of each delay level, level 1 first"},
+    // Timer messages (docs/timer-messages.md), RocketMQ 5's MessageStoreConfig timer keys.
+    {.key = "timer_wheel_enable", .type = ValueType::kBool, .default_value = "true",
+     .description = "Hold messages with TIMER_DELIVER_MS / TIMER_DELAY_SEC / TIMER_DELAY_MS until then (false: "
+                    "refuse them)"},
+    {.key = "timer_max_delay_sec", .type = ValueType::kInt, .default_value = "259200",
+     .description = "Longest delay a timer message may ask for, in seconds (further: MESSAGE_ILLEGAL)", .min = 1,
+     .max = 2'147'483'647},
+    {.key = "timer_precision_ms", .type = ValueType::kInt, .default_value = "1000",
+     .description = "Delivery times are rounded down to this (100, 200, 500 or 1000; others round down to one)",
+     .min = 100, .max = 2'147'483'647},
+    {.key = "timer_max_pending_in_memory", .type = ValueType::kInt, .default_value = "1000000",
+     .description = "Most waiting timer messages indexed in memory; beyond it the timer topic is read on only as "
+                    "earlier ones are delivered",
+     .min = 1, .max = 100'000'000},
     {.key = "flush_consumer_offset_interval", .type = ValueType::kDuration, .default_value = "5s",
      .description = "How often consumer offsets are persisted", .min = 100},
     {.key = "channel_expired_timeout", .type = ValueType::kDuration, .default_value = "120s",
@@ -145,6 +159,15 @@ std::string duration_text(std::int64_t ms) {
   return std::to_string(ms) + "ms";
 }
 
+// RocketMQ's setTimerPrecisionMs: the largest of 100, 200, 500, 1000 ms not above the asked one.
+std::int64_t timer_precision_from(std::int64_t asked) {
+  std::int64_t precision = 100;
+  for (const std::int64_t candidate : {200, 500, 1000}) {
+    if (asked >= candidate) precision = candidate;
+  }
+  return precision;
+}
+
 // The inverse of broker_config_from: every schema key with the config's value.
 plugin::v1::ConfigValues values_of(const BrokerConfig& c) {
   plugin::v1::ConfigValues v;
@@ -172,6 +195,10 @@ plugin::v1::ConfigValues values_of(const BrokerConfig& c) {
   v.set("access_message_in_memory_max_ratio", std::int64_t{c.access_message_in_memory_max_ratio});
   v.set("max_message_size", c.max_message_size);
   v.set("message_delay_level", delays);
+  v.set("timer_wheel_enable", c.timer_wheel_enable);
+  v.set("timer_max_delay_sec", c.timer_max_delay_sec);
+  v.set("timer_precision_ms", c.timer_precision_ms);
+  v.set("timer_max_pending_in_memory", c.timer_max_pending_in_memory);
   v.set("flush_consumer_offset_interval", c.flush_consumer_offset_interval_ms);
   v.set("channel_expired_timeout", c.channel_expired_timeout_ms);
   v.set("rebalance_lock_max_live_time", c.lock_max_live_time_ms);
@@ -320,6 +347,10 @@ Result<BrokerConfig> broker_config_from(const plugin::v1::ConfigValues& v, const
   c.access_message_in_memory_max_ratio = static_cast<std::int32_t>(v.get_int("access_message_in_memory_max_ratio"));
   c.max_message_size = v.get_size("max_message_size");
   MQKIT_ASSIGN_OR_RETURN(c.delay_level_ms, parse_delay_levels(v.get_string("message_delay_level")));
+  c.timer_wheel_enable = v.get_bool("timer_wheel_enable");
+  c.timer_max_delay_sec = v.get_int("timer_max_delay_sec");
+  c.timer_precision_ms = timer_precision_from(v.get_int("timer_precision_ms"));
+  c.timer_max_pending_in_memory = v.get_int("timer_max_pending_in_memory");
   c.flush_consumer_offset_interval_ms = v.get_duration_ms("flush_consumer_offset_interval");
   c.channel_expired_timeout_ms = v.get_duration_ms("channel_expired_timeout");
   c.lock_max_live_time_ms = v.get_duration_ms("rebalance_lock_max_live_time");

@@ -9,6 +9,7 @@
 #include "mqkit/broker/send/reply_message_processor.hpp"
 #include "mqkit/broker/send/schedule_message_service.hpp"
 #include "mqkit/broker/send/send_message_processor.hpp"
+#include "mqkit/broker/send/timer_message_service.hpp"
 #include "mqkit/broker/send/transaction_service.hpp"
 
 namespace mqkit::broker {
@@ -16,6 +17,7 @@ namespace mqkit::broker {
 namespace {
 struct ProcessorServices {
   std::unique_ptr<ScheduleMessageService> schedule;
+  std::unique_ptr<TimerMessageService> timer;
   std::unique_ptr<TransactionService> transactions;
 };
 }  // namespace
@@ -27,6 +29,7 @@ plugin::v1::Result<std::shared_ptr<void>> install_processors(BrokerRequestHandle
   context.schedule = services->schedule.get();
   // Schedule-topic consume queue entries carry their delivery time, as in RocketMQ.
   context.dispatch->set_tags_code_fn(ScheduleMessageService::tags_code_fn(context.config->delay_level_ms));
+  services->timer = std::make_unique<TimerMessageService>(context, files);
   services->transactions = std::make_unique<TransactionService>(context);
   context.transactions = services->transactions.get();
 
@@ -44,6 +47,7 @@ plugin::v1::Result<std::shared_ptr<void>> install_processors(BrokerRequestHandle
 plugin::v1::Status start_processor_services(const std::shared_ptr<void>& services) {
   auto* started = static_cast<ProcessorServices*>(services.get());
   MQKIT_RETURN_IF_ERROR(started->schedule->start());
+  MQKIT_RETURN_IF_ERROR(started->timer->start());
   started->transactions->start();
   return plugin::v1::Status::ok();
 }
@@ -52,6 +56,7 @@ void stop_processor_services(const std::shared_ptr<void>& services) noexcept {
   if (!services) return;
   auto* running = static_cast<ProcessorServices*>(services.get());
   running->transactions->stop();
+  running->timer->stop();
   running->schedule->stop();
 }
 

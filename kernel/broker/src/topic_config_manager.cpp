@@ -5,6 +5,7 @@
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/request_reply.hpp"
+#include "mqkit/protocol/timer.hpp"
 #include "mqkit/protocol/validation.hpp"
 #include "mqkit/kernel/wall_clock.hpp"
 
@@ -44,6 +45,10 @@ Status TopicConfigManager::load() {
   add_system_topic_locked(std::string(protocol::kOffsetMovedEvent), 1, perm::kRead | perm::kWrite);
   add_system_topic_locked(std::string(protocol::kScheduleTopic),
                           static_cast<std::int32_t>(config_.delay_level_ms.size()), perm::kRead | perm::kWrite);
+  // Where timer messages wait (RocketMQ 5 creates it when the timer wheel is on).
+  if (config_.timer_wheel_enable) {
+    add_system_topic_locked(std::string(protocol::timer::kTopic), 1, perm::kRead | perm::kWrite);
+  }
   if (table_.data_version.timestamp == 0) bump_version_locked();
   return persist_locked();
 }

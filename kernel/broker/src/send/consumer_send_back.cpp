@@ -6,6 +6,7 @@
 
 #include "append_messages.hpp"
 #include "mqkit/broker/send/schedule_message_service.hpp"
+#include "mqkit/broker/send/timer_message_service.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "send_checks.hpp"
@@ -73,6 +74,8 @@ void consumer_send_back(BrokerContext& context, const RemotingCommand& request, 
   } else {
     const std::int32_t level = header->delay_level == 0 ? 3 + reconsumed : header->delay_level;
     set_property(message.properties, v1::property::kDelayLevel, std::to_string(level));
+    // The delay level wins: RocketMQ removes a timer message's delivery time from its retry.
+    TimerMessageService::park(*context.config, context.clock(), message);
     ScheduleMessageService::park(context.config->delay_level_ms, message);
   }
   append_message(context, std::move(message), false, [responder](v1::Result<AppendedMessages> appended) {

@@ -12,11 +12,9 @@
 #include "append_messages.hpp"
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
-#include "mqkit/plugin/v1/thread_name.hpp"
 #include "mqkit/protocol/bodies.hpp"
 #include "mqkit/protocol/transaction.hpp"
 #include "mqkit/protocol/validation.hpp"
-#include "mqkit/kernel/wall_clock.hpp"
 
 namespace mqkit::broker {
 
@@ -53,7 +51,7 @@ std::int32_t clamp_level(std::int32_t level, const std::vector<std::int64_t>& de
 }  // namespace
 
 ScheduleMessageService::ScheduleMessageService(BrokerContext& context, MetadataFiles& files)
-    : context_(context), files_(files) {}
+    : context_(context), files_(files), warn_("schedule") {}
 
 ScheduleMessageService::~ScheduleMessageService() { stop(); }
 
@@ -90,26 +88,14 @@ kernel::DispatchPipeline::TagsCodeFn ScheduleMessageService::tags_code_fn(std::v
 }
 
 Status ScheduleMessageService::start() {
-  if (thread_.joinable()) return Status::ok();
+  if (thread_.running()) return Status::ok();
   MQKIT_RETURN_IF_ERROR(load_offsets());
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = false;
-  }
-  thread_ = std::thread([this] {
-    plugin::v1::name_this_thread("ScheduleMessage");
-    run();
-  });
+  thread_.start("ScheduleMessage", [this] { run(); });
   return Status::ok();
 }
 
 void ScheduleMessageService::stop() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  wake_.notify_all();
-  if (thread_.joinable()) thread_.join();
+  thread_.stop();
   persist_offsets();
 }
 
@@ -210,23 +196,13 @@ void ScheduleMessageService::set_offset(std::int32_t level, std::int64_t offset)
   dirty_ = true;
 }
 
-std::int64_t ScheduleMessageService::now() const {
-  if (context_.clock) return context_.clock();
-  return kernel::wall_clock_ms();
-}
-
-bool ScheduleMessageService::stopping() const {
-  std::lock_guard lock(mutex_);
-  return stopping_;
-}
-
 void ScheduleMessageService::run() {
   const auto level_count = static_cast<std::int32_t>(context_.config->delay_level_ms.size());
   auto last_persist = std::chrono::steady_clock::now();
-  while (!stopping()) {
+  while (!thread_.stopping()) {
     bool more_due = false;
     std::int64_t next_due = 0;
-    for (std::int32_t level = 1; level <= level_count && !stopping(); ++level) {
+    for (std::int32_t level = 1; level <= level_count && !thread_.stopping(); ++level) {
       const LevelProgress progress = deliver_level(level);
       more_due = more_due || progress.more_due;
       if (progress.next_due != 0 && (next_due == 0 || progress.next_due < next_due)) next_due = progress.next_due;
@@ -239,9 +215,8 @@ void ScheduleMessageService::run() {
     // Sleep until the earliest known due time, but look again at least every poll interval:
     // new messages arrive in the queues meanwhile, and the clock may be adjusted.
     auto sleep = std::chrono::duration_cast<std::chrono::milliseconds>(kPollInterval);
-    if (next_due != 0) sleep = std::clamp(std::chrono::milliseconds(next_due - now()), 1ms, sleep);
-    std::unique_lock lock(mutex_);
-    wake_.wait_for(lock, sleep, [this] { return stopping_; });
+    if (next_due != 0) sleep = std::clamp(std::chrono::milliseconds(next_due - broker_clock_ms(context_)), 1ms, sleep);
+    thread_.wait_for(sleep);
   }
 }
 
@@ -257,7 +232,7 @@ ScheduleMessageService::LevelProgress ScheduleMessageService::deliver_level(std:
   request.max_bytes = kMaxBytesPerTick;
   auto read = context_.store->read(request);
   if (!read) {
-    warn("reading delay level " + std::to_string(level) + ": " + read.status().to_string());
+    warn_("reading delay level " + std::to_string(level) + ": " + read.status().to_string());
     return progress;
   }
   if (read->status != v1::ReadStatus::kFound) {
@@ -268,10 +243,10 @@ ScheduleMessageService::LevelProgress ScheduleMessageService::deliver_level(std:
     }
     return progress;
   }
-  const std::int64_t now_ms = now();
+  const std::int64_t now_ms = broker_clock_ms(context_);
   const std::int64_t level_delay = deliver_timestamp(levels, level, 0);
   for (std::size_t i = 0; i < read->records.size(); ++i) {
-    if (stopping()) return progress;
+    if (thread_.stopping()) return progress;
     const std::int64_t queue_offset = read->queue_offsets[i];
     auto record = v1::decode_record(read->records[i].bytes);
     if (record) {
@@ -313,7 +288,7 @@ bool ScheduleMessageService::deliver(const v1::RecordView& record, const v1::Sto
   const std::string topic = m.topic;
   auto appended = append_and_wait(context_, std::move(m), kAppendTimeout);
   if (!appended) {
-    warn("delivering a delayed message to " + topic + ": " + appended.status().to_string());
+    warn_("delivering a delayed message to " + topic + ": " + appended.status().to_string());
     return false;
   }
   if (context_.metrics) {
@@ -324,13 +299,6 @@ bool ScheduleMessageService::deliver(const v1::RecordView& record, const v1::Sto
     context_.metrics->count_in(topic, MessageType::kDelay, 1, bytes);
   }
   return true;
-}
-
-void ScheduleMessageService::warn(const std::string& message) {
-  // Failures repeat every tick while they last: log each distinct one once.
-  if (message == last_warning_) return;
-  last_warning_ = message;
-  kernel::logger("broker")->warn("schedule: {}", message);
 }
 
 }  // namespace mqkit::broker

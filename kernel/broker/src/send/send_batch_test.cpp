@@ -84,6 +84,19 @@ TEST(SendBatchTest, HeaderPropertiesFollowEachMembersOwnAndReplaceTheSameNameInP
   }
 }
 
+// RocketMQ holds a batch by its header's properties alone, which its clients never give a delivery
+// time: members asking for one are stored at once, as they are.
+TEST(SendBatchTest, MembersDeliveryTimesAreNotHeld) {
+  SendFixture f;
+  auto response = f.send(batch_of({"one", "two"}, {{"TIMER_DELAY_SEC", "60"}}));
+  ASSERT_EQ(response.code, rc::kSuccess) << response.remark.value_or("");
+  auto first = f.read("T", 0, 0);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->property("TIMER_DELAY_SEC"), "60");
+  EXPECT_FALSE(first->property("TIMER_OUT_MS"));
+  EXPECT_EQ(f.context().store->max_offset("rmq_sys_wheel_timer", 0), 0);
+}
+
 TEST(SendBatchTest, MalformedBodyIsIllegal) {
   SendFixture f;
   auto request = batch_of({"one", "two"});

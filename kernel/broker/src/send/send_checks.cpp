@@ -73,6 +73,22 @@ OrRefusal<SendTarget> resolve_send_target(BrokerContext& context, const SendMess
   return SendTarget{std::move(*config), queue_id};
 }
 
+std::optional<Refusal> timer_refusal(TimerParking parking, const BrokerConfig& config) {
+  switch (parking) {
+    case TimerParking::kIllegal:
+      return Refusal{rc::kMessageIllegal,
+                     "timer message illegal, the delay time should not be bigger than the max delay " +
+                         std::to_string(config.timer_max_delay_sec * 1000) +
+                         "ms; or if set del msg, the delay time should be bigger than the current time"};
+    case TimerParking::kNotEnabled:
+      return Refusal{rc::kSystemError, "accurate timer message is not enabled, timerWheelEnable is false"};
+    case TimerParking::kNotHeld:
+    case TimerParking::kHeld:
+      break;
+  }
+  return std::nullopt;
+}
+
 std::optional<Refusal> check_message_size(const BrokerConfig& config, std::size_t body_size,
                                           std::size_t properties_size) {
   if (static_cast<std::int64_t>(body_size) <= config.max_message_size &&

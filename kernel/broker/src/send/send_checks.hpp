@@ -13,6 +13,7 @@
 #include "mqkit/broker/broker_context.hpp"
 #include "mqkit/broker/request_processor.hpp"
 #include "mqkit/broker/send/outgoing_message.hpp"
+#include "mqkit/broker/send/timer_message_service.hpp"
 #include "send_request_headers.hpp"
 
 namespace mqkit::broker {
@@ -28,6 +29,10 @@ using OrRefusal = std::variant<T, Refusal>;
 inline void refuse(const Responder& responder, Refusal refusal) {
   responder.fail(refusal.code, std::move(refusal.remark));
 }
+
+// The answer RocketMQ gives a timer message park() would not hold (WHEEL_TIMER_MSG_ILLEGAL,
+// WHEEL_TIMER_NOT_ENABLE); nullopt for one it held or that is no timer message.
+std::optional<Refusal> timer_refusal(TimerParking parking, const BrokerConfig& config);
 
 // Producers may send only while the broker's permission includes write.
 std::optional<Refusal> check_broker_writable(const BrokerConfig& config);

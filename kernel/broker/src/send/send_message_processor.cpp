@@ -149,13 +149,16 @@ void SendMessageProcessor::send_message(RemotingCommand request, const Responder
     }
   }
   if (!half) {
+    const TimerParking parking = TimerMessageService::park(config, context_.clock(), message);
+    if (auto refusal = timer_refusal(parking, config)) return refuse(responder, std::move(*refusal));
     ScheduleMessageService::park(config.delay_level_ms, message);
-    // Parked, the message keeps its DELAY: it counts as delayed, in the schedule topic.
+    // Parked, the message keeps its DELAY or timer properties: it counts as delayed, in the
+    // schedule or timer topic.
     CountedAs counted = counted_as(context_, message.topic, message.properties);
     return append_message(context_, std::move(message), wait_for_flush,
                           answer_with(context_, responder, target.queue_id, std::move(counted)));
   }
-  // A half message keeps its DELAY until it is committed.
+  // A half message keeps its DELAY and timer properties until it is committed.
   if (auto prepared = context_.transactions->prepare(message); !prepared) {
     return responder.fail(rc::kSystemError, prepared.message());
   }

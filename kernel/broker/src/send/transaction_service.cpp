@@ -10,6 +10,8 @@
 
 #include "append_messages.hpp"
 #include "mqkit/broker/send/schedule_message_service.hpp"
+#include "mqkit/broker/send/timer_message_service.hpp"
+#include "send_checks.hpp"
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/kernel/wall_clock.hpp"
 #include "mqkit/plugin/v1/thread_name.hpp"
@@ -196,7 +198,10 @@ Status TransactionService::store_commit(const v1::RecordView& half, const v1::St
   set_property(message.properties, tx::property::kPreparedQueueOffset, std::to_string(half.queue_offset));
   message.sys_flag = (message.sys_flag & ~v1::sys_flag::kTransactionMask) | v1::sys_flag::kTransactionCommit;
   message.prepared_transaction_offset = half.commit_offset;
-  // A committed message with DELAY waits in the schedule topic like any delayed message.
+  // A committed message with DELAY or a delivery time waits in the schedule or timer topic like
+  // any delayed message; a relative delivery time counts from the commit, as in RocketMQ.
+  const TimerParking parking = TimerMessageService::park(*context_.config, now(), message);
+  if (auto refusal = timer_refusal(parking, *context_.config)) return Status::invalid_argument(refusal->remark);
   ScheduleMessageService::park(context_.config->delay_level_ms, message);
   const std::string topic = message.topic;
   auto appended = append_and_wait(context_, std::move(message), kAppendTimeout);

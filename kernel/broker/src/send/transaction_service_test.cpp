@@ -243,6 +243,31 @@ TEST_F(TransactionTest, CommittedMessageWithDelayIsDelayed) {
   EXPECT_EQ(parked->view.sys_flag & v1::sys_flag::kTransactionMask, v1::sys_flag::kTransactionCommit);
 }
 
+// As in RocketMQ, a half message keeps its delivery time until the commit, which holds it in the
+// timer topic (a relative delay counts from the commit).
+TEST_F(TransactionTest, CommittedMessageWithADeliveryTimeWaitsInTheTimerTopic) {
+  const Half half = send_half("AC11000100002A9F0000000000000001", {{"TIMER_DELAY_SEC", "30"}});
+  EXPECT_EQ(count("rmq_sys_wheel_timer", 0), 0);  // the half message itself is not held
+  f_.harness().now() += 10'000;
+  ASSERT_EQ(end(half, tx::Resolution::kCommit).code, rc::kSuccess);
+  EXPECT_EQ(count("T", 2), 0);
+  auto held = f_.read("rmq_sys_wheel_timer", 0, 0);
+  ASSERT_TRUE(held);
+  EXPECT_EQ(held->property("REAL_TOPIC"), "T");
+  EXPECT_EQ(held->property("REAL_QID"), "2");
+  const std::int64_t due = f_.harness().now() + 30'000;
+  EXPECT_EQ(held->property("TIMER_OUT_MS"), std::to_string(due % 1000 == 0 ? due - 1000 : due / 1000 * 1000));
+}
+
+TEST_F(TransactionTest, CommitOfADeliveryTimeBeyondTheMaximumIsRefused) {
+  const Half half = send_half("AC11000100002A9F0000000000000001", {{"TIMER_DELAY_SEC", "999999999"}});
+  const auto answer = end(half, tx::Resolution::kCommit);
+  EXPECT_EQ(answer.code, rc::kSystemError);
+  EXPECT_NE(answer.remark.value_or("").find("timer message illegal"), std::string::npos) << answer.remark.value_or("");
+  EXPECT_EQ(count("T", 2), 0);
+  EXPECT_EQ(count("rmq_sys_wheel_timer", 0), 0);
+}
+
 TEST_F(TransactionTest, BatchesCannotBeTransactional) {
   SendRequest batch;
   batch.code = protocol::request_code::kSendBatchMessage;

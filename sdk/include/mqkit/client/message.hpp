@@ -1,6 +1,6 @@
 // Message: what an application sends (RocketMQ's Message): topic, body, user flag and string
 // properties, with typed access to the properties RocketMQ gives meaning to (tags, keys, delay
-// level, wait-for-store).
+// level, delivery time, wait-for-store).
 //
 // A value type; not synchronized. Sending moves it into the producer, so pass it with std::move
 // to avoid copying a large body.
@@ -46,6 +46,21 @@ class Message {
   // DELAY: delay level 1..18 (1s 5s 10s 30s 1m ... 2h); 0 = deliver now.
   int delay_time_level() const;
   void set_delay_time_level(int level);
+  // RocketMQ 5 timer messages (docs/timer-messages.md): deliver at an epoch time in milliseconds
+  // (TIMER_DELIVER_MS), or that long after the broker takes the message (TIMER_DELAY_SEC,
+  // TIMER_DELAY_MS). Setting one removes the other two; 0 or less removes it. The broker refuses
+  // a time further away than its timer_max_delay_sec (3 days by default) with MESSAGE_ILLEGAL,
+  // rounds it down to its timer_precision_ms (1 s), and delivers a time already past at once.
+  // A message with a delivery time cannot also have a delay level, nor go in a batch. Getters
+  // answer 0 when the property is absent or not a number.
+  std::int64_t deliver_time_ms() const;
+  void set_deliver_time_ms(std::int64_t epoch_ms);
+  std::int64_t delay_time_sec() const;
+  void set_delay_time_sec(std::int64_t seconds);
+  std::int64_t delay_time_ms() const;
+  void set_delay_time_ms(std::int64_t milliseconds);
+  // Whether any of the three is set.
+  bool has_delivery_time() const;
   // WAIT: whether the broker answers only after the flush/replication it is configured for.
   bool wait_store_msg_ok() const;
   void set_wait_store_msg_ok(bool wait);
@@ -64,6 +79,9 @@ class Message {
   void set_properties(PropertyMap properties) noexcept { properties_ = std::move(properties); }
 
  private:
+  std::int64_t int64_property(std::string_view name) const;
+  void set_delivery_property(std::string_view name, std::int64_t value);
+
   std::string topic_{};
   std::string body_{};
   std::int32_t flag_ = 0;

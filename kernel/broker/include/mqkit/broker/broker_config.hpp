@@ -67,6 +67,12 @@ struct BrokerConfig {
   std::int32_t access_message_in_memory_max_ratio = 40;  // percent of physical memory
   std::int64_t max_message_size = 4 * 1024 * 1024;
   std::vector<std::int64_t> delay_level_ms;  // index 0 = level 1
+  // RocketMQ 5's timerWheelEnable / timerMaxDelaySec / timerPrecisionMs (docs/timer-messages.md);
+  // timer_max_pending_in_memory is mqkit's bound on the timer service's index.
+  bool timer_wheel_enable = true;
+  std::int64_t timer_max_delay_sec = 3 * 24 * 3600;
+  std::int64_t timer_precision_ms = 1000;
+  std::int64_t timer_max_pending_in_memory = 1'000'000;
   std::int64_t flush_consumer_offset_interval_ms = 5000;
   std::int64_t channel_expired_timeout_ms = 120'000;
   std::int64_t lock_max_live_time_ms = 60'000;

@@ -12,18 +12,17 @@
 // and encode_offsets() may be called from any thread.
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 #include "mqkit/broker/broker_context.hpp"
 #include "mqkit/broker/metadata_files.hpp"
 #include "mqkit/broker/send/outgoing_message.hpp"
+#include "mqkit/broker/send/service_thread.hpp"
 #include "mqkit/kernel/dispatch_pipeline.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
 
@@ -84,20 +83,15 @@ class ScheduleMessageService {
   void persist_offsets();
   std::int64_t offset_of(std::int32_t level) const;
   void set_offset(std::int32_t level, std::int64_t offset);
-  std::int64_t now() const;
-  bool stopping() const;
-  void warn(const std::string& message);
 
   BrokerContext& context_;
   MetadataFiles& files_;
-  std::thread thread_;
+  ServiceThread thread_;
+  RepeatedWarning warn_;  // timer thread only
 
   mutable std::mutex mutex_;
-  std::condition_variable wake_;
-  bool stopping_ = false;
   std::map<std::int32_t, std::int64_t> offsets_;  // guarded by mutex_
   bool dirty_ = false;                            // guarded by mutex_: offsets changed since saved
-  std::string last_warning_;                      // timer thread only
 };
 
 }  // namespace mqkit::broker

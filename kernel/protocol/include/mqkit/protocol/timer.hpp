@@ -1,0 +1,28 @@
+// RocketMQ 5.x timer messages (rocketmq-facts §5.5): the properties a producer sets to have a
+// message delivered at an arbitrary time, the ones a broker stamps, and the system topic such
+// messages wait in. Shared by the broker and the SDK so that each is spelled in one place.
+#pragma once
+
+#include <string_view>
+
+namespace mqkit::protocol::timer {
+
+// Timer messages wait here, queue 0, with their real topic and queue in REAL_TOPIC / REAL_QID.
+inline constexpr std::string_view kTopic = "rmq_sys_wheel_timer";
+
+namespace property {
+// Set by producers (MessageConst): when to deliver, as epoch milliseconds, or relative to the
+// broker's clock at the send, in seconds or milliseconds. RocketMQ reads TIMER_DELAY_SEC first,
+// then TIMER_DELAY_MS, then TIMER_DELIVER_MS.
+inline constexpr std::string_view kDeliverMs = "TIMER_DELIVER_MS";
+inline constexpr std::string_view kDelaySec = "TIMER_DELAY_SEC";
+inline constexpr std::string_view kDelayMs = "TIMER_DELAY_MS";
+// Set by the broker: the delivery time it settled on (rounded down to its precision); a message
+// carrying it is never held again.
+inline constexpr std::string_view kOutMs = "TIMER_OUT_MS";
+// Set on the delivered copy: when the broker took the message in, and when it let it out.
+inline constexpr std::string_view kEnqueueMs = "TIMER_ENQUEUE_MS";
+inline constexpr std::string_view kDequeueMs = "TIMER_DEQUEUE_MS";
+}  // namespace property
+
+}  // namespace mqkit::protocol::timer
