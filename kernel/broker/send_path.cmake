@@ -10,7 +10,7 @@ set(MQKIT_BROKER_SEND_SOURCES
   src/send/send_message_processor.cpp
   src/send/reply_message_processor.cpp
   src/send/consumer_send_back.cpp
-  src/send/service_thread.cpp
+  src/send/delivery_support.cpp
   src/send/schedule_message_service.cpp
   src/send/timer_message_service.cpp
   src/send/transaction_service.cpp

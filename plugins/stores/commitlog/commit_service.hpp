@@ -37,7 +37,7 @@
 
 #include "commit_log.hpp"
 #include "logger.hpp"
-#include "service_thread.hpp"
+#include "mqkit/plugin/v1/service_thread.hpp"
 
 namespace mqkit::plugins::stores::commitlog {
 
@@ -101,7 +101,7 @@ class CommitService {
   std::atomic<int> back_to_back_{0};  // appends in a row that came right after a commit
   mutable std::mutex mutex_;
   std::deque<Pending> pending_;  // guarded by mutex_; end offsets rise along it
-  ServiceThread thread_;
+  v1::ServiceThread thread_;
 };
 
 }  // namespace mqkit::plugins::stores::commitlog

@@ -20,7 +20,7 @@
 #include "env.hpp"
 #include "logger.hpp"
 #include "mapped_file.hpp"
-#include "service_thread.hpp"
+#include "mqkit/plugin/v1/service_thread.hpp"
 
 namespace mqkit::plugins::stores::commitlog {
 
@@ -66,7 +66,7 @@ class FileAllocator {
   std::shared_ptr<MappedFile> writing_;  // the file the writer is in (warming), or none
   std::int64_t writing_position_ = 0;
   std::string warm_failed_path_;         // the last file whose warming failed (warned once)
-  ServiceThread thread_;
+  v1::ServiceThread thread_;
 };
 
 }  // namespace mqkit::plugins::stores::commitlog

@@ -40,7 +40,7 @@
 #include "commit_log.hpp"
 #include "logger.hpp"
 #include "options.hpp"
-#include "service_thread.hpp"
+#include "mqkit/plugin/v1/service_thread.hpp"
 
 namespace mqkit::plugins::stores::commitlog {
 
@@ -112,9 +112,9 @@ class CommitLogFlusher {
   Logger log_;
   const FlushOptions options_;
   FailureFn on_failure_;
-  ServiceThread flusher_;
-  ServiceThread watchdog_;
-  ServiceThread notifier_;
+  v1::ServiceThread flusher_;
+  v1::ServiceThread watchdog_;
+  v1::ServiceThread notifier_;
   mutable std::mutex mutex_;
   std::deque<Waiter> waiters_;  // guarded by mutex_
   std::vector<Answer> handed_over_;  // guarded by mutex_: for the notifier

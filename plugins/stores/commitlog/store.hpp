@@ -32,7 +32,7 @@
 #include "options.hpp"
 #include "queue_reader.hpp"
 #include "retention.hpp"
-#include "service_thread.hpp"
+#include "mqkit/plugin/v1/service_thread.hpp"
 #include "test_hooks.hpp"
 
 namespace mqkit::plugins::stores::commitlog {
@@ -114,7 +114,7 @@ class CommitLogStore final : public plugin::v1::MessageStore, public TestHooks {
   Retention retention_;
   MetadataStore metadata_;
   QueueReader reader_;
-  ServiceThread housekeeping_;
+  v1::ServiceThread housekeeping_;
 
   std::mutex lifecycle_mutex_;
   std::atomic<State> state_{State::kCreated};

@@ -22,7 +22,7 @@
 #include "mqkit/broker/broker_context.hpp"
 #include "mqkit/broker/metadata_files.hpp"
 #include "mqkit/broker/send/outgoing_message.hpp"
-#include "mqkit/broker/send/service_thread.hpp"
+#include "mqkit/broker/send/delivery_support.hpp"
 #include "mqkit/kernel/dispatch_pipeline.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
 

@@ -1,17 +1,18 @@
-#include "service_thread.hpp"
+#include "mqkit/plugin/v1/service_thread.hpp"
 
 #include "mqkit/plugin/v1/thread_name.hpp"
 
-namespace mqkit::plugins::stores::commitlog {
+namespace mqkit::plugin::v1 {
 
 void ServiceThread::start(std::string name, std::function<void()> body) {
+  if (thread_.joinable()) return;
   {
     std::lock_guard lock(mutex_);
     stopping_ = false;
     notified_.store(false);
   }
   thread_ = std::thread([name = std::move(name), body = std::move(body)] {
-    plugin::v1::name_this_thread(name);
+    name_this_thread(name);
     body();
   });
 }
@@ -43,4 +44,4 @@ bool ServiceThread::stopping() const {
   return stopping_;
 }
 
-}  // namespace mqkit::plugins::stores::commitlog
+}  // namespace mqkit::plugin::v1

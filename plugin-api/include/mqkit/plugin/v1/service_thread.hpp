@@ -1,6 +1,7 @@
 // ServiceThread: a named background thread that sleeps between rounds of work and can be woken
-// early or stopped (RocketMQ's ServiceThread). The flusher, the file allocator and the
-// housekeeping loop are built on it.
+// early or stopped (RocketMQ's ServiceThread). The commitlog store's flusher, file allocator and
+// housekeeping loop and the broker's delay-level and timer services are built on it; plugins
+// may use it too.
 //
 // Threads: start()/stop() from the owner's thread; wakeup() from any thread; wait_for() and
 // stopping() from the service's own thread.
@@ -14,7 +15,7 @@
 #include <string>
 #include <thread>
 
-namespace mqkit::plugins::stores::commitlog {
+namespace mqkit::plugin::v1 {
 
 class ServiceThread {
  public:
@@ -23,8 +24,8 @@ class ServiceThread {
   ServiceThread(const ServiceThread&) = delete;
   ServiceThread& operator=(const ServiceThread&) = delete;
 
-  // Runs `body` on a new thread named `name` (plugin::v1::name_this_thread); the body loops
-  // until stopping() and sleeps with wait_for().
+  // Runs `body` on a new thread named `name` (name_this_thread); the body loops until
+  // stopping() and sleeps with wait_for(). Does nothing while a thread runs.
   void start(std::string name, std::function<void()> body);
   // Asks the body to finish, wakes it and joins. Idempotent.
   void stop();
@@ -44,4 +45,4 @@ class ServiceThread {
   std::thread thread_;
 };
 
-}  // namespace mqkit::plugins::stores::commitlog
+}  // namespace mqkit::plugin::v1
