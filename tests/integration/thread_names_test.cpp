@@ -4,10 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <initializer_list>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <string>
+#include <thread>
 
 #include "local_cluster.hpp"
 
@@ -32,16 +35,29 @@ TEST(ThreadNamesTest, EveryServerThreadButTheMainOneIsNamedForItsWork) {
   ASSERT_TRUE(cluster.add_namesrv().is_ok());
   ASSERT_TRUE(cluster.add_broker({}).is_ok());
 
-  const auto broker = thread_names(cluster.broker(0).pid());
-  for (const char* expected : {"RemotingIO-0", "RemotingExec-0", "ReputMessage", "PullRequestHold", "FlushRealTime",
-                               "AllocateMapFile", "StoreHousekeep", "BrokerSchedule", "ScheduleMessage", "TimerMessage",
-                               "HAService", "TransactionChk"}) {
+  // A thread names itself once it runs: a service started just before "ready" may not have yet.
+  const auto settled = [](pid_t pid, const std::string& program, std::initializer_list<const char*> expected) {
+    std::map<std::string, int> names;
+    const auto complete = [&] {
+      names = thread_names(pid);
+      const bool all = std::all_of(expected.begin(), expected.end(), [&](const char* n) { return names.count(n) == 1; });
+      return all && names.count(program) == 1 && names.at(program) == 1;
+    };
+    for (int i = 0; i < 200 && !complete(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    return names;
+  };
+  const std::initializer_list<const char*> broker_threads = {
+      "RemotingIO-0",   "RemotingExec-0",  "ReputMessage", "PullRequestHold", "FlushRealTime", "AllocateMapFile",
+      "StoreHousekeep", "BrokerSchedule", "ScheduleMessage", "TimerMessage",   "HAService",     "TransactionChk"};
+  const auto broker = settled(cluster.broker(0).pid(), "mqbroker", broker_threads);
+  for (const char* expected : broker_threads) {
     EXPECT_EQ(broker.count(expected), 1u) << "no broker thread named " << expected;
   }
   EXPECT_EQ(broker.count("mqbroker") ? broker.at("mqbroker") : 0, 1) << "unnamed broker threads";
 
-  const auto namesrv = thread_names(cluster.namesrv(0).pid());
-  for (const char* expected : {"RemotingIO-0", "RemotingExec-0", "ScanBroker"}) {
+  const std::initializer_list<const char*> namesrv_threads = {"RemotingIO-0", "RemotingExec-0", "ScanBroker"};
+  const auto namesrv = settled(cluster.namesrv(0).pid(), "mqnamesrv", namesrv_threads);
+  for (const char* expected : namesrv_threads) {
     EXPECT_EQ(namesrv.count(expected), 1u) << "no name server thread named " << expected;
   }
   EXPECT_EQ(namesrv.count("mqnamesrv") ? namesrv.at("mqnamesrv") : 0, 1) << "unnamed name server threads";

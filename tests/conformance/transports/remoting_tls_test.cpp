@@ -1,14 +1,11 @@
 // The remoting plugin with TLS: enforcing and permissive servers, clients that verify the
 // server's certificate or present their own, and the configuration errors that name the file.
 #include <gtest/gtest.h>
-#include <openssl/evp.h>
-#include <openssl/pem.h>
-#include <openssl/x509.h>
 
-#include <cstdio>
 #include <filesystem>
 
 #include "raw_client.hpp"
+#include "tls_identity.hpp"
 #include "plugin_fixture.hpp"
 #include "transport_test_util.hpp"
 #include "transports/remoting/tests/codec_test_util.hpp"
@@ -19,37 +16,7 @@ namespace {
 using namespace std::chrono_literals;
 using v1::RemotingCommand;
 
-// A self-signed certificate and its key as PEM files: it is its own CA, so a peer that trusts
-// the file accepts exactly this certificate.
-struct Identity {
-  std::string cert;
-  std::string key;
-};
-
-Identity make_identity(const std::filesystem::path& dir, const std::string& name) {
-  EVP_PKEY* key = EVP_EC_gen("prime256v1");
-  X509* cert = X509_new();
-  X509_set_version(cert, 2);
-  ASN1_INTEGER_set(X509_get_serialNumber(cert), 1);
-  X509_gmtime_adj(X509_getm_notBefore(cert), -60);
-  X509_gmtime_adj(X509_getm_notAfter(cert), 24 * 3600);
-  X509_set_pubkey(cert, key);
-  X509_NAME* subject = X509_get_subject_name(cert);
-  X509_NAME_add_entry_by_txt(subject, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>(name.c_str()), -1,
-                             -1, 0);
-  X509_set_issuer_name(cert, subject);
-  X509_sign(cert, key, EVP_sha256());
-  Identity identity{(dir / (name + ".crt")).string(), (dir / (name + ".key")).string()};
-  FILE* out = std::fopen(identity.cert.c_str(), "w");
-  PEM_write_X509(out, cert);
-  std::fclose(out);
-  out = std::fopen(identity.key.c_str(), "w");
-  PEM_write_PrivateKey(out, key, nullptr, nullptr, 0, nullptr, nullptr);
-  std::fclose(out);
-  X509_free(cert);
-  EVP_PKEY_free(key);
-  return identity;
-}
+using Identity = mqkit::testing::TlsIdentity;
 
 class RemotingTls : public ::testing::Test {
  protected:
@@ -57,9 +24,9 @@ class RemotingTls : public ::testing::Test {
     dir_ = std::filesystem::temp_directory_path() /
            ("mqkit-tls-" + std::to_string(::getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::create_directories(dir_);
-    server_ = make_identity(dir_, "server");
-    client_ = make_identity(dir_, "client");
-    stranger_ = make_identity(dir_, "stranger");
+    server_ = mqkit::testing::make_tls_identity(dir_, "server");
+    client_ = mqkit::testing::make_tls_identity(dir_, "client");
+    stranger_ = mqkit::testing::make_tls_identity(dir_, "stranger");
   }
   ~RemotingTls() override {
     for (auto& t : transports_) t->shutdown();
