@@ -9,9 +9,9 @@
 #include <limits>
 #include <map>
 #include <string>
-#include <tuple>
 
 #include "admin.hpp"
+#include "tls_options.hpp"
 #include "mqkit/kernel/logging.hpp"
 
 int main(int argc, char** argv) {
@@ -31,16 +31,8 @@ int main(int argc, char** argv) {
   app.add_option("--secret-key", credentials.secret_key,
                  "the account's secret key (default: $MQKIT_SECRET_KEY, which keeps it out of the process list)");
   app.add_flag("-v,--verbose", verbose, "show the SDK's informational log lines on stderr");
-  bool tls = false;
   std::map<std::string, std::string> transport_settings;
-  app.add_flag("--tls", tls, "connect with TLS (the servers' tls_mode is permissive or enforcing)");
-  for (const auto& [flag, key, what] : {std::tuple{"--tls-ca-file", "tls_ca_file", "PEM CAs to verify the servers' certificates with"},
-                                        std::tuple{"--tls-cert-file", "tls_cert_file", "PEM client certificate, for servers that ask for one"},
-                                        std::tuple{"--tls-key-file", "tls_key_file", "PEM key of --tls-cert-file"}}) {
-    app.add_option_function<std::string>(flag, [&transport_settings, key](const std::string& value) {
-      transport_settings[key] = value;
-    }, std::string(what) + " (implies --tls)");
-  }
+  mqkit::tools::add_tls_options(app, transport_settings);
   // Options after the subcommand name belong to the global app too (`mqadmin topicList -n x`).
   app.fallthrough();
 
@@ -247,7 +239,6 @@ int main(int argc, char** argv) {
   if (namesrv.empty()) {
     if (const char* env = std::getenv("NAMESRV_ADDR")) namesrv = env;
   }
-  if (tls || !transport_settings.empty()) transport_settings["tls_enable"] = "true";
   auto instance = connect(namesrv, std::chrono::milliseconds(timeout_ms),
                           mqkit::client::credentials_or_environment(std::move(credentials)), transport_settings);
   if (!instance) {

@@ -242,6 +242,7 @@ int run_benchmark(const RunOptions& o, std::ostream& out, std::ostream& progress
   client::ClientConfig run_client;
   run_client.namesrv_addresses = client::split_namesrv_addresses(o.namesrv);
   run_client.credentials = o.credentials;
+  run_client.transport.settings = o.transport_settings;
   if (o.create_topics) {
     client::ClientConfig config = run_client;
     config.instance_name = "mqbench-admin";

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <map>
 #include <string>
 
 #include "load_producer.hpp"
@@ -18,6 +19,7 @@ enum class ConsumerApi { kPush, kPull };
 struct RunOptions {
   std::string namesrv{};
   protocol::acl::Credentials credentials{};  // signs every request when set (plain ACL)
+  std::map<std::string, std::string> transport_settings{};  // the clients' transport keys (--tls...)
   std::string topic = "mqbench";
   int topics = 1;
   int queues = 4;                 // per topic and broker

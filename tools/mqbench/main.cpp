@@ -8,6 +8,7 @@
 #include <map>
 
 #include "bench_run.hpp"
+#include "tls_options.hpp"
 #include "mqkit/kernel/logging.hpp"
 
 int main(int argc, char** argv) {
@@ -20,6 +21,7 @@ int main(int argc, char** argv) {
                  "plain ACL account: sign every request with this access key (default: $MQKIT_ACCESS_KEY)");
   app.add_option("--secret-key", o.credentials.secret_key,
                  "the account's secret key (default: $MQKIT_SECRET_KEY, which keeps it out of the process list)");
+  mqkit::tools::add_tls_options(app, o.transport_settings);
   app.add_option("--topic", o.topic, "topic name (with --topics N: name-0 .. name-<N-1>)")->capture_default_str();
   app.add_option("--topics", o.topics, "number of topics")->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--queues", o.queues, "queues per topic on each broker")->check(CLI::PositiveNumber)->capture_default_str();
