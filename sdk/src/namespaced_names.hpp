@@ -30,6 +30,12 @@ Queues converted_queues(const Queues& queues, std::string_view name_space, Conve
   return out;
 }
 
+// A message going out: its topic as the wire names it. Without a namespace the topic is left
+// alone (no copy on the send path).
+inline void apply_namespace(std::string_view name_space, Message& message) {
+  if (!name_space.empty()) message.set_topic(protocol::wrap_namespace(name_space, message.topic()));
+}
+
 // A message handed to the application: its topic as the application named it.
 inline void strip_namespace(std::string_view name_space, Message& message) {
   if (!name_space.empty()) message.set_topic(protocol::without_namespace(message.topic(), name_space));

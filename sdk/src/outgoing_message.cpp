@@ -6,9 +6,9 @@
 #include "compression.hpp"
 #include "mqkit/client/message_id.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
-#include "mqkit/protocol/namespace.hpp"
 #include "mqkit/protocol/request_reply.hpp"
 #include "mqkit/protocol/validation.hpp"
+#include "namespaced_names.hpp"
 
 namespace mqkit::client {
 
@@ -116,7 +116,7 @@ Status validate_message(const Message& message, const ProducerConfig& config) {
 }
 
 Result<PreparedMessage> prepare_message(Message message, const ProducerConfig& config) {
-  message.set_topic(protocol::wrap_namespace(config.client.name_space, message.topic()));
+  apply_namespace(config.client.name_space, message);
   MQKIT_RETURN_IF_ERROR(validate_message(message, config));
   PreparedMessage out;
   out.topic = message.topic();
@@ -150,7 +150,7 @@ Result<PreparedMessage> prepare_batch(std::vector<Message> messages, const Produ
   const Message& first = messages.front();
   std::string body;
   for (auto& message : messages) {
-    message.set_topic(protocol::wrap_namespace(config.client.name_space, message.topic()));
+    apply_namespace(config.client.name_space, message);
     if (message.topic() != first.topic()) {
       return Status::invalid_argument("The topic of the messages in one batch should be the same");
     }

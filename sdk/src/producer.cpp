@@ -246,7 +246,7 @@ Result<std::string> Producer::Impl::start_request(Message message, RequestCallba
   if (options.timeout) {
     return Status::invalid_argument("a request's timeout is its own argument: leave SendOptions::timeout unset");
   }
-  message.set_topic(protocol::wrap_namespace(name_space(), message.topic()));
+  apply_namespace(name_space(), message);
   MQKIT_RETURN_IF_ERROR(validate_message(message, config_));
   if (!name_space().empty()) {
     // The reply comes on the responder's reply topic, named with its (the same) namespace.
