@@ -61,6 +61,13 @@ std::optional<std::int64_t> requested_delivery_ms(const v1::Properties& properti
   return parse_long(get_property(properties, timer_property::kDeliverMs).value_or(""));
 }
 
+// Every timer property is named TIMER_...: a message without one (nearly every send) is told
+// apart in one pass over its properties.
+bool mentions_timer(const v1::Properties& properties) {
+  return std::any_of(properties.begin(), properties.end(),
+                     [](const auto& property) { return property.first.starts_with("TIMER_"); });
+}
+
 bool has_timer_request(const v1::Properties& properties) {
   return get_property(properties, timer_property::kDeliverMs) || get_property(properties, timer_property::kDelaySec) ||
          get_property(properties, timer_property::kDelayMs);
@@ -74,6 +81,7 @@ TimerMessageService::TimerMessageService(BrokerContext& context, MetadataFiles& 
 TimerMessageService::~TimerMessageService() { stop(); }
 
 TimerParking TimerMessageService::park(const BrokerConfig& config, std::int64_t now_ms, OutgoingMessage& message) {
+  if (!mentions_timer(message.properties)) return TimerParking::kNotHeld;
   const std::int32_t transaction = message.sys_flag & v1::sys_flag::kTransactionMask;
   if (transaction != 0 && transaction != v1::sys_flag::kTransactionCommit) return TimerParking::kNotHeld;
   if (message.topic == protocol::timer::kTopic) return TimerParking::kNotHeld;
