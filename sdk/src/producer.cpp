@@ -188,6 +188,7 @@ bool Producer::Impl::shutdown() {
   sender_.reset();
   log()->info("producer {} shut down", config_.group);
   instance_.reset();
+  given_instance_.reset();  // the instance handed to the constructor, too
   return true;
 }
 

@@ -301,6 +301,15 @@ TEST_F(ProducerTest, OnewayIsQueuedWithoutAnswer) {
   EXPECT_TRUE(sends[0].request.is_oneway());
 }
 
+// Sends answered after shutdown hold the producer's internals; they must not hold the client
+// instance, or its threads outlive everyone who let go of it.
+TEST_F(ProducerTest, ShutdownLetsGoOfTheClientInstance) {
+  auto producer = start_producer();
+  const std::weak_ptr<ClientInstance> watched = producer->instance();
+  producer->shutdown();
+  EXPECT_TRUE(watched.expired()) << "the shut-down producer still holds its client instance";
+}
+
 TEST_F(ProducerTest, LifecycleRules) {
   auto instance = ClientInstance::create(config_.client, cluster_.transport());
   ASSERT_TRUE(instance.is_ok());

@@ -338,6 +338,7 @@ void LitePullConsumer::Impl::shutdown() {
   rebalancer_.reset();
   offsets_.reset();
   instance_.reset();
+  given_instance_.reset();  // the instance handed to the constructor, too
 }
 
 Status LitePullConsumer::Impl::not_running() const {

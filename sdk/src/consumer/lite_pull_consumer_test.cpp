@@ -620,6 +620,18 @@ TEST_F(LitePullConsumerTest, BadUseGetsClearErrors) {
   EXPECT_EQ(assigned->seek(kQ0, 0).code(), StatusCode::kUnavailable);
 }
 
+// A pull answered after shutdown still holds the consumer's internals; they must not hold the
+// client instance, or its threads outlive everyone who let go of it.
+TEST_F(LitePullConsumerTest, ShutdownLetsGoOfTheClientInstance) {
+  auto consumer = make(config());
+  ASSERT_TRUE(consumer->assign({kQ0}).is_ok());
+  ASSERT_TRUE(consumer->start().is_ok());
+  consumer->shutdown();
+  const std::weak_ptr<ClientInstance> watched = instance_;
+  instance_.reset();
+  EXPECT_TRUE(watched.expired()) << "the shut-down consumer still holds its client instance";
+}
+
 TEST_F(LitePullConsumerTest, AutoCommitInPollAndAtShutdown) {
   for (int i = 0; i < 3; ++i) queues_.add(0, "A", std::to_string(i));
   ConsumerConfig settings = config();

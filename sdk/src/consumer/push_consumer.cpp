@@ -219,6 +219,7 @@ void PushConsumer::Impl::shutdown() {
   rebalancer_.reset();
   offsets_.reset();
   instance_.reset();
+  given_instance_.reset();  // the instance handed to the constructor, too
 }
 
 // ---- ConsumerMember ------------------------------------------------------------------------

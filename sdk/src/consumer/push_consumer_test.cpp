@@ -226,6 +226,17 @@ class PushConsumerTest : public ::testing::Test {
   std::shared_ptr<FakeQueue> queue_;
 };
 
+// Pulls and consume tasks finishing after shutdown hold the consumer's internals; they must not
+// hold the client instance, or its threads outlive everyone who let go of it.
+TEST_F(PushConsumerTest, ShutdownLetsGoOfTheClientInstance) {
+  auto consumer = make(config());
+  std::atomic<int> consumed{0};
+  start_counting(*consumer, consumed);
+  const std::weak_ptr<ClientInstance> watched = consumer->instance();
+  consumer->shutdown();
+  EXPECT_TRUE(watched.expired()) << "the shut-down consumer still holds its client instance";
+}
+
 TEST_F(PushConsumerTest, AFullQueueIsNotPulledUntilTheListenerCatchesUp) {
   serve(20);
   ConsumerConfig c = config();
