@@ -168,6 +168,9 @@ int report(const RunOptions& o, const Measurement& m, const BenchStats& stats, c
   out << "errors: " << errors << " (lost " << seq.lost << ", duplicated " << seq.duplicated << ", out of order "
       << seq.out_of_order << (order_promised ? "" : " [no order promised]") << ", send failures " << send_errors
       << ", unstamped " << foreign << ")\n";
+  for (const auto& [text, count] : stats.send_error_texts.snapshot()) {
+    out << "  send failure x" << count << ": " << text << "\n";
+  }
 
   ResultLine result("mqkit", variant_of(o), o.size, sent);
   if (o.auto_batch) {

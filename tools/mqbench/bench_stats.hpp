@@ -10,6 +10,9 @@
 #include <limits>
 #include <mutex>
 #include <span>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "latency_histogram.hpp"
 
@@ -43,6 +46,19 @@ struct MessageCounter {
   }
 };
 
+// Why sends failed: the first few distinct error texts, each with how many sends it ended.
+class SendErrorTexts {
+ public:
+  void note(std::string text, std::uint64_t count);
+  std::vector<std::pair<std::string, std::uint64_t>> snapshot() const;
+  void reset();
+
+ private:
+  static constexpr std::size_t kDistinct = 4;
+  mutable std::mutex mutex_;
+  std::vector<std::pair<std::string, std::uint64_t>> texts_;
+};
+
 class BenchStats {
  public:
   // From now on (wall clock) messages count; everything recorded so far is dropped.
@@ -59,6 +75,7 @@ class BenchStats {
   MessageCounter sent;      // acknowledged (one-way: handed to the transport)
   MessageCounter received;  // first receipts of measured messages
   std::atomic<std::uint64_t> send_errors{0};
+  SendErrorTexts send_error_texts;
   std::atomic<std::uint64_t> last_receive_ns{0};
   std::atomic<std::uint64_t> last_ack_ns{0};  // of a measured message
   LatencyRecorder publish;  // send stamp (wall clock, just before the send call) → acknowledgement

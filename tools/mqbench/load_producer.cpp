@@ -153,7 +153,10 @@ void LoadProducers::send_loop(Worker& worker) {
     auto on_result = [&stats, &worker, first, count, measured, send_ns, size](const Result<SendResult>& result) {
       if (!result) {
         worker.fail(first, count);
-        if (measured) stats.send_errors.fetch_add(count, std::memory_order_relaxed);
+        if (measured) {
+          stats.send_errors.fetch_add(count, std::memory_order_relaxed);
+          stats.send_error_texts.note(result.status().to_string(), count);
+        }
         return;
       }
       if (!measured) return;
