@@ -67,7 +67,8 @@ TEST(TopicConfigManagerTest, NoAutoCreateWithoutTbw102) {
 TEST(TopicConfigManagerTest, TraceTopicOnlyWithTraceTopicEnable) {
   {
     InMemoryMetadataFiles files;
-    TopicConfigManager topics(default_config(), files);
+    const BrokerConfig config = default_config();
+    TopicConfigManager topics(config, files);
     ASSERT_TRUE(topics.load().is_ok());
     EXPECT_FALSE(topics.find("RMQ_SYS_TRACE_TOPIC").has_value());
   }

@@ -17,6 +17,8 @@ class NameServerRegistrar {
  public:
   NameServerRegistrar(const BrokerConfig& config, std::shared_ptr<plugin::v1::Transport> transport,
                       TopicConfigManager& topics);
+  // The registrar keeps a reference to the broker's live settings: a temporary would dangle.
+  NameServerRegistrar(BrokerConfig&&, std::shared_ptr<plugin::v1::Transport>, TopicConfigManager&) = delete;
 
   // Registers with every name server and waits for the answers (bounded by the RPC timeout).
   // Returns how many accepted the registration.

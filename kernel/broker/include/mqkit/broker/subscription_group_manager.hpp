@@ -19,6 +19,8 @@ using SubscriptionGroupConfig = protocol::SubscriptionGroupConfig;
 class SubscriptionGroupManager {
  public:
   SubscriptionGroupManager(const BrokerConfig& config, MetadataFiles& files) : config_(config), files_(files) {}
+  // The manager keeps a reference to the broker's live settings: a temporary would dangle.
+  SubscriptionGroupManager(BrokerConfig&&, MetadataFiles&) = delete;
 
   plugin::v1::Status load();
   std::optional<SubscriptionGroupConfig> find(const std::string& group) const;

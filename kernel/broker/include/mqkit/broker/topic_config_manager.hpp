@@ -21,6 +21,8 @@ using protocol::TopicConfigTable;
 class TopicConfigManager {
  public:
   TopicConfigManager(const BrokerConfig& config, MetadataFiles& files);
+  // The manager keeps a reference to the broker's live settings: a temporary would dangle.
+  TopicConfigManager(BrokerConfig&&, MetadataFiles&) = delete;
 
   // Reads topics.json (missing = none) and adds the system topics.
   plugin::v1::Status load();
