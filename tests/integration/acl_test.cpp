@@ -9,7 +9,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 
@@ -111,22 +110,14 @@ TEST_F(AclIntegrationTest, ASignedProducerAndConsumerWork) {
 
   ConsumerConfig config = mqkit::testing::fast_consumer_config(*cluster_, "acl_it_consumer");
   config.client.credentials = kUser;
+  mqkit::testing::ReceivedBodies received;  // outlives the consumer that calls into it
   PushConsumer consumer(config);
-  std::mutex mutex;
-  std::set<std::string> received;
   ASSERT_TRUE(consumer.subscribe(kTopic, MessageSelector::by_tag("*")).is_ok());
-  ASSERT_TRUE(consumer
-                  .register_listener([&](std::span<const MessageExt> messages, ConsumeConcurrentlyContext&) {
-                    std::lock_guard lock(mutex);
-                    for (const auto& m : messages) received.insert(m.body());
-                    return ConsumeConcurrentlyStatus::kConsumeSuccess;
-                  })
-                  .is_ok());
+  ASSERT_TRUE(consumer.register_listener(received.listener()).is_ok());
   ASSERT_TRUE(consumer.start().is_ok());
   EXPECT_TRUE(eventually([&] {
-    std::lock_guard lock(mutex);
-    return received == sent;
-  })) << "received " << received.size() << " of " << sent.size() << "\n" << cluster_->broker(0).log_tail();
+    return received.bodies() == sent;
+  })) << "received " << received.bodies().size() << " of " << sent.size() << "\n" << cluster_->broker(0).log_tail();
   consumer.shutdown();
 }
 

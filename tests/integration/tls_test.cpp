@@ -3,7 +3,6 @@
 // that verify the servers' certificate, and a client without TLS that gets no route.
 #include <gtest/gtest.h>
 
-#include <mutex>
 #include <set>
 #include <string>
 
@@ -57,19 +56,12 @@ TEST_F(TlsIntegrationTest, MessagesFlowOverTlsAndAPlainClientIsTurnedAway) {
   // the topic on.
   ASSERT_TRUE(mqkit::testing::create_topic_on_brokers(producer.instance()->api(), *cluster_, 1, "TlsTopic", 2).is_ok());
 
-  std::mutex mutex;
-  std::set<std::string> received;
+  mqkit::testing::ReceivedBodies received;
   ConsumerConfig consumer_config = mqkit::testing::fast_consumer_config(*cluster_, "TlsG");
   consumer_config.client = client_config(true, "tls-consumer");
   PushConsumer consumer(consumer_config);
   ASSERT_TRUE(consumer.subscribe("TlsTopic", "*").is_ok());
-  ASSERT_TRUE(consumer
-                  .register_listener([&](std::span<const MessageExt> messages, ConsumeConcurrentlyContext&) {
-                    std::lock_guard lock(mutex);
-                    for (const auto& m : messages) received.insert(m.body());
-                    return ConsumeConcurrentlyStatus::kConsumeSuccess;
-                  })
-                  .is_ok());
+  ASSERT_TRUE(consumer.register_listener(received.listener()).is_ok());
   ASSERT_TRUE(consumer.start().is_ok());
 
   std::set<std::string> sent;
@@ -79,8 +71,7 @@ TEST_F(TlsIntegrationTest, MessagesFlowOverTlsAndAPlainClientIsTurnedAway) {
     sent.insert("secret-" + std::to_string(i));
   }
   ASSERT_TRUE(eventually([&] {
-    std::lock_guard lock(mutex);
-    return received == sent;
+    return received.bodies() == sent;
   }));
 
   ProducerConfig plain_config;

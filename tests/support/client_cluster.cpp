@@ -17,6 +17,19 @@ client::ClientConfig fast_client_config(const LocalCluster& cluster) {
   return client;
 }
 
+client::ConcurrentListener ReceivedBodies::listener() {
+  return [this](std::span<const client::MessageExt> messages, client::ConsumeConcurrentlyContext&) {
+    std::lock_guard lock(mutex_);
+    for (const auto& m : messages) bodies_.insert(m.body());
+    return client::ConsumeConcurrentlyStatus::kConsumeSuccess;
+  };
+}
+
+std::set<std::string> ReceivedBodies::bodies() const {
+  std::lock_guard lock(mutex_);
+  return bodies_;
+}
+
 client::ConsumerConfig fast_consumer_config(const LocalCluster& cluster, const std::string& group) {
   client::ConsumerConfig config;
   config.client = fast_client_config(cluster);
