@@ -14,6 +14,7 @@
 #include "mqkit/broker/broker_metrics_page.hpp"
 #include "mqkit/broker/ha/replica_acks.hpp"
 #include "mqkit/kernel/logging.hpp"
+#include "mqkit/plugin/v1/runtime_figures.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/kernel/wall_clock.hpp"
 
@@ -94,6 +95,7 @@ Status BrokerController::start_services() {
   context_.locks = locks_.get();
   context_.long_polling = long_polling_.get();
   context_.clock = &kernel::wall_clock_ms;
+  context_.request_queue = static_cast<const plugin::v1::RequestQueue*>(transport_->extension(plugin::v1::kRequestQueueId));
 
   handler_ = std::make_shared<BrokerRequestHandler>();
   if (config_.metrics_exporter.enabled) {

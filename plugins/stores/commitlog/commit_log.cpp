@@ -305,6 +305,8 @@ v1::Result<bool> CommitLog::commit_locked(std::int64_t least_pages) {
 
 v1::Result<AppendOutcome> CommitLog::append(std::span<const MessageToAppend> batch) {
   std::lock_guard lock(put_mutex_);
+  const std::int64_t store_timestamp = env_.now_ms();
+  const plugin::v1::PutLockClock::Held held(put_lock_clock_, store_timestamp);
   if (closed_) return v1::Status::unavailable("the store is shutting down");
   std::vector<std::int32_t>& sizes = sizes_;
   std::int64_t total = 0;
@@ -315,7 +317,6 @@ v1::Result<AppendOutcome> CommitLog::append(std::span<const MessageToAppend> bat
   std::int64_t position = written_offset() - file->start_offset();
   const bool roll = total + kBlankHeaderSize > file->size() - position;
   const std::int64_t commit_offset = roll ? file->end_offset() : file->start_offset() + position;
-  const std::int64_t store_timestamp = env_.now_ms();
   const std::int64_t first_queue_offset = queue_offsets_.next(first.topic, first.queue_id);
 
   // Encode first: a message the codec refuses changes nothing, not even the end-of-file blank.
@@ -353,6 +354,7 @@ v1::Result<AppendOutcome> CommitLog::append(std::span<const MessageToAppend> bat
 
 v1::Status CommitLog::append_replicated(std::int64_t commit_offset, std::span<const std::uint8_t> records) {
   std::lock_guard lock(put_mutex_);
+  const plugin::v1::PutLockClock::Held held(put_lock_clock_, env_.now_ms());
   if (closed_) return v1::Status::unavailable("the store is shutting down");
   // An empty log starts wherever its master's transfer starts, as long as that is where one of
   // its files would start: a master starts an empty slave at the beginning of its last file.

@@ -34,6 +34,7 @@
 #include "file_allocator.hpp"
 #include "logger.hpp"
 #include "mapped_file_queue.hpp"
+#include "mqkit/plugin/v1/runtime_figures.hpp"
 #include "mqkit/plugin/v1/store.hpp"
 #include "options.hpp"
 #include "queue_offset_table.hpp"
@@ -132,6 +133,8 @@ class CommitLog {
   const FileAllocator& allocator() const noexcept { return allocator_; }
   const CommitLogOptions& options() const noexcept { return options_; }
   std::int64_t scratch_bytes() const;
+  // How long the append holding the put lock has held it (pageCacheLockTimeMills).
+  plugin::v1::PutLockClock& put_lock_clock() noexcept { return put_lock_clock_; }
 
  private:
   v1::Status validate(std::span<const plugin::v1::MessageToAppend> batch, std::vector<std::int32_t>& sizes,
@@ -164,6 +167,7 @@ class CommitLog {
   FileAllocator allocator_;
 
   mutable std::mutex put_mutex_;
+  plugin::v1::PutLockClock put_lock_clock_;
   bool closed_ = false;                 // guarded by put_mutex_
   QueueOffsetTable queue_offsets_;      // guarded by put_mutex_
   std::vector<std::uint8_t> scratch_;   // guarded by put_mutex_

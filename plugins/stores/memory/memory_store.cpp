@@ -28,6 +28,7 @@
 #include "memory_log.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
 #include "mqkit/plugin/v1/plugin.hpp"
+#include "mqkit/plugin/v1/runtime_figures.hpp"
 #include "queue_table.hpp"
 
 namespace mqkit::plugins::stores::memory {
@@ -350,6 +351,10 @@ class MemoryStore final : public v1::MessageStore {
     });
   }
 
+  void* extension(std::string_view id) noexcept override {
+    return id == v1::kPutLockClockId ? &put_lock_clock_ : nullptr;
+  }
+
   v1::StoreStats stats() noexcept override {
     v1::StoreStats stats;
     stats.commit_log_min_offset = log_.min_offset();
@@ -381,11 +386,13 @@ class MemoryStore final : public v1::MessageStore {
     const v1::MessageToAppend& first = batch.front();
 
     std::lock_guard lock(put_mutex_);
+    const std::int64_t now = now_ms();
+    const v1::PutLockClock::Held held(put_lock_clock_, now);
     MQKIT_RETURN_IF_ERROR(check_writable());
     const auto queue = queues_.find_or_create(first.topic, first.queue_id);
     MQKIT_ASSIGN_OR_RETURN(const MemoryLog::Reservation reservation, reserve(bytes, metadata));
     // Store timestamps never go backwards, so searches by time can bisect a queue.
-    last_store_timestamp_ = std::max(now_ms(), last_store_timestamp_);
+    last_store_timestamp_ = std::max(now, last_store_timestamp_);
 
     v1::AppendResult result;
     result.commit_offset = reservation.offset;
@@ -412,6 +419,7 @@ class MemoryStore final : public v1::MessageStore {
 
   Status append_copied(std::int64_t commit_offset, std::span<const std::uint8_t> records) {
     std::lock_guard lock(put_mutex_);
+    const v1::PutLockClock::Held held(put_lock_clock_, now_ms());
     MQKIT_RETURN_IF_ERROR(check_writable());
     // A log that never held anything starts where its master's transfer starts (a master starts
     // an empty slave at the beginning of its last commit log file; this store has no files).
@@ -496,6 +504,7 @@ class MemoryStore final : public v1::MessageStore {
   const std::array<v1::Dispatcher*, 2> dispatchers_{&queue_builder_, &index_builder_};
 
   std::mutex put_mutex_;
+  v1::PutLockClock put_lock_clock_;
   std::int64_t last_store_timestamp_ = 0;  // put lock
   bool evicted_before_ = false;            // put lock
   std::atomic<bool> running_{false};

@@ -289,7 +289,8 @@ void Connection::submit_requests() {
   const bool queued = runtime_->workers().submit(
       [self = shared_from_this(), requests = std::move(decoded_requests_)](const JobContext& context) mutable {
         self->handle_requests(requests, context);
-      });
+      },
+      count);
   decoded_requests_ = {};
   if (!queued) {  // stopping: the requests are dropped with the connection
     for (std::size_t i = 0; i < count; ++i) finish_request();

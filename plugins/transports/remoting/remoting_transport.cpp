@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <system_error>
 
+#include "mqkit/plugin/v1/runtime_figures.hpp"
 #include "transports/remoting/address.hpp"
 #include "transports/remoting/connection.hpp"
 #include "transports/remoting/exception_text.hpp"
@@ -190,6 +191,11 @@ Result<std::shared_ptr<Connection>> RemotingTransport::open_connection(std::stri
     return connection;
   }
   return last_error;
+}
+
+void* RemotingTransport::extension(std::string_view id) noexcept {
+  if (id == v1::kRequestQueueId) return static_cast<v1::RequestQueue*>(&runtime_->workers());
+  return nullptr;
 }
 
 void RemotingTransport::shutdown() noexcept {

@@ -36,6 +36,8 @@ class RemotingTransport final : public v1::Transport {
   void invoke(std::string_view address, v1::RemotingCommand request, std::chrono::milliseconds timeout,
               v1::ResponseCallback done) noexcept override;
   void shutdown() noexcept override;
+  // v1::kRequestQueueId: the worker pool's queue.
+  void* extension(std::string_view id) noexcept override;
 
  private:
   // One pool entry per address: the live connection, or the attempt under way that concurrent

@@ -24,11 +24,12 @@ WorkerPool::~WorkerPool() {
   ::sem_destroy(&ready_);
 }
 
-bool WorkerPool::submit(Job job) {
+bool WorkerPool::submit(Job job, std::size_t requests) {
   {
     std::lock_guard lock(mutex_);
     if (stopping_) return false;
-    queue_.push_back({std::chrono::steady_clock::now(), std::move(job)});
+    queue_.push_back({std::chrono::steady_clock::now(), std::move(job), requests});
+    queued_requests_ += requests;
   }
   ::sem_post(&ready_);
   return true;
@@ -52,6 +53,18 @@ void WorkerPool::stop() {
   }
 }
 
+plugin::v1::RequestQueueFigures WorkerPool::figures() const noexcept {
+  plugin::v1::RequestQueueFigures figures;
+  std::lock_guard lock(mutex_);
+  figures.queued = static_cast<std::int64_t>(queued_requests_);
+  if (!queue_.empty()) {
+    figures.head_wait_ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                                 queue_.front().queued_at)
+                               .count();
+  }
+  return figures;
+}
+
 void WorkerPool::run() noexcept {
   for (;;) {
     Entry entry;
@@ -65,6 +78,7 @@ void WorkerPool::run() noexcept {
       if (queue_.empty()) return;
       entry = std::move(queue_.front());
       queue_.pop_front();
+      queued_requests_ -= entry.requests;
       context.queue_size = queue_.size();
     }
     context.waited = std::chrono::steady_clock::now() - entry.queued_at;

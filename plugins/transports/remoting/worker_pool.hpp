@@ -18,6 +18,8 @@
 #include <thread>
 #include <vector>
 
+#include "mqkit/plugin/v1/runtime_figures.hpp"
+
 namespace mqkit::plugins::transports::remoting {
 
 class Log;
@@ -27,7 +29,8 @@ struct JobContext {
   std::size_t queue_size = 0;  // jobs still queued when this one started
 };
 
-class WorkerPool {
+// Its queue is the transport's v1::RequestQueue (the broker's runtime figures).
+class WorkerPool final : public plugin::v1::RequestQueue {
  public:
   using Job = std::function<void(const JobContext&)>;
 
@@ -36,8 +39,11 @@ class WorkerPool {
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
 
-  // Queues a job; false once stop() has begun (the job is not run).
-  bool submit(Job job);
+  // Queues a job carrying `requests` requests (what figures() counts); false once stop() has
+  // begun (the job is not run).
+  bool submit(Job job, std::size_t requests = 0);
+  // The requests of the queued jobs and how long the oldest job has waited.
+  plugin::v1::RequestQueueFigures figures() const noexcept override;
   // Refuses new jobs, runs every job already queued, joins the threads. Idempotent. A call
   // from one of the pool's own threads does not wait for that thread.
   void stop();
@@ -46,14 +52,16 @@ class WorkerPool {
   struct Entry {
     std::chrono::steady_clock::time_point queued_at;
     Job job;
+    std::size_t requests = 0;
   };
 
   void run() noexcept;
 
   const Log& log_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   sem_t ready_;  // one post per job, and one per thread at stop()
   std::deque<Entry> queue_;
+  std::size_t queued_requests_ = 0;  // the sum of the queued entries' requests
   bool stopping_ = false;
   std::vector<std::thread> threads_;
 };

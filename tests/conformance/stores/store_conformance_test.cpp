@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "mqkit/plugin/v1/runtime_figures.hpp"
 #include "store_test_support.hpp"
 
 namespace mqkit::testing::stores {
@@ -106,6 +107,14 @@ std::vector<std::string> bodies_of(const std::vector<v1::StoredSlice>& records) 
     if (auto record = decode(slice)) out.emplace_back(text(record->body));
   }
   return out;
+}
+
+TYPED_TEST(StoreConformance, ItsPutLockClockReadsZeroWhenNoAppendIsUnderWay) {
+  auto* clock = static_cast<v1::PutLockClock*>(this->store().extension(v1::kPutLockClockId));
+  ASSERT_NE(clock, nullptr) << "the store offers no " << v1::kPutLockClockId;
+  EXPECT_EQ(clock->held_ms(now_ms()), 0);
+  this->append(message("TopicA", 0, "hello"));
+  EXPECT_EQ(clock->held_ms(now_ms()), 0);
 }
 
 TYPED_TEST(StoreConformance, AppendReportsWhereTheMessageWent) {

@@ -4,6 +4,7 @@
 
 #include "consume_test_support.hpp"
 #include "mqkit/broker/consume/admin_bodies.hpp"
+#include "mqkit/plugin/v1/runtime_figures.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/connection.hpp"
 #include "mqkit/protocol/header_fields.hpp"
@@ -209,6 +210,29 @@ TEST_F(AdminBrokerProcessorTest, RuntimeInfoCarriesRocketMqsMessageCounters) {
                           "msgGetTotalYesterdayMorning", "putTps", "getTransferedTps"}) {
     EXPECT_TRUE(info->table.count(key)) << key;
   }
+}
+
+// What mqadmin clusterList shows as #PCWait and the LOAD of #InTPS / #OutTPS.
+TEST_F(AdminBrokerProcessorTest, RuntimeInfoCarriesTheStoresLockTimeAndTheRequestQueue) {
+  class FixedQueue final : public plugin::v1::RequestQueue {
+   public:
+    plugin::v1::RequestQueueFigures figures() const noexcept override { return {7, 42}; }
+  } queue;
+  context().request_queue = &queue;
+  auto info = protocol::decode_kv_table(
+      protocol::body_text(call(testing::make_request(rq::kGetBrokerRuntimeInfo, {}))));
+  context().request_queue = nullptr;
+  ASSERT_TRUE(info.is_ok()) << info.status().to_string();
+  EXPECT_EQ(info->table.at("pageCacheLockTimeMills"), "0");  // no append under way
+  EXPECT_EQ(info->table.at("sendThreadPoolQueueSize"), "7");
+  EXPECT_EQ(info->table.at("pullThreadPoolQueueSize"), "7");
+  EXPECT_EQ(info->table.at("sendThreadPoolQueueHeadWaitTimeMills"), "42");
+  EXPECT_EQ(info->table.at("pullThreadPoolQueueHeadWaitTimeMills"), "42");
+
+  auto without = protocol::decode_kv_table(
+      protocol::body_text(call(testing::make_request(rq::kGetBrokerRuntimeInfo, {}))));
+  ASSERT_TRUE(without.is_ok());
+  EXPECT_FALSE(without->table.count("sendThreadPoolQueueSize"));
 }
 
 TEST_F(AdminBrokerProcessorTest, BrokerConfigIsPropertiesTextWithRocketMqKeys) {

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "mqkit/plugin/v1/message_record.hpp"
+#include "mqkit/plugin/v1/runtime_figures.hpp"
 #include "mqkit/protocol/codes.hpp"
 
 namespace mqkit::broker {
@@ -90,6 +91,17 @@ protocol::KvTable runtime_info(const BrokerContext& context) {
   t["earliestMessageTimeStamp"] = std::to_string(earliest_message_time(*context.store, store));
   t["consumerGroupCount"] = std::to_string(context.consumers->groups().size());
   t["topicCount"] = std::to_string(context.topics->snapshot().topic_config_table.size());
+  if (const auto* clock = static_cast<const plugin::v1::PutLockClock*>(context.store->extension(plugin::v1::kPutLockClockId))) {
+    t["pageCacheLockTimeMills"] = std::to_string(clock->held_ms(context.clock()));
+  }
+  if (context.request_queue) {
+    // One queue serves every kind of request, so the send and pull figures are the same.
+    const auto queue = context.request_queue->figures();
+    for (const char* pool : {"send", "pull"}) {
+      t[std::string(pool) + "ThreadPoolQueueSize"] = std::to_string(queue.queued);
+      t[std::string(pool) + "ThreadPoolQueueHeadWaitTimeMills"] = std::to_string(queue.head_wait_ms);
+    }
+  }
   context.stats->add_to(info);
   return info;
 }

@@ -67,5 +67,36 @@ TEST(WorkerPool, StopRunsWhatWasQueuedAndRefusesTheRest) {
   EXPECT_FALSE(pool.submit([](const JobContext&) {}));
 }
 
+TEST(WorkerPool, FiguresCountTheQueuedRequestsAndTheOldestJobsWait) {
+  QuietHost host;
+  Log log(host);
+  std::atomic<bool> started{false};
+  std::atomic<bool> release{false};
+  WorkerPool pool(1, log);
+  EXPECT_EQ(pool.figures().queued, 0);
+  EXPECT_EQ(pool.figures().head_wait_ms, 0);
+  // The one thread is held, so the jobs behind it wait in the queue.
+  ASSERT_TRUE(pool.submit(
+      [&](const JobContext&) {
+        started = true;
+        for (int spins = 0; !release.load() && spins < 10'000; ++spins) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      },
+      1));
+  for (int spins = 0; !started.load() && spins < 10'000; ++spins) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_TRUE(started.load());
+  ASSERT_TRUE(pool.submit([](const JobContext&) {}, 3));
+  ASSERT_TRUE(pool.submit([](const JobContext&) {}, 2));
+  ASSERT_TRUE(pool.submit([](const JobContext&) {}));  // no request: a channel-closed notice
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  const auto waiting = pool.figures();
+  EXPECT_EQ(waiting.queued, 5);
+  EXPECT_GE(waiting.head_wait_ms, 30);
+  EXPECT_LT(waiting.head_wait_ms, 60'000);
+  release = true;
+  pool.stop();
+  EXPECT_EQ(pool.figures().queued, 0);
+  EXPECT_EQ(pool.figures().head_wait_ms, 0);
+}
+
 }  // namespace
 }  // namespace mqkit::plugins::transports::remoting

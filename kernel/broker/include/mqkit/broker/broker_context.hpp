@@ -19,6 +19,10 @@
 #include "mqkit/kernel/dispatch_pipeline.hpp"
 #include "mqkit/plugin/v1/store.hpp"
 
+namespace mqkit::plugin::v1 {
+class RequestQueue;  // runtime_figures.hpp
+}
+
 namespace mqkit::broker {
 
 class ScheduleMessageService;
@@ -52,6 +56,9 @@ struct BrokerContext {
   // registerIncrementBrokerData after an admin changed a topic), so a route query right after
   // the admin's answer sees the change. Does nothing before the broker's first registration.
   std::function<void()> register_now;
+  // The transport's requests waiting for a worker (GET_BROKER_RUNTIME_INFO's thread-pool queue
+  // figures); null when the transport does not offer them.
+  const plugin::v1::RequestQueue* request_queue = nullptr;
   // Messages stored and pulled (GET_BROKER_RUNTIME_INFO); never null.
   std::shared_ptr<BrokerStats> stats = std::make_shared<BrokerStats>();
   // What the Prometheus exporter reports (docs/metrics.md); null when metrics are off, and then
