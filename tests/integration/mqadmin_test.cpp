@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -165,16 +166,70 @@ TEST_F(MqadminTest, UpdateTopicPermKeepsTheQueues) {
   EXPECT_NE(mqadmin({"updateTopicPerm", "-t", "NoSuchTopic", "-p", "4", "-c", "DefaultCluster"}).code, 0);
 }
 
-TEST_F(MqadminTest, ClusterListShowsBroker) {
+TEST_F(MqadminTest, ClusterListShowsBrokerWithItsLoad) {
+  auto in_today = [&] {
+    rapidjson::Document doc;
+    const auto json = mqadmin({"clusterList", "--json"});
+    if (doc.Parse(json.out.c_str()).HasParseError()) return std::int64_t{-1};
+    return doc["DefaultCluster"][0]["brokers"][0]["inTotalToday"].GetInt64();
+  };
+  const std::int64_t before = in_today();
+  ASSERT_GE(before, 0);
+  // Something to count: the broker's put total and its oldest message.
+  ASSERT_EQ(mqadmin({"updateTopic", "-t", "LoadTopic", "-b", cluster_->broker_addr(0), "-r", "1", "-w", "1"}).code, 0);
+  ASSERT_TRUE(eventually([&] { return mqadmin({"topicRoute", "-t", "LoadTopic"}).code == 0; }));
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(mqadmin({"sendMessage", "-t", "LoadTopic", "-p", "x"}).code, 0);
+
   auto list = mqadmin({"clusterList"});
-  ASSERT_EQ(list.code, 0);
+  ASSERT_EQ(list.code, 0) << list.out << list.err;
+  for (const char* header : {"#Cluster Name", "#Broker Name", "#BID", "#Addr", "#Version", "#InTPS(LOAD)",
+                             "#OutTPS(LOAD)", "#PCWait(ms)", "#Hour", "#SPACE"}) {
+    EXPECT_NE(list.out.find(header), std::string::npos) << header << "\n" << list.out;
+  }
   EXPECT_NE(list.out.find("broker-a"), std::string::npos) << list.out;
   EXPECT_NE(list.out.find("DefaultCluster"), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find(cluster_->broker_addr(0)), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find("V4_9_4"), std::string::npos) << list.out;
+  // The rate, then (requests queued, the oldest one's wait): "0.00(0,0ms)" on an idle broker.
+  EXPECT_TRUE(std::regex_search(list.out, std::regex(R"([0-9]+\.[0-9]{2}\([0-9]+,[0-9]+ms\))"))) << list.out;
+
   auto json = mqadmin({"clusterList", "--json"});
   rapidjson::Document doc;
   ASSERT_FALSE(doc.Parse(json.out.c_str()).HasParseError()) << json.out;
   ASSERT_TRUE(doc.HasMember("DefaultCluster"));
-  EXPECT_STREQ(doc["DefaultCluster"][0]["brokerName"].GetString(), "broker-a");
+  const auto& broker = doc["DefaultCluster"][0];
+  EXPECT_STREQ(broker["brokerName"].GetString(), "broker-a");
+  EXPECT_STREQ(broker["brokerAddrs"]["0"].GetString(), cluster_->broker_addr(0).c_str());
+  const auto& figures = broker["brokers"][0];
+  EXPECT_STREQ(figures["version"].GetString(), "V4_9_4");
+  EXPECT_EQ(figures["inTotalToday"].GetInt64(), before + 3);
+  EXPECT_GT(figures["hours"].GetDouble(), 0.0);
+  EXPECT_LT(figures["hours"].GetDouble(), 1.0);
+  EXPECT_GE(figures["pageCacheLockTimeMs"].GetInt64(), 0);
+  EXPECT_GE(figures["sendQueueSize"].GetInt64(), 0);
+
+  auto more = mqadmin({"clusterList", "-m"});
+  ASSERT_EQ(more.code, 0) << more.out << more.err;
+  EXPECT_NE(more.out.find("#InTotalToday"), std::string::npos) << more.out;
+  std::smatch totals;
+  ASSERT_TRUE(std::regex_search(more.out, totals, std::regex(R"(broker-a +([0-9]+) +([0-9]+) +([0-9]+) +[0-9]+)")))
+      << more.out;
+  EXPECT_EQ(std::stoll(totals[3].str()), before + 3) << more.out;
+}
+
+TEST_F(MqadminTest, ClusterListWithAnIntervalPrintsAgainUntilStopped) {
+  auto child = ChildProcess::spawn("mqadmin", {"clusterList", "-i", "1", "-n", cluster_->namesrv_addrs()},
+                                   "mqadmin-clusterList-interval");
+  ASSERT_TRUE(child.is_ok()) << child.status().to_string();
+  auto headers = [&] {
+    const std::string out = child->output();
+    std::size_t count = 0;
+    for (auto at = out.find("#InTPS(LOAD)"); at != std::string::npos; at = out.find("#InTPS(LOAD)", at + 1)) ++count;
+    return count;
+  };
+  ASSERT_TRUE(eventually([&] { return headers() >= 2; })) << child->output();
+  EXPECT_TRUE(child->running());
+  child->stop();
 }
 
 TEST_F(MqadminTest, SendConsumeStatusProgressAndQuery) {

@@ -99,7 +99,11 @@ int topic_cluster_list(AdminContext& ctx, const std::string& topic);
 int topic_status(AdminContext& ctx, const std::string& topic);
 
 // ---- cluster_commands.cpp ----
-int cluster_list(AdminContext& ctx);
+struct ClusterListOptions {
+  bool more = false;    // -m: yesterday's and today's message totals instead of the base figures
+  int interval_s = 0;   // -i: print again every this many seconds, until killed (0: once)
+};
+int cluster_list(AdminContext& ctx, const ClusterListOptions& options = {});
 // wipeWritePerm (`writable` false) / addWritePerm: on every name server, the write permission of
 // every topic queue of `broker_name` (to drain a broker before maintenance, and to undo it).
 int set_write_perm(AdminContext& ctx, const std::string& broker_name, bool writable);

@@ -20,6 +20,7 @@ class JsonOut {
   void field(std::string_view k, std::int64_t v) { key(k), writer_.Int64(v); }
   void field(std::string_view k, std::int32_t v) { key(k), writer_.Int(v); }
   void field(std::string_view k, bool v) { key(k), writer_.Bool(v); }
+  void field(std::string_view k, double v) { key(k), writer_.Double(v); }
   void print(std::ostream& out) const { out << buffer_.GetString() << "\n"; }
 
  private:

@@ -80,8 +80,12 @@ int main(int argc, char** argv) {
   sub->add_option("-t,--topic", topic, "topic name")->required();
   sub->callback([&] { command = [&](AdminContext& c) { return topic_status(c, topic); }; });
 
-  sub = app.add_subcommand("clusterList", "list the brokers of every cluster");
-  sub->callback([&] { command = [](AdminContext& c) { return cluster_list(c); }; });
+  ClusterListOptions cluster_list_options;
+  sub = app.add_subcommand("clusterList", "list the brokers of every cluster with their load");
+  sub->add_flag("-m,--moreStats", cluster_list_options.more, "yesterday's and today's message totals");
+  sub->add_option("-i,--interval", cluster_list_options.interval_s, "print again every this many seconds")
+      ->check(CLI::PositiveNumber);
+  sub->callback([&] { command = [&](AdminContext& c) { return cluster_list(c, cluster_list_options); }; });
 
   std::string broker_name;
   sub = app.add_subcommand("wipeWritePerm", "take write permission from a broker name on every name server");
