@@ -604,6 +604,14 @@ Result<protocol::KvTable> ClientApi::get_broker_runtime_info(std::string_view ad
   return protocol::decode_kv_table(protocol::body_text(response));
 }
 
+Result<protocol::ConsumeStatsList> ClientApi::get_broker_consume_stats(std::string_view address, bool only_ordered,
+                                                                       milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kGetBrokerConsumeStats);
+  put(request.ext_fields, "isOrder", only_ordered ? "true" : "false");
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, call(address, std::move(request), timeout));
+  return protocol::decode_consume_stats_list(protocol::body_text(response));
+}
+
 Status ClientApi::update_subscription_group(std::string_view address, const protocol::SubscriptionGroupConfig& group,
                                             milliseconds timeout) {
   auto request = RemotingCommand::request(rq::kUpdateAndCreateSubscriptionGroup);

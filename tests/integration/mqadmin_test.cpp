@@ -269,6 +269,32 @@ TEST_F(MqadminTest, SendConsumeStatusProgressAndQuery) {
   for (const auto& q : lag["queues"].GetArray()) consumer_total += q["consumerOffset"].GetInt64();
   EXPECT_EQ(consumer_total, 3);
 
+  // The broker-wide view (every group) agrees: this group's queues, nothing behind.
+  auto broker_stats = mqadmin({"brokerConsumeStats", "-b", cluster_->broker_addr(0), "--json"});
+  ASSERT_EQ(broker_stats.code, 0) << broker_stats.out << broker_stats.err;
+  rapidjson::Document broker_doc;
+  ASSERT_FALSE(broker_doc.Parse(broker_stats.out.c_str()).HasParseError()) << broker_stats.out;
+  EXPECT_STREQ(broker_doc["brokerAddr"].GetString(), cluster_->broker_addr(0).c_str());
+  std::int64_t group_total = 0;
+  for (const auto& q : broker_doc["queues"].GetArray()) {
+    if (std::string(q["group"].GetString()) != "AdminGroup") continue;
+    EXPECT_STREQ(q["topic"].GetString(), "MsgTopic");
+    EXPECT_EQ(q["diff"].GetInt64(), 0);
+    EXPECT_GT(q["lastTimestamp"].GetInt64(), 0);
+    group_total += q["consumerOffset"].GetInt64();
+  }
+  EXPECT_EQ(group_total, 3) << broker_stats.out;
+  auto broker_table = mqadmin({"brokerConsumeStats", "-b", cluster_->broker_addr(0)});
+  ASSERT_EQ(broker_table.code, 0) << broker_table.out;
+  EXPECT_NE(broker_table.out.find("#Consumer Offset"), std::string::npos) << broker_table.out;
+  EXPECT_NE(broker_table.out.find("AdminGroup"), std::string::npos) << broker_table.out;
+  EXPECT_NE(broker_table.out.find("Diff Total: "), std::string::npos) << broker_table.out;
+  // -l 1: only queues behind, and this group's are not.
+  auto behind = mqadmin({"brokerConsumeStats", "-b", cluster_->broker_addr(0), "-l", "1"});
+  ASSERT_EQ(behind.code, 0) << behind.out;
+  EXPECT_EQ(behind.out.find("AdminGroup"), std::string::npos) << behind.out;
+  EXPECT_NE(mqadmin({"brokerConsumeStats", "-b", "127.0.0.1:1", "-t", "2000"}).code, 0);
+
   // Moving the group back to the beginning makes everything lag again.
   auto reset = mqadmin({"resetOffsetByTime", "-g", "AdminGroup", "-t", "MsgTopic", "-s", "0", "--json"});
   ASSERT_EQ(reset.code, 0) << reset.out;

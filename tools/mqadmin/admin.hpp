@@ -36,6 +36,11 @@ client::Result<std::shared_ptr<client::ClientInstance>> connect(
     const protocol::acl::Credentials& credentials = {},
     const std::map<std::string, std::string>& transport_settings = {});
 
+// "yyyy-MM-dd HH:mm:ss", with ".SSS" when `with_millis`, in local time as RocketMQ's tools
+// print times; empty for 0 or less (no time: a SubAfter trace record of the cloud layout, a
+// queue nothing was consumed from).
+std::string local_time(std::int64_t ms, bool with_millis);
+
 // A column-aligned text table; why not printf: widths depend on the data.
 class Table {
  public:
@@ -113,6 +118,15 @@ int set_write_perm(AdminContext& ctx, const std::string& broker_name, bool writa
 // as RocketMQ; updateBrokerConfig: masters only).
 int broker_status(AdminContext& ctx, const std::string& broker_addr, const std::string& cluster);
 int get_broker_config(AdminContext& ctx, const std::string& broker_addr, const std::string& cluster);
+// brokerConsumeStats: every group's per-queue progress on one broker (GET_BROKER_CONSUME_STATS),
+// the queues at least `min_diff` behind that anything was consumed from, then the total lag.
+struct BrokerConsumeStatsOptions {
+  std::string broker_addr;
+  bool only_ordered = false;  // -o true: ordered topics only
+  std::int64_t min_diff = 0;  // -l
+  std::int64_t timeout_ms = 50'000;  // -t (RocketMQ's default: the broker walks every group)
+};
+int broker_consume_stats(AdminContext& ctx, const BrokerConsumeStatsOptions& options);
 int update_broker_config(AdminContext& ctx, const std::string& broker_addr, const std::string& cluster,
                          const std::string& key, const std::string& value);
 

@@ -1,6 +1,8 @@
 // The shared pieces of mqadmin: connecting, error reporting, tables and broker lookup.
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <iostream>
 
 #include "admin.hpp"
@@ -33,6 +35,19 @@ client::Result<std::shared_ptr<client::ClientInstance>> connect(
   }
   if (auto valid = config.validate(); !valid) return valid;
   return client::ClientInstance::create(config);
+}
+
+std::string local_time(std::int64_t ms, bool with_millis) {
+  if (ms <= 0) return "";
+  const std::time_t seconds = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  localtime_r(&seconds, &tm);
+  char text[32];
+  const std::size_t n = std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", &tm);
+  if (!with_millis) return std::string(text, n);
+  char millis[8];
+  std::snprintf(millis, sizeof millis, ".%03d", static_cast<int>(ms % 1000));
+  return std::string(text, n) + millis;
 }
 
 void Table::print(std::ostream& out) const {

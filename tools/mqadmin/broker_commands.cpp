@@ -1,6 +1,7 @@
 // Broker-wide commands: brokerStatus (GET_BROKER_RUNTIME_INFO), getBrokerConfig
 // (GET_BROKER_CONFIG) and updateBrokerConfig (UPDATE_BROKER_CONFIG), each on one broker (-b) or
-// a cluster (-c).
+// a cluster (-c); brokerConsumeStats (GET_BROKER_CONSUME_STATS) on one broker.
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 
@@ -110,6 +111,56 @@ int update_broker_config(AdminContext& ctx, const std::string& broker_addr, cons
   }
   json.w().EndArray();
   if (ctx.json) json.print(*ctx.out);
+  return 0;
+}
+
+int broker_consume_stats(AdminContext& ctx, const BrokerConsumeStatsOptions& options) {
+  auto list = ctx.api().get_broker_consume_stats(options.broker_addr, options.only_ordered,
+                                                 std::chrono::milliseconds(options.timeout_ms));
+  if (!list) return ctx.fail("brokerConsumeStats " + options.broker_addr, list.status());
+  // RocketMQ's tool: rows in the broker's group order, each group's queues sorted; a queue
+  // nothing was consumed from (no last time) or less than -l behind is left out.
+  Table table({"#Topic", "#Group", "#Broker Name", "#QID", "#Broker Offset", "#Consumer Offset", "#Diff", "#LastTime"});
+  JsonOut json;
+  json.w().StartObject();
+  json.field("brokerAddr", list->broker_addr);
+  json.field("totalDiff", list->total_diff);
+  json.key("queues");
+  json.w().StartArray();
+  for (const auto& groups : list->consume_stats_list) {
+    for (const auto& [group, per_topic] : groups) {
+      for (const auto& stats : per_topic) {
+        for (const auto& [queue, progress] : stats.offset_table) {  // a std::map: sorted
+          const std::int64_t diff = progress.broker_offset - progress.consumer_offset;
+          if (diff < options.min_diff || progress.last_timestamp <= 0) continue;
+          if (ctx.json) {
+            json.w().StartObject();
+            json.field("topic", queue.topic);
+            json.field("group", group);
+            json.field("brokerName", queue.broker_name);
+            json.field("queueId", queue.queue_id);
+            json.field("brokerOffset", progress.broker_offset);
+            json.field("consumerOffset", progress.consumer_offset);
+            json.field("diff", diff);
+            json.field("lastTimestamp", progress.last_timestamp);
+            json.w().EndObject();
+          } else {
+            table.add({queue.topic, group, queue.broker_name, std::to_string(queue.queue_id),
+                       std::to_string(progress.broker_offset), std::to_string(progress.consumer_offset),
+                       std::to_string(diff), local_time(progress.last_timestamp, false)});
+          }
+        }
+      }
+    }
+  }
+  json.w().EndArray();
+  json.w().EndObject();
+  if (ctx.json) {
+    json.print(*ctx.out);
+  } else {
+    table.print(*ctx.out);
+    *ctx.out << "\nDiff Total: " << list->total_diff << "\n";
+  }
   return 0;
 }
 

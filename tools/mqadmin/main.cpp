@@ -100,6 +100,15 @@ int main(int argc, char** argv) {
   sub->add_option("-c,--clusterName", cluster, "every broker of this cluster, slaves too");
   sub->callback([&] { command = [&](AdminContext& c) { return broker_status(c, broker_addr, cluster); }; });
 
+  BrokerConsumeStatsOptions consume_stats_options;
+  sub = app.add_subcommand("brokerConsumeStats", "every group's per-queue progress on one broker");
+  sub->add_option("-b,--brokerAddr", consume_stats_options.broker_addr, "broker address")->required();
+  sub->add_option("-t,--timeoutMillis", consume_stats_options.timeout_ms, "request timeout in ms (default 50000)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("-l,--level", consume_stats_options.min_diff, "show only queues at least this far behind");
+  sub->add_option("-o,--order", consume_stats_options.only_ordered, "true: ordered topics only");
+  sub->callback([&] { command = [&](AdminContext& c) { return broker_consume_stats(c, consume_stats_options); }; });
+
   sub = app.add_subcommand("getBrokerConfig", "show a broker's configuration");
   sub->add_option("-b,--brokerAddr", broker_addr, "this broker");
   sub->add_option("-c,--clusterName", cluster, "every broker of this cluster, slaves too");

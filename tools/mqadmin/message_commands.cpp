@@ -135,20 +135,6 @@ struct TraceRow {
   std::string client_host;
 };
 
-// "yyyy-MM-dd HH:mm:ss.SSS" in local time, as RocketMQ's tools show trace times; empty for 0
-// (a SubAfter record of the cloud layout has no time).
-std::string local_time(std::int64_t ms) {
-  if (ms <= 0) return "";
-  const std::time_t seconds = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  localtime_r(&seconds, &tm);
-  char text[32];
-  const std::size_t n = std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", &tm);
-  char millis[8];
-  std::snprintf(millis, sizeof millis, ".%03d", static_cast<int>(ms % 1000));
-  return std::string(text, n) + millis;
-}
-
 void write_trace_row(JsonOut& json, const TraceRow& row) {
   const client::trace::TraceContext& r = row.record;
   const client::trace::TraceBean& bean = r.beans.front();
@@ -366,7 +352,7 @@ int query_msg_trace_by_id(AdminContext& ctx, const std::string& msg_id, const st
     const bool has_outcome = r.type != client::trace::TraceType::kSubBefore;
     std::string status = has_outcome ? (r.success ? "success" : "failed") : "";
     if (r.type == client::trace::TraceType::kEndTransaction) status = bean.transaction_state;
-    table.add({std::string(client::trace::to_string(r.type)), r.group, row.client_host, local_time(r.timestamp_ms),
+    table.add({std::string(client::trace::to_string(r.type)), r.group, row.client_host, local_time(r.timestamp_ms, true),
                has_outcome && r.type != client::trace::TraceType::kEndTransaction ? std::to_string(r.cost_ms) + "ms" : "",
                status, bean.topic, bean.store_host});
   }

@@ -458,6 +458,29 @@ std::string encode(const ConsumeStats& s) {
   });
 }
 
+std::string encode(const ConsumeStatsList& s) {
+  return write_json([&](Writer& w) {
+    w.StartObject();
+    key(w, "brokerAddr"), str(w, s.broker_addr);
+    key(w, "consumeStatsList"), w.StartArray();
+    for (const auto& groups : s.consume_stats_list) {
+      w.StartObject();
+      for (const auto& [group, stats] : groups) {
+        key(w, group), w.StartArray();
+        for (const auto& one : stats) {
+          const std::string raw = encode(one);  // not plain JSON: queue objects as map keys
+          w.RawValue(raw.data(), raw.size(), rapidjson::kObjectType);
+        }
+        w.EndArray();
+      }
+      w.EndObject();
+    }
+    w.EndArray();
+    key(w, "totalDiff"), w.Int64(s.total_diff);
+    w.EndObject();
+  });
+}
+
 std::string encode(const TopicStatsTable& s) {
   return write_json([&](Writer& w) {
     w.StartObject();
@@ -738,10 +761,12 @@ Result<LockBatchResponse> decode_lock_batch_response(std::string_view json) {
   return r;
 }
 
-Result<ConsumeStats> decode_consume_stats(std::string_view json) {
-  MQKIT_ASSIGN_OR_RETURN(auto doc, parse(json, "ConsumeStats"));
+namespace {
+
+Result<ConsumeStats> read_consume_stats(const Value& object) {
+  if (!object.IsObject()) return Status::invalid_argument("ConsumeStats must be an object");
   ConsumeStats s;
-  Fields f(doc, "ConsumeStats");
+  Fields f(object, "ConsumeStats");
   MQKIT_RETURN_IF_ERROR(f.get("consumeTps", s.consume_tps));
   MQKIT_RETURN_IF_ERROR(read_queue_map(f, "offsetTable", s.offset_table, [](const Value& v) -> Result<OffsetWrapper> {
     if (!v.IsObject()) return Status::invalid_argument("OffsetWrapper must be an object");
@@ -752,6 +777,37 @@ Result<ConsumeStats> decode_consume_stats(std::string_view json) {
     MQKIT_RETURN_IF_ERROR(of.get("lastTimestamp", o.last_timestamp));
     return o;
   }));
+  return s;
+}
+
+}  // namespace
+
+Result<ConsumeStats> decode_consume_stats(std::string_view json) {
+  MQKIT_ASSIGN_OR_RETURN(auto doc, parse(json, "ConsumeStats"));
+  return read_consume_stats(doc);
+}
+
+Result<ConsumeStatsList> decode_consume_stats_list(std::string_view json) {
+  MQKIT_ASSIGN_OR_RETURN(auto doc, parse(json, "ConsumeStatsList"));
+  ConsumeStatsList s;
+  Fields f(doc, "ConsumeStatsList");
+  MQKIT_RETURN_IF_ERROR(f.get("brokerAddr", s.broker_addr));
+  MQKIT_RETURN_IF_ERROR(f.get("totalDiff", s.total_diff));
+  const Value* list = f.find("consumeStatsList");
+  if (!list) return s;
+  if (!list->IsArray()) return Status::invalid_argument("ConsumeStatsList.consumeStatsList must be an array");
+  for (const auto& groups : list->GetArray()) {
+    if (!groups.IsObject()) return Status::invalid_argument("ConsumeStatsList entries must be {group: [ConsumeStats]}");
+    auto& out = s.consume_stats_list.emplace_back();
+    for (const auto& [group, stats] : groups.GetObject()) {
+      if (!stats.IsArray()) return Status::invalid_argument("ConsumeStatsList: group " + std::string(group.GetString()) + " must map to an array");
+      auto& per_topic = out[group.GetString()];
+      for (const auto& one : stats.GetArray()) {
+        MQKIT_ASSIGN_OR_RETURN(ConsumeStats decoded, read_consume_stats(one));
+        per_topic.push_back(std::move(decoded));
+      }
+    }
+  }
   return s;
 }
 

@@ -126,6 +126,12 @@ std::vector<Case> cases() {
   stats.offset_table[{"T", "b", 1}] = {11, 11, 0};
   out.push_back({"consume stats", round_trip("ConsumeStats", decode_consume_stats, encode_plain),
                  {bytes_of(encode(stats))}});
+  ConsumeStatsList stats_list;
+  stats_list.broker_addr = "10.0.0.1:10911";
+  stats_list.consume_stats_list.push_back({{"G", {stats}}});
+  stats_list.total_diff = 3;
+  out.push_back({"consume stats list", round_trip("ConsumeStatsList", decode_consume_stats_list, encode_plain),
+                 {bytes_of(encode(stats_list))}});
   TopicStatsTable topic_stats;
   topic_stats.offset_table[{"T", "b", 0}] = {0, 10, 1700000000000};
   out.push_back({"topic stats", round_trip("TopicStatsTable", decode_topic_stats, encode_plain),

@@ -110,6 +110,29 @@ TEST(BodiesTest, LockBodiesAndQueueKeyedMaps) {
   EXPECT_EQ(java->offset_table.at({"T", "b", 2}).broker_offset, 5);
 }
 
+TEST(BodiesTest, ConsumeStatsListNestsEachGroupsConsumeStats) {
+  ConsumeStatsList list;
+  list.broker_addr = "127.0.0.1:10911";
+  ConsumeStats orders;
+  orders.offset_table[{"Orders", "broker-a", 1}] = {10, 7, 123};
+  list.consume_stats_list.push_back({{"g1", {orders}}});
+  list.consume_stats_list.push_back({{"idle", {}}});
+  list.total_diff = 3;
+  const std::string json = encode(list);
+  EXPECT_EQ(json, R"({"brokerAddr":"127.0.0.1:10911","consumeStatsList":[{"g1":[{"consumeTps":0.0,"offsetTable":)"
+                  R"({{"brokerName":"broker-a","queueId":1,"topic":"Orders"}:)"
+                  R"({"brokerOffset":10,"consumerOffset":7,"lastTimestamp":123}}}]},{"idle":[]}],"totalDiff":3})");
+  auto decoded = decode_consume_stats_list(json);
+  ASSERT_TRUE(decoded.is_ok()) << decoded.status().to_string();
+  EXPECT_EQ(decoded->broker_addr, "127.0.0.1:10911");
+  EXPECT_EQ(decoded->total_diff, 3);
+  ASSERT_EQ(decoded->consume_stats_list.size(), 2u);
+  EXPECT_EQ(decoded->consume_stats_list[0].at("g1").at(0).offset_table.at({"Orders", "broker-a", 1}).broker_offset, 10);
+  EXPECT_TRUE(decoded->consume_stats_list[1].at("idle").empty());
+  EXPECT_FALSE(decode_consume_stats_list(R"({"consumeStatsList":[{"g1":7}]})").is_ok());
+  EXPECT_FALSE(decode_consume_stats_list(R"({"consumeStatsList":{}})").is_ok());
+}
+
 TEST(BodiesTest, ResetOffsetBodyReadsBothShapesRocketMqBrokersSend) {
   // A Java broker's answer to INVOKE_BROKER_TO_RESET_OFFSET: fastjson's MessageQueue-keyed map.
   auto java = decode_reset_offset_body(

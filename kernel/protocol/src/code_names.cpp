@@ -17,6 +17,7 @@ std::string_view request_code_name(std::int32_t code) noexcept {
     case c::kUpdateBrokerConfig: return "update_broker_config";
     case c::kGetBrokerConfig: return "get_broker_config";
     case c::kGetBrokerRuntimeInfo: return "get_broker_runtime_info";
+    case c::kGetBrokerConsumeStats: return "get_broker_consume_stats";
     case c::kSearchOffsetByTimestamp: return "search_offset_by_timestamp";
     case c::kGetMaxOffset: return "get_max_offset";
     case c::kGetMinOffset: return "get_min_offset";

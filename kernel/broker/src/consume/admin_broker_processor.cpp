@@ -68,6 +68,7 @@ const std::vector<std::pair<std::int32_t, AdminBrokerProcessor::Handler>>& Admin
       {rq::kLockBatchMq, &AdminBrokerProcessor::lock_batch},
       {rq::kUnlockBatchMq, &AdminBrokerProcessor::unlock_batch},
       {rq::kGetConsumeStats, &AdminBrokerProcessor::consume_stats},
+      {rq::kGetBrokerConsumeStats, &AdminBrokerProcessor::broker_consume_stats},
       {rq::kGetTopicStatsInfo, &AdminBrokerProcessor::topic_stats},
       {rq::kGetBrokerRuntimeInfo, &AdminBrokerProcessor::runtime_info},
       {rq::kInvokeBrokerToResetOffset, &AdminBrokerProcessor::reset_offset},
@@ -217,6 +218,13 @@ void AdminBrokerProcessor::consume_stats(const RemotingCommand& request, const R
   const std::string topic = fields.optional("topic");
   if (!fields.ok()) return responder.fail(rc::kSystemError, fields.error());
   respond_body(responder, protocol::encode(broker::consume_stats(context_, group, topic)));
+}
+
+void AdminBrokerProcessor::broker_consume_stats(const RemotingCommand& request, const Responder& responder) {
+  HeaderReader fields(request.ext_fields);
+  const bool only_ordered = fields.optional_bool("isOrder", false);
+  if (!fields.ok()) return responder.fail(rc::kSystemError, fields.error());
+  respond_body(responder, protocol::encode(broker::broker_consume_stats(context_, only_ordered)));
 }
 
 void AdminBrokerProcessor::topic_stats(const RemotingCommand& request, const Responder& responder) {

@@ -187,6 +187,52 @@ TEST_F(AdminBrokerProcessorTest, ConsumeAndTopicStats) {
   EXPECT_EQ(call(testing::make_request(rq::kGetTopicStatsInfo, {{"topic", "Nope"}})).code, rc::kTopicNotExist);
 }
 
+// What mqadmin brokerConsumeStats shows: every group, each topic it has offsets for.
+TEST_F(AdminBrokerProcessorTest, BrokerConsumeStatsCoverEveryGroupAndCanKeepOnlyOrderedTopics) {
+  fill();  // T: queue 0 holds 3 messages, queue 1 holds 1
+  protocol::TopicConfig ordered;
+  ordered.topic_name = "O";
+  ordered.read_queue_nums = ordered.write_queue_nums = 1;
+  ordered.perm = 6;
+  ordered.order = true;
+  ASSERT_TRUE(context().topics->update(ordered).is_ok());
+  for (int i = 0; i < 2; ++i) testing::append(context(), TestMessage{"O", 0, "m", "", "", ""});
+  harness_.wait_dispatched();
+  ASSERT_TRUE(context().groups->find_or_create("cg").has_value());
+  ASSERT_TRUE(context().groups->find_or_create("idle").has_value());
+  context().offsets->commit("cg", "T", 0, 2);
+  context().offsets->commit("cg", "O", 0, 1);
+
+  auto fetch = [&](const char* is_order) {
+    return protocol::decode_consume_stats_list(
+        protocol::body_text(call(testing::make_request(rq::kGetBrokerConsumeStats, {{"isOrder", is_order}}))));
+  };
+  auto groups_of = [](const protocol::ConsumeStatsList& list) {
+    std::map<std::string, std::vector<protocol::ConsumeStats>> by_group;
+    for (const auto& entry : list.consume_stats_list) by_group.insert(entry.begin(), entry.end());
+    return by_group;
+  };
+  auto all = fetch("false");
+  ASSERT_TRUE(all.is_ok()) << all.status().to_string();
+  EXPECT_EQ(all->broker_addr, context().config->address());
+  auto by_group = groups_of(*all);
+  ASSERT_EQ(by_group.count("cg"), 1u);
+  EXPECT_EQ(by_group.at("cg").size(), 2u);  // T and O
+  ASSERT_EQ(by_group.count("idle"), 1u);
+  EXPECT_TRUE(by_group.at("idle").empty());
+  EXPECT_EQ(all->total_diff, (3 - 2) + (1 - 0) + (2 - 1));
+
+  auto only_ordered = fetch("true");
+  ASSERT_TRUE(only_ordered.is_ok()) << only_ordered.status().to_string();
+  by_group = groups_of(*only_ordered);
+  ASSERT_EQ(by_group.at("cg").size(), 1u);
+  const auto& queue = by_group.at("cg")[0].offset_table.at({"O", "broker-a", 0});
+  EXPECT_EQ(queue.broker_offset, 2);
+  EXPECT_EQ(queue.consumer_offset, 1);
+  EXPECT_GT(queue.last_timestamp, 0);
+  EXPECT_EQ(only_ordered->total_diff, 1);
+}
+
 TEST_F(AdminBrokerProcessorTest, RuntimeInfoReportsTheStore) {
   fill();
   auto info = protocol::decode_kv_table(

@@ -47,6 +47,26 @@ protocol::ConsumeStats consume_stats(const BrokerContext& context, const std::st
   return stats;
 }
 
+protocol::ConsumeStatsList broker_consume_stats(const BrokerContext& context, bool only_ordered) {
+  protocol::ConsumeStatsList list;
+  list.broker_addr = context.config->address();
+  for (const auto& [group, settings] : context.groups->all()) {
+    std::vector<protocol::ConsumeStats> per_topic;
+    for (const auto& topic : context.offsets->topics_of_group(group)) {
+      const auto config = context.topics->find(topic);
+      if (!config || (only_ordered && !config->order)) continue;
+      protocol::ConsumeStats stats = consume_stats(context, group, topic);
+      if (stats.offset_table.empty()) continue;  // a topic the group no longer subscribes to
+      for (const auto& [queue, progress] : stats.offset_table) {
+        list.total_diff += progress.broker_offset - progress.consumer_offset;
+      }
+      per_topic.push_back(std::move(stats));
+    }
+    list.consume_stats_list.push_back({{group, std::move(per_topic)}});
+  }
+  return list;
+}
+
 protocol::TopicStatsTable topic_stats(const BrokerContext& context, const protocol::TopicConfig& topic) {
   protocol::TopicStatsTable stats;
   for (std::int32_t queue_id = 0; queue_id < topic.write_queue_nums; ++queue_id) {

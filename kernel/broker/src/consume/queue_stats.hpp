@@ -1,5 +1,6 @@
 // What the admin statistics requests report, computed from the store and the offset table:
-// a group's progress per queue (GET_CONSUME_STATS), a topic's queue ranges
+// a group's progress per queue (GET_CONSUME_STATS), every group's (GET_BROKER_CONSUME_STATS),
+// a topic's queue ranges
 // (GET_TOPIC_STATS_INFO) and broker-wide figures (GET_BROKER_RUNTIME_INFO).
 //
 // Read-only; any thread.
@@ -22,6 +23,10 @@ std::int64_t message_store_time(plugin::v1::MessageStore& store, const std::stri
 // message it consumed. `topic` empty = every topic the group has offsets for; a topic the group
 // does not subscribe to while it subscribes to others is skipped (RocketMQ).
 protocol::ConsumeStats consume_stats(const BrokerContext& context, const std::string& group, const std::string& topic);
+
+// consume_stats of every subscription group for each topic it has offsets for (only ordered
+// topics with `only_ordered`), and the total of broker offset minus consumer offset.
+protocol::ConsumeStatsList broker_consume_stats(const BrokerContext& context, bool only_ordered);
 
 // Per write queue: min and max offsets and the store time of the newest message.
 protocol::TopicStatsTable topic_stats(const BrokerContext& context, const protocol::TopicConfig& topic);

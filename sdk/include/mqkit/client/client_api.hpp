@@ -216,6 +216,10 @@ class ClientApi {
   Result<protocol::ConsumeStats> get_consume_stats(std::string_view address, std::string_view group,
                                                    std::string_view topic = {}, std::chrono::milliseconds timeout = {});
   Result<protocol::KvTable> get_broker_runtime_info(std::string_view address, std::chrono::milliseconds timeout = {});
+  // GET_BROKER_CONSUME_STATS: every subscription group's progress on one broker; only ordered
+  // topics with `only_ordered`.
+  Result<protocol::ConsumeStatsList> get_broker_consume_stats(std::string_view address, bool only_ordered,
+                                                              std::chrono::milliseconds timeout = {});
   // UPDATE_AND_CREATE_SUBSCRIPTIONGROUP: replaces the group's settings on one broker.
   Status update_subscription_group(std::string_view address, const protocol::SubscriptionGroupConfig& group,
                                    std::chrono::milliseconds timeout = {});

@@ -148,6 +148,14 @@ struct ConsumeStats {
   std::map<MessageQueue, OffsetWrapper> offset_table{};
   double consume_tps = 0;
 };
+// Every group's ConsumeStats on one broker (GET_BROKER_CONSUME_STATS): one {group: [one
+// ConsumeStats per topic]} map per subscription group, and the sum of broker offset minus
+// consumer offset over all of them.
+struct ConsumeStatsList {
+  std::vector<std::map<std::string, std::vector<ConsumeStats>>> consume_stats_list{};
+  std::string broker_addr;
+  std::int64_t total_diff = 0;
+};
 
 // Per-queue min/max offsets of a topic (GET_TOPIC_STATS_INFO).
 struct TopicOffset {
@@ -236,6 +244,7 @@ std::string encode(const ConsumerIdList& l);
 std::string encode(const LockBatchRequest& r);
 std::string encode(const LockBatchResponse& r);
 std::string encode(const ConsumeStats& s);
+std::string encode(const ConsumeStatsList& s);
 std::string encode(const TopicStatsTable& s);
 // mqTable in fastjson's object-keyed form, as Java admin tools read it.
 std::string encode(const ConsumerRunningInfo& info);
@@ -261,6 +270,7 @@ Result<ConsumerIdList> decode_consumer_id_list(std::string_view json);
 Result<LockBatchRequest> decode_lock_batch_request(std::string_view json);
 Result<LockBatchResponse> decode_lock_batch_response(std::string_view json);
 Result<ConsumeStats> decode_consume_stats(std::string_view json);
+Result<ConsumeStatsList> decode_consume_stats_list(std::string_view json);
 Result<TopicStatsTable> decode_topic_stats(std::string_view json);
 Result<ConsumerRunningInfo> decode_consumer_running_info(std::string_view json);
 // Either shape encode() and encode_for_cpp() write.

@@ -28,6 +28,7 @@ inline constexpr std::int32_t kEndTransaction = 37;
 inline constexpr std::int32_t kGetConsumerListByGroup = 38;
 inline constexpr std::int32_t kCheckTransactionState = 39;
 inline constexpr std::int32_t kNotifyConsumerIdsChanged = 40;
+inline constexpr std::int32_t kGetBrokerConsumeStats = 47;
 inline constexpr std::int32_t kLockBatchMq = 41;
 inline constexpr std::int32_t kUnlockBatchMq = 42;
 // Sent by RocketMQ consumers at start for a subscription that is not TAG (SQL92).

@@ -55,6 +55,7 @@ class AdminBrokerProcessor final : public RequestProcessor {
   void lock_batch(const RemotingCommand& request, const Responder& responder);
   void unlock_batch(const RemotingCommand& request, const Responder& responder);
   void consume_stats(const RemotingCommand& request, const Responder& responder);
+  void broker_consume_stats(const RemotingCommand& request, const Responder& responder);
   void topic_stats(const RemotingCommand& request, const Responder& responder);
   void runtime_info(const RemotingCommand& request, const Responder& responder);
   void reset_offset(const RemotingCommand& request, const Responder& responder);
