@@ -28,7 +28,6 @@ inline constexpr std::int32_t kEndTransaction = 37;
 inline constexpr std::int32_t kGetConsumerListByGroup = 38;
 inline constexpr std::int32_t kCheckTransactionState = 39;
 inline constexpr std::int32_t kNotifyConsumerIdsChanged = 40;
-inline constexpr std::int32_t kGetBrokerConsumeStats = 47;
 inline constexpr std::int32_t kLockBatchMq = 41;
 inline constexpr std::int32_t kUnlockBatchMq = 42;
 // Sent by RocketMQ consumers at start for a subscription that is not TAG (SQL92).
@@ -65,6 +64,7 @@ inline constexpr std::int32_t kGetTopicsByCluster = 224;
 inline constexpr std::int32_t kGetConsumerRunningInfo = 307;
 inline constexpr std::int32_t kConsumeMessageDirectly = 309;
 inline constexpr std::int32_t kSendMessageV2 = 310;
+inline constexpr std::int32_t kGetBrokerConsumeStats = 317;
 inline constexpr std::int32_t kSendBatchMessage = 320;
 inline constexpr std::int32_t kQueryDataVersion = 322;
 // Request-reply (protocol/request_reply.hpp): a responder's reply message (the send header,
