@@ -295,6 +295,19 @@ TEST_F(MqadminTest, SendConsumeStatusProgressAndQuery) {
   EXPECT_EQ(behind.out.find("AdminGroup"), std::string::npos) << behind.out;
   EXPECT_NE(mqadmin({"brokerConsumeStats", "-b", "127.0.0.1:1", "-t", "2000"}).code, 0);
 
+  // A new group takes over where AdminGroup stopped.
+  auto cloned = mqadmin({"cloneGroupOffset", "-s", "AdminGroup", "-d", "CloneGroup", "-t", "MsgTopic", "-o", "true"});
+  ASSERT_EQ(cloned.code, 0) << cloned.out << cloned.err;
+  EXPECT_NE(cloned.out.find("clone group offset success. srcGroup[AdminGroup], destGroup=[CloneGroup], topic[MsgTopic]"),
+            std::string::npos)
+      << cloned.out;
+  auto clone_progress = mqadmin({"consumerProgress", "-g", "CloneGroup", "-t", "MsgTopic", "--json"});
+  ASSERT_EQ(clone_progress.code, 0) << clone_progress.out;
+  rapidjson::Document clone_lag;
+  ASSERT_FALSE(clone_lag.Parse(clone_progress.out.c_str()).HasParseError()) << clone_progress.out;
+  EXPECT_EQ(clone_lag["totalLag"].GetInt64(), 0) << clone_progress.out;
+  EXPECT_NE(mqadmin({"cloneGroupOffset", "-s", "AdminGroup", "-d", "CloneGroup", "-t", "NoSuchTopic"}).code, 0);
+
   // Moving the group back to the beginning makes everything lag again.
   auto reset = mqadmin({"resetOffsetByTime", "-g", "AdminGroup", "-t", "MsgTopic", "-s", "0", "--json"});
   ASSERT_EQ(reset.code, 0) << reset.out;

@@ -149,6 +149,10 @@ int consumer_progress(AdminContext& ctx, const std::string& group, const std::st
 // `timestamp`: milliseconds since the epoch, or "now" (the end of every queue).
 int reset_offset_by_time(AdminContext& ctx, const std::string& group, const std::string& topic,
                          const std::string& timestamp);
+// cloneGroupOffset: gives `dest` the offsets `src` committed on every queue of `topic`
+// (UPDATE_CONSUMER_OFFSET to each queue's master), so a renamed or new group goes on where the
+// old one stopped. Queues `src` consumed nothing from are left alone.
+int clone_group_offset(AdminContext& ctx, const std::string& src, const std::string& dest, const std::string& topic);
 // RocketMQ's getConsumerStatus: the offsets of `topic` the group's online consumers (only
 // `client_id` when not empty) hold in memory, asked through a master of the topic
 // (INVOKE_BROKER_TO_GET_CONSUMER_STATUS).

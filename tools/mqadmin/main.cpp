@@ -217,6 +217,16 @@ int main(int argc, char** argv) {
   sub->add_option("-s,--timestamp", timestamp, "ms since the epoch, or now")->required();
   sub->callback([&] { command = [&](AdminContext& c) { return reset_offset_by_time(c, group, topic, timestamp); }; });
 
+  std::string src_group;
+  std::string dest_group;
+  bool offline = false;
+  sub = app.add_subcommand("cloneGroupOffset", "give a group the offsets another group committed on a topic");
+  sub->add_option("-s,--srcGroup", src_group, "the group whose offsets are copied")->required();
+  sub->add_option("-d,--destGroup", dest_group, "the group that gets them")->required();
+  sub->add_option("-t,--topic", topic, "topic name")->required();
+  sub->add_option("-o,--offline", offline, "accepted as RocketMQ's tool accepts it; it changes nothing");
+  sub->callback([&] { command = [&](AdminContext& c) { return clone_group_offset(c, src_group, dest_group, topic); }; });
+
   std::string origin_client_id;
   sub = app.add_subcommand("getConsumerStatus", "show the offsets live consumers hold in memory");
   sub->add_option("-g,--group", group, "consumer group")->required();

@@ -171,4 +171,42 @@ int get_consumer_status(AdminContext& ctx, const std::string& group, const std::
   return 0;
 }
 
+int clone_group_offset(AdminContext& ctx, const std::string& src, const std::string& dest, const std::string& topic) {
+  const std::string what = "cloneGroupOffset " + src + " -> " + dest;
+  auto masters = topic_masters(ctx, topic);
+  if (!masters) return ctx.fail(what, masters.status());
+  JsonOut json;
+  json.w().StartObject();
+  json.field("srcGroup", src);
+  json.field("destGroup", dest);
+  json.field("topic", topic);
+  json.key("queues");
+  json.w().StartArray();
+  for (const auto& [name, address] : *masters) {
+    auto stats = ctx.api().get_consume_stats(address, src, topic);
+    if (!stats) return ctx.fail(what + ": the offsets of " + src + " on " + address, stats.status());
+    for (const auto& [queue, offsets] : stats->offset_table) {
+      if (offsets.consumer_offset <= 0) continue;
+      if (auto updated = ctx.api().update_consumer_offset(address, dest, queue, offsets.consumer_offset); !updated) {
+        return ctx.fail(what + ": queue " + std::to_string(queue.queue_id) + " on " + address, updated);
+      }
+      json.w().StartObject();
+      json.field("brokerName", queue.broker_name);
+      json.field("queueId", queue.queue_id);
+      json.field("offset", offsets.consumer_offset);
+      json.w().EndObject();
+    }
+  }
+  json.w().EndArray();
+  json.w().EndObject();
+  if (ctx.json) {
+    json.print(*ctx.out);
+  } else {
+    // RocketMQ's CloneGroupOffsetCommand line.
+    *ctx.out << "clone group offset success. srcGroup[" << src << "], destGroup=[" << dest << "], topic[" << topic
+             << "]\n";
+  }
+  return 0;
+}
+
 }  // namespace mqkit::admin
