@@ -358,15 +358,19 @@ Result<std::int64_t> ClientApi::set_write_perm_of_broker(std::string_view namesr
   return call_for_int(namesrv_address, std::move(request), timeout, writable ? "addTopicCount" : "wipeTopicCount");
 }
 
-Status ClientApi::delete_topic_in_namesrv(std::string_view topic, milliseconds timeout) {
+Status ClientApi::call_every_namesrv(const RemotingCommand& request, milliseconds timeout) {
   Status first;
   for (const auto& address : namesrv_addresses()) {
-    auto request = RemotingCommand::request(rq::kDeleteTopicInNamesrv);
-    put(request.ext_fields, "topic", topic);
-    auto response = call(address, std::move(request), timeout);
+    auto response = call(address, request, timeout);
     if (!response && first.is_ok()) first = response.status();
   }
   return first;
+}
+
+Status ClientApi::delete_topic_in_namesrv(std::string_view topic, milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kDeleteTopicInNamesrv);
+  put(request.ext_fields, "topic", topic);
+  return call_every_namesrv(request, timeout);
 }
 
 Status ClientApi::put_kv_config(std::string_view ns, std::string_view key, std::string_view value,
@@ -375,7 +379,7 @@ Status ClientApi::put_kv_config(std::string_view ns, std::string_view key, std::
   put(request.ext_fields, "namespace", ns);
   put(request.ext_fields, "key", key);
   put(request.ext_fields, "value", value);
-  return call_namesrv(std::move(request), timeout).status();
+  return call_every_namesrv(request, timeout);
 }
 
 Result<std::string> ClientApi::get_kv_config(std::string_view ns, std::string_view key, milliseconds timeout) {
@@ -390,7 +394,7 @@ Status ClientApi::delete_kv_config(std::string_view ns, std::string_view key, mi
   auto request = RemotingCommand::request(rq::kDeleteKvConfig);
   put(request.ext_fields, "namespace", ns);
   put(request.ext_fields, "key", key);
-  return call_namesrv(std::move(request), timeout).status();
+  return call_every_namesrv(request, timeout);
 }
 
 Result<protocol::KvTable> ClientApi::get_kv_list_by_namespace(std::string_view ns, milliseconds timeout) {

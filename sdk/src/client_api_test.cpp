@@ -362,6 +362,14 @@ TEST_F(ClientApiTest, AdminRequests) {
   EXPECT_EQ(field(asked[1].request, "clientAddr"), "10.0.0.9@1");
   EXPECT_TRUE(api_->delete_topic_in_namesrv("T").is_ok());
   EXPECT_EQ(transport_->calls_with_code(rq::kDeleteTopicInNamesrv).size(), 2u);  // every name server
+  // KV config (the ordered-topic config) is written to and deleted from every name server too.
+  EXPECT_TRUE(api_->put_kv_config("ORDER_TOPIC_CONFIG", "T", "broker-a:4").is_ok());
+  const auto puts = transport_->calls_with_code(rq::kPutKvConfig);
+  ASSERT_EQ(puts.size(), 2u);
+  EXPECT_NE(puts[0].address, puts[1].address);
+  EXPECT_EQ(field(puts[1].request, "value"), "broker-a:4");
+  EXPECT_TRUE(api_->delete_kv_config("ORDER_TOPIC_CONFIG", "T").is_ok());
+  EXPECT_EQ(transport_->calls_with_code(rq::kDeleteKvConfig).size(), 2u);
 }
 
 // Every request leaves through one hook: with credentials, sync, async, one-way and name server

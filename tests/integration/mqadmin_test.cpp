@@ -217,6 +217,41 @@ TEST_F(MqadminTest, ClusterListShowsBrokerWithItsLoad) {
   EXPECT_EQ(std::stoll(totals[3].str()), before + 3) << more.out;
 }
 
+TEST_F(MqadminTest, KvConfigAndOrderConfLiveOnTheNameServer) {
+  auto put = mqadmin({"updateOrderConf", "-t", "OrderedT", "-m", "put", "-v", "broker-a:4"});
+  ASSERT_EQ(put.code, 0) << put.out << put.err;
+  EXPECT_NE(put.out.find("update orderConf success. topic=[OrderedT], orderConf=[broker-a:4]"), std::string::npos)
+      << put.out;
+  auto get = mqadmin({"updateOrderConf", "-t", "OrderedT", "-m", "get"});
+  ASSERT_EQ(get.code, 0) << get.out << get.err;
+  EXPECT_NE(get.out.find("orderConf=[broker-a:4]"), std::string::npos) << get.out;
+
+  // The same entry through the generic KV commands.
+  auto update = mqadmin({"updateKvConfig", "-s", "ORDER_TOPIC_CONFIG", "-k", "OrderedT", "-v", "broker-a:8"});
+  ASSERT_EQ(update.code, 0) << update.out << update.err;
+  EXPECT_NE(update.out.find("create or update kv config to namespace success."), std::string::npos) << update.out;
+  auto json = mqadmin({"updateOrderConf", "-t", "OrderedT", "-m", "get", "--json"});
+  rapidjson::Document doc;
+  ASSERT_FALSE(doc.Parse(json.out.c_str()).HasParseError()) << json.out;
+  EXPECT_STREQ(doc["value"].GetString(), "broker-a:8");
+
+  auto removed = mqadmin({"deleteKvConfig", "-s", "ORDER_TOPIC_CONFIG", "-k", "OrderedT"});
+  ASSERT_EQ(removed.code, 0) << removed.out << removed.err;
+  EXPECT_NE(removed.out.find("delete kv config from namespace success."), std::string::npos) << removed.out;
+  EXPECT_NE(mqadmin({"updateOrderConf", "-t", "OrderedT", "-m", "get"}).code, 0);  // gone
+
+  EXPECT_EQ(mqadmin({"updateOrderConf", "-t", "OrderedT", "-m", "put", "-v", "broker-a:2"}).code, 0);
+  auto deleted = mqadmin({"updateOrderConf", "-t", "OrderedT", "-m", "delete"});
+  ASSERT_EQ(deleted.code, 0) << deleted.out;
+  EXPECT_NE(deleted.out.find("delete orderConf success. topic=[OrderedT]"), std::string::npos) << deleted.out;
+  EXPECT_NE(mqadmin({"updateOrderConf", "-t", "OrderedT", "-m", "get"}).code, 0);
+
+  auto bad_method = mqadmin({"updateOrderConf", "-t", "OrderedT", "-m", "replace"});
+  EXPECT_NE(bad_method.code, 0);
+  EXPECT_NE(bad_method.err.find("-m must be get, put or delete"), std::string::npos) << bad_method.err;
+  EXPECT_NE(mqadmin({"updateOrderConf", "-t", "OrderedT", "-m", "put"}).code, 0);  // no -v
+}
+
 TEST_F(MqadminTest, ClusterListWithAnIntervalPrintsAgainUntilStopped) {
   auto child = ChildProcess::spawn("mqadmin", {"clusterList", "-i", "1", "-n", cluster_->namesrv_addrs()},
                                    "mqadmin-clusterList-interval");

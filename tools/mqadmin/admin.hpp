@@ -144,6 +144,15 @@ int update_sub_group(AdminContext& ctx, const UpdateSubGroupOptions& options);
 int delete_sub_group(AdminContext& ctx, const std::string& group, const std::string& broker_addr,
                      const std::string& cluster);
 
+// ---- namesrv_commands.cpp ----
+// The name servers' KV config; writes go to every name server.
+int update_kv_config(AdminContext& ctx, const std::string& ns, const std::string& key, const std::string& value);
+int delete_kv_config(AdminContext& ctx, const std::string& ns, const std::string& key);
+// updateOrderConf: `method` get, put (with `order_conf`, "brokerName:queueNums;...") or delete
+// the ORDER_TOPIC_CONFIG entry of `topic`.
+int update_order_conf(AdminContext& ctx, const std::string& topic, const std::string& method,
+                      const std::string& order_conf);
+
 // ---- offset_commands.cpp ----
 int consumer_progress(AdminContext& ctx, const std::string& group, const std::string& topic);
 // `timestamp`: milliseconds since the epoch, or "now" (the end of every queue).

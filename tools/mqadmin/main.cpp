@@ -65,6 +65,25 @@ int main(int argc, char** argv) {
   sub->add_option("-c,--clusterName", cluster, "cluster")->required();
   sub->callback([&] { command = [&](AdminContext& c) { return delete_topic(c, topic, cluster); }; });
 
+  std::string kv_namespace;
+  std::string kv_key;
+  std::string kv_value;
+  sub = app.add_subcommand("updateKvConfig", "create or update a KV config item on every name server");
+  sub->add_option("-s,--namespace", kv_namespace, "namespace")->required();
+  sub->add_option("-k,--key", kv_key, "key")->required();
+  sub->add_option("-v,--value", kv_value, "value")->required();
+  sub->callback([&] { command = [&](AdminContext& c) { return update_kv_config(c, kv_namespace, kv_key, kv_value); }; });
+  sub = app.add_subcommand("deleteKvConfig", "delete a KV config item from every name server");
+  sub->add_option("-s,--namespace", kv_namespace, "namespace")->required();
+  sub->add_option("-k,--key", kv_key, "key")->required();
+  sub->callback([&] { command = [&](AdminContext& c) { return delete_kv_config(c, kv_namespace, kv_key); }; });
+  std::string order_method;
+  sub = app.add_subcommand("updateOrderConf", "get, put or delete an ordered topic's broker list (ORDER_TOPIC_CONFIG)");
+  sub->add_option("-t,--topic", topic, "topic name")->required();
+  sub->add_option("-m,--method", order_method, "get, put or delete")->required();
+  sub->add_option("-v,--orderConf", kv_value, "put: brokerName:queueNums[;brokerName:queueNums...]");
+  sub->callback([&] { command = [&](AdminContext& c) { return update_order_conf(c, topic, order_method, kv_value); }; });
+
   sub = app.add_subcommand("topicList", "list every topic");
   sub->callback([&] { command = [](AdminContext& c) { return topic_list(c); }; });
 

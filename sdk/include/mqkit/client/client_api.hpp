@@ -148,10 +148,13 @@ class ClientApi {
   // at `namesrv_address`: the number of topic queue entries of `broker_name` it changed.
   Result<std::int64_t> set_write_perm_of_broker(std::string_view namesrv_address, std::string_view broker_name,
                                                 bool writable, std::chrono::milliseconds timeout = {});
+  // On every name server (as RocketMQ's putKVConfigValue), so they all answer the same; the
+  // first failure is returned after trying all.
   Status put_kv_config(std::string_view ns, std::string_view key, std::string_view value,
                        std::chrono::milliseconds timeout = {});
-  // NotFound when there is no such item.
+  // From one name server. NotFound when there is no such item.
   Result<std::string> get_kv_config(std::string_view ns, std::string_view key, std::chrono::milliseconds timeout = {});
+  // On every name server, as put_kv_config.
   Status delete_kv_config(std::string_view ns, std::string_view key, std::chrono::milliseconds timeout = {});
   Result<protocol::KvTable> get_kv_list_by_namespace(std::string_view ns, std::chrono::milliseconds timeout = {});
 
@@ -282,6 +285,8 @@ class ClientApi {
   Result<std::int64_t> call_for_int(std::string_view address, RemotingCommand request,
                                     std::chrono::milliseconds timeout, std::string_view field);
   Result<RemotingCommand> call_namesrv(RemotingCommand request, std::chrono::milliseconds timeout);
+  // `request` to every name server; the first failure after trying them all.
+  Status call_every_namesrv(const RemotingCommand& request, std::chrono::milliseconds timeout);
 
   std::shared_ptr<plugin::v1::Transport> transport_;
   std::shared_ptr<plugin::v1::RequestHandler> handler_;
