@@ -13,18 +13,15 @@
 
 #include "admin.hpp"
 #include "json_output.hpp"
+#include "mqkit/kernel/wall_clock.hpp"
 
 namespace mqkit::admin {
 
 namespace {
 
-// One broker process's row: what its runtime info (GET_BROKER_RUNTIME_INFO) says, read as
-// RocketMQ's ClusterListSubCommand reads it.
-struct BrokerRow {
-  std::string cluster;
-  std::string name;
-  std::int64_t id = 0;
-  std::string address;
+// One broker process's runtime info (GET_BROKER_RUNTIME_INFO), read as RocketMQ's
+// ClusterListSubCommand reads it.
+struct BrokerFigures {
   std::map<std::string, std::string> runtime;  // empty when the broker did not answer
   std::string error;
 
@@ -55,6 +52,25 @@ struct BrokerRow {
   }
 };
 
+// The name server's view of the clusters and every broker's figures, by address.
+struct ClusterView {
+  protocol::ClusterInfo info;
+  std::map<std::string, BrokerFigures> by_address;
+};
+
+// Calls fn(cluster, broker name, broker id, address) for every broker process, clusters and
+// names in order, masters first.
+template <typename Fn>
+void for_each_broker(const protocol::ClusterInfo& info, Fn fn) {
+  for (const auto& [cluster, names] : info.cluster_addr_table) {
+    for (const auto& name : names) {
+      auto broker = info.broker_addr_table.find(name);
+      if (broker == info.broker_addr_table.end()) continue;
+      for (const auto& [id, address] : broker->second.broker_addrs) fn(cluster, name, id, address);
+    }
+  }
+}
+
 std::string fixed(double value, int decimals) {
   char text[64];
   std::snprintf(text, sizeof text, "%.*f", decimals, value);
@@ -62,80 +78,67 @@ std::string fixed(double value, int decimals) {
 }
 
 // "12.50(3,1ms)": the rate over the last 10 s, then (queued requests, the oldest one's wait).
-std::string rate_and_load(const BrokerRow& row, const char* rate_key, const std::string& pool) {
-  return fixed(row.tps(rate_key), 2) + "(" + row.value(pool + "ThreadPoolQueueSize") + "," +
-         row.value(pool + "ThreadPoolQueueHeadWaitTimeMills") + "ms)";
+std::string rate_and_load(const BrokerFigures& broker, const char* rate_key, const std::string& pool) {
+  return fixed(broker.tps(rate_key), 2) + "(" + broker.value(pool + "ThreadPoolQueueSize") + "," +
+         broker.value(pool + "ThreadPoolQueueHeadWaitTimeMills") + "ms)";
 }
 
-std::int64_t wall_clock_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-client::Result<std::vector<BrokerRow>> broker_rows(AdminContext& ctx) {
+client::Result<ClusterView> cluster_view(AdminContext& ctx) {
   auto info = ctx.api().get_cluster_info();
   if (!info) return info.status();
-  std::vector<BrokerRow> rows;
-  for (const auto& [cluster, names] : info->cluster_addr_table) {
-    for (const auto& name : names) {
-      auto broker = info->broker_addr_table.find(name);
-      if (broker == info->broker_addr_table.end()) continue;
-      for (const auto& [id, address] : broker->second.broker_addrs) {
-        BrokerRow row{cluster, name, id, address, {}, {}};
-        if (auto runtime = ctx.api().get_broker_runtime_info(address)) {
-          row.runtime = std::move(runtime->table);
-        } else {
-          row.error = runtime.status().to_string();
-        }
-        rows.push_back(std::move(row));
-      }
+  ClusterView view{std::move(info).value(), {}};
+  for_each_broker(view.info, [&](const std::string&, const std::string&, std::int64_t, const std::string& address) {
+    BrokerFigures& figures = view.by_address[address];
+    if (auto runtime = ctx.api().get_broker_runtime_info(address)) {
+      figures.runtime = std::move(runtime->table);
+    } else {
+      figures.error = runtime.status().to_string();
     }
-  }
-  return rows;
+  });
+  return view;
 }
 
-void print_json(AdminContext& ctx, const std::vector<BrokerRow>& rows, std::int64_t now_ms) {
+void print_json(AdminContext& ctx, const ClusterView& view, std::int64_t now_ms) {
   // {cluster: [{brokerName, brokerAddrs: {id: address}, brokers: [{id, addr, figures or error}]}]}
   JsonOut json;
   json.w().StartObject();
-  for (std::size_t i = 0; i < rows.size();) {
-    const std::string& cluster = rows[i].cluster;
+  for (const auto& [cluster, names] : view.info.cluster_addr_table) {
     json.key(cluster);
     json.w().StartArray();
-    while (i < rows.size() && rows[i].cluster == cluster) {
-      const std::string& name = rows[i].name;
-      const std::size_t first = i;
-      while (i < rows.size() && rows[i].cluster == cluster && rows[i].name == name) ++i;
+    for (const auto& name : names) {
+      auto broker = view.info.broker_addr_table.find(name);
+      if (broker == view.info.broker_addr_table.end()) continue;
+      const auto& addresses = broker->second.broker_addrs;
       json.w().StartObject();
       json.field("brokerName", name);
       json.key("brokerAddrs");
       json.w().StartObject();
-      for (std::size_t j = first; j < i; ++j) json.field(std::to_string(rows[j].id), rows[j].address);
+      for (const auto& [id, address] : addresses) json.field(std::to_string(id), address);
       json.w().EndObject();
       json.key("brokers");
       json.w().StartArray();
-      for (std::size_t j = first; j < i; ++j) {
-        const BrokerRow& row = rows[j];
+      for (const auto& [id, address] : addresses) {
+        const BrokerFigures& figures = view.by_address.at(address);
         json.w().StartObject();
-        json.field("brokerId", row.id);
-        json.field("brokerAddr", row.address);
-        if (!row.error.empty()) {
-          json.field("error", row.error);
+        json.field("brokerId", id);
+        json.field("brokerAddr", address);
+        if (!figures.error.empty()) {
+          json.field("error", figures.error);
         } else {
-          json.field("version", row.value("brokerVersionDesc"));
-          json.field("inTps", row.tps("putTps"));
-          json.field("outTps", row.tps("getTransferedTps"));
-          json.field("sendQueueSize", row.number("sendThreadPoolQueueSize"));
-          json.field("sendQueueHeadWaitMs", row.number("sendThreadPoolQueueHeadWaitTimeMills"));
-          json.field("pullQueueSize", row.number("pullThreadPoolQueueSize"));
-          json.field("pullQueueHeadWaitMs", row.number("pullThreadPoolQueueHeadWaitTimeMills"));
-          json.field("pageCacheLockTimeMs", row.number("pageCacheLockTimeMills"));
-          json.field("hours", row.hours(now_ms));
-          json.field("space", row.space());
-          json.field("inTotalYest", row.between("Put", "YesterdayMorning", "TodayMorning"));
-          json.field("outTotalYest", row.between("Get", "YesterdayMorning", "TodayMorning"));
-          json.field("inTotalToday", row.between("Put", "TodayMorning", "TodayNow"));
-          json.field("outTotalToday", row.between("Get", "TodayMorning", "TodayNow"));
+          json.field("version", figures.value("brokerVersionDesc"));
+          json.field("inTps", figures.tps("putTps"));
+          json.field("outTps", figures.tps("getTransferedTps"));
+          json.field("sendQueueSize", figures.number("sendThreadPoolQueueSize"));
+          json.field("sendQueueHeadWaitMs", figures.number("sendThreadPoolQueueHeadWaitTimeMills"));
+          json.field("pullQueueSize", figures.number("pullThreadPoolQueueSize"));
+          json.field("pullQueueHeadWaitMs", figures.number("pullThreadPoolQueueHeadWaitTimeMills"));
+          json.field("pageCacheLockTimeMs", figures.number("pageCacheLockTimeMills"));
+          json.field("hours", figures.hours(now_ms));
+          json.field("space", figures.space());
+          json.field("inTotalYest", figures.between("Put", "YesterdayMorning", "TodayMorning"));
+          json.field("outTotalYest", figures.between("Get", "YesterdayMorning", "TodayMorning"));
+          json.field("inTotalToday", figures.between("Put", "TodayMorning", "TodayNow"));
+          json.field("outTotalToday", figures.between("Get", "TodayMorning", "TodayNow"));
         }
         json.w().EndObject();
       }
@@ -148,33 +151,33 @@ void print_json(AdminContext& ctx, const std::vector<BrokerRow>& rows, std::int6
   json.print(*ctx.out);
 }
 
-void print_table(AdminContext& ctx, const std::vector<BrokerRow>& rows, bool more, std::int64_t now_ms) {
+void print_table(AdminContext& ctx, const ClusterView& view, bool more, std::int64_t now_ms) {
   if (more) {
     Table table({"#Cluster Name", "#Broker Name", "#InTotalYest", "#OutTotalYest", "#InTotalToday", "#OutTotalToday"});
-    for (const auto& row : rows) {
-      if (!row.error.empty()) {
-        table.add({row.cluster, row.name, "-", "-", "-", "-"});
-        continue;
-      }
-      table.add({row.cluster, row.name, std::to_string(row.between("Put", "YesterdayMorning", "TodayMorning")),
-                 std::to_string(row.between("Get", "YesterdayMorning", "TodayMorning")),
-                 std::to_string(row.between("Put", "TodayMorning", "TodayNow")),
-                 std::to_string(row.between("Get", "TodayMorning", "TodayNow"))});
-    }
+    for_each_broker(view.info, [&](const std::string& cluster, const std::string& name, std::int64_t,
+                                   const std::string& address) {
+      const BrokerFigures& figures = view.by_address.at(address);
+      if (!figures.error.empty()) return table.add({cluster, name, "-", "-", "-", "-"});
+      table.add({cluster, name, std::to_string(figures.between("Put", "YesterdayMorning", "TodayMorning")),
+                 std::to_string(figures.between("Get", "YesterdayMorning", "TodayMorning")),
+                 std::to_string(figures.between("Put", "TodayMorning", "TodayNow")),
+                 std::to_string(figures.between("Get", "TodayMorning", "TodayNow"))});
+    });
     table.print(*ctx.out);
     return;
   }
   Table table({"#Cluster Name", "#Broker Name", "#BID", "#Addr", "#Version", "#InTPS(LOAD)", "#OutTPS(LOAD)",
                "#PCWait(ms)", "#Hour", "#SPACE"});
-  for (const auto& row : rows) {
-    if (!row.error.empty()) {
-      table.add({row.cluster, row.name, std::to_string(row.id), row.address, "-", "-", "-", "-", "-", "-"});
-      continue;
+  for_each_broker(view.info, [&](const std::string& cluster, const std::string& name, std::int64_t id,
+                                 const std::string& address) {
+    const BrokerFigures& figures = view.by_address.at(address);
+    if (!figures.error.empty()) {
+      return table.add({cluster, name, std::to_string(id), address, "-", "-", "-", "-", "-", "-"});
     }
-    table.add({row.cluster, row.name, std::to_string(row.id), row.address, row.value("brokerVersionDesc"),
-               rate_and_load(row, "putTps", "send"), rate_and_load(row, "getTransferedTps", "pull"),
-               row.value("pageCacheLockTimeMills"), fixed(row.hours(now_ms), 2), fixed(row.space(), 4)});
-  }
+    table.add({cluster, name, std::to_string(id), address, figures.value("brokerVersionDesc"),
+               rate_and_load(figures, "putTps", "send"), rate_and_load(figures, "getTransferedTps", "pull"),
+               figures.value("pageCacheLockTimeMills"), fixed(figures.hours(now_ms), 2), fixed(figures.space(), 4)});
+  });
   table.print(*ctx.out);
 }
 
@@ -183,18 +186,20 @@ void print_table(AdminContext& ctx, const std::vector<BrokerRow>& rows, bool mor
 int cluster_list(AdminContext& ctx, const ClusterListOptions& options) {
   for (bool first = true;; first = false) {
     if (!first) std::this_thread::sleep_for(std::chrono::seconds(options.interval_s));
-    auto rows = broker_rows(ctx);
-    if (!rows) return ctx.fail("clusterList", rows.status());
-    const std::int64_t now_ms = wall_clock_ms();
+    auto view = cluster_view(ctx);
+    if (!view) return ctx.fail("clusterList", view.status());
+    const std::int64_t now_ms = kernel::wall_clock_ms();
     if (ctx.json) {
-      print_json(ctx, *rows, now_ms);
+      print_json(ctx, *view, now_ms);
     } else {
-      print_table(ctx, *rows, options.more, now_ms);
+      print_table(ctx, *view, options.more, now_ms);
     }
     int code = 0;
-    for (const auto& row : *rows) {
-      if (!row.error.empty()) code = ctx.fail("runtime info of broker " + row.name + " at " + row.address + ": " + row.error);
-    }
+    for_each_broker(view->info, [&](const std::string&, const std::string& name, std::int64_t,
+                                    const std::string& address) {
+      const BrokerFigures& figures = view->by_address.at(address);
+      if (!figures.error.empty()) code = ctx.fail("runtime info of broker " + name + " at " + address + ": " + figures.error);
+    });
     ctx.out->flush();
     if (options.interval_s <= 0) return code;
   }
