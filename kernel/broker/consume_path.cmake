@@ -8,6 +8,7 @@ set(MQKIT_BROKER_CONSUME_SOURCES
   src/consume/admin_bodies.cpp
   src/consume/queue_stats.cpp
   src/consume/broker_stats.cpp
+  src/consume/stats_item.cpp
   src/consume/reset_offset.cpp
   src/consume/consumer_status.cpp
   src/consume/admin_broker_processor.cpp)

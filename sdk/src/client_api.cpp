@@ -5,6 +5,7 @@
 
 #include "mqkit/client/response_status.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
+#include "mqkit/protocol/broker_stats_data.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/header_fields.hpp"
 #include "mqkit/protocol/java_properties.hpp"
@@ -614,6 +615,32 @@ Result<protocol::ConsumeStatsList> ClientApi::get_broker_consume_stats(std::stri
   put(request.ext_fields, "isOrder", only_ordered ? "true" : "false");
   MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, call(address, std::move(request), timeout));
   return protocol::decode_consume_stats_list(protocol::body_text(response));
+}
+
+Result<std::set<std::string>> ClientApi::topic_consumed_by(std::string_view address, std::string_view topic,
+                                                           milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kQueryTopicConsumeByWho);
+  put(request.ext_fields, "topic", topic);
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, call(address, std::move(request), timeout));
+  MQKIT_ASSIGN_OR_RETURN(protocol::GroupList groups, protocol::decode_group_list(protocol::body_text(response)));
+  return std::move(groups.group_list);
+}
+
+Result<std::optional<protocol::BrokerStatsData>> ClientApi::view_broker_stats_data(std::string_view address,
+                                                                                  std::string_view name,
+                                                                                  std::string_view key,
+                                                                                  milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kViewBrokerStatsData);
+  put(request.ext_fields, "statsName", name);
+  put(request.ext_fields, "statsKey", key);
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, invoke(address, std::move(request), timeout));
+  const std::string_view remark = response.remark.value_or("");
+  if (response.code == rc::kSystemError && remark.starts_with("The stats <") && remark.ends_with("> not exist")) {
+    return std::optional<protocol::BrokerStatsData>();
+  }
+  if (response.code != rc::kSuccess) return response_error(response, address);
+  MQKIT_ASSIGN_OR_RETURN(protocol::BrokerStatsData data, protocol::decode_broker_stats_data(protocol::body_text(response)));
+  return std::optional(std::move(data));
 }
 
 Status ClientApi::update_subscription_group(std::string_view address, const protocol::SubscriptionGroupConfig& group,

@@ -23,6 +23,15 @@ TEST(LabeledCells, SameLabelsSameCellOtherLabelsOtherCell) {
   EXPECT_NE(&a, &cells.at({"U", "normal"}));
 }
 
+TEST(LabeledCells, FindSeesOnlyCellsAtCreated) {
+  LabeledCells<Cell, 2> cells;
+  EXPECT_EQ(cells.find({"T", "g"}), nullptr);
+  Cell& created = cells.at({"T", "g"});
+  EXPECT_EQ(cells.find({"T", "g"}), &created);
+  EXPECT_EQ(cells.find({"T", "h"}), nullptr);
+  EXPECT_EQ(cells.find({"Tg", ""}), nullptr);
+}
+
 TEST(LabeledCells, LabelBoundariesAreNotAmbiguous) {
   LabeledCells<Cell, 2> cells;
   EXPECT_NE(&cells.at({"ab", "c"}), &cells.at({"a", "bc"}));

@@ -424,6 +424,16 @@ std::string encode(const ConsumerIdList& l) {
   });
 }
 
+std::string encode(const GroupList& l) {
+  return write_json([&](Writer& w) {
+    w.StartObject();
+    key(w, "groupList"), w.StartArray();
+    for (const auto& group : l.group_list) str(w, group);
+    w.EndArray();
+    w.EndObject();
+  });
+}
+
 std::string encode(const LockBatchRequest& r) {
   return write_json([&](Writer& w) {
     w.StartObject();
@@ -740,6 +750,18 @@ Result<ConsumerIdList> decode_consumer_id_list(std::string_view json) {
                               out.push_back(std::move(id));
                               return Status::ok();
                             }));
+  return l;
+}
+
+Result<GroupList> decode_group_list(std::string_view json) {
+  MQKIT_ASSIGN_OR_RETURN(auto doc, parse(json, "GroupList"));
+  GroupList l;
+  MQKIT_RETURN_IF_ERROR(Fields(doc, "GroupList").each("groupList", l.group_list, [](const Value& item, std::set<std::string>& out) {
+    std::string group;
+    MQKIT_RETURN_IF_ERROR(read_string_item(item, group, "groupList"));
+    out.insert(std::move(group));
+    return Status::ok();
+  }));
   return l;
 }
 

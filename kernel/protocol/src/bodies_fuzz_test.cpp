@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "mqkit/protocol/bodies.hpp"
+#include "mqkit/protocol/broker_stats_data.hpp"
 #include "mqkit/protocol/connection.hpp"
 #include "mutation_testing.hpp"
 
@@ -132,6 +133,11 @@ std::vector<Case> cases() {
   stats_list.total_diff = 3;
   out.push_back({"consume stats list", round_trip("ConsumeStatsList", decode_consume_stats_list, encode_plain),
                  {bytes_of(encode(stats_list))}});
+  out.push_back({"group list", round_trip("GroupList", decode_group_list, encode_plain),
+                 {bytes_of(encode(GroupList{{"G1", "%RETRY%G2"}}))}});
+  BrokerStatsData broker_stats{{3600, 60.0, 1.0}, {90000, 25.0, 1.5}, {1, 0.0, 0.0}};
+  out.push_back({"broker stats data", round_trip("BrokerStatsData", decode_broker_stats_data, encode_plain),
+                 {bytes_of(encode(broker_stats))}});
   TopicStatsTable topic_stats;
   topic_stats.offset_table[{"T", "b", 0}] = {0, 10, 1700000000000};
   out.push_back({"topic stats", round_trip("TopicStatsTable", decode_topic_stats, encode_plain),

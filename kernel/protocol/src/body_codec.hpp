@@ -22,8 +22,9 @@ using Value = rapidjson::Value;
 inline Result<rapidjson::Document> parse(std::string_view json, std::string_view what) {
   const std::string normalized = quote_bare_keys(json);
   rapidjson::Document doc;
-  // Iterative: the recursive parser overflows the stack on a body of a million '['.
-  doc.Parse<rapidjson::kParseIterativeFlag>(normalized.data(), normalized.size());
+  // Iterative: the recursive parser overflows the stack on a body of a million '['. Full
+  // precision: a rate written as 6.922337203685478e20 reads back as the same double.
+  doc.Parse<rapidjson::kParseIterativeFlag | rapidjson::kParseFullPrecisionFlag>(normalized.data(), normalized.size());
   if (doc.HasParseError()) {
     return Status::invalid_argument(std::string(what) + " is not valid JSON: " +
                                     rapidjson::GetParseError_En(doc.GetParseError()) + " at offset " +

@@ -7,6 +7,7 @@
 #include "mqkit/broker/consume/admin_bodies.hpp"
 #include "mqkit/broker/send/schedule_message_service.hpp"
 #include "mqkit/kernel/logging.hpp"
+#include "mqkit/protocol/broker_stats_data.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/connection.hpp"
 #include "mqkit/protocol/header_fields.hpp"
@@ -71,6 +72,8 @@ const std::vector<std::pair<std::int32_t, AdminBrokerProcessor::Handler>>& Admin
       {rq::kGetBrokerConsumeStats, &AdminBrokerProcessor::broker_consume_stats},
       {rq::kGetTopicStatsInfo, &AdminBrokerProcessor::topic_stats},
       {rq::kGetBrokerRuntimeInfo, &AdminBrokerProcessor::runtime_info},
+      {rq::kViewBrokerStatsData, &AdminBrokerProcessor::view_stats},
+      {rq::kQueryTopicConsumeByWho, &AdminBrokerProcessor::topic_consumed_by},
       {rq::kInvokeBrokerToResetOffset, &AdminBrokerProcessor::reset_offset},
       {rq::kUpdateAndCreateSubscriptionGroup, &AdminBrokerProcessor::update_subscription_group},
       {rq::kDeleteSubscriptionGroup, &AdminBrokerProcessor::delete_subscription_group},
@@ -238,6 +241,27 @@ void AdminBrokerProcessor::topic_stats(const RemotingCommand& request, const Res
 
 void AdminBrokerProcessor::runtime_info(const RemotingCommand&, const Responder& responder) {
   respond_body(responder, protocol::encode(broker::runtime_info(context_)));
+}
+
+void AdminBrokerProcessor::view_stats(const RemotingCommand& request, const Responder& responder) {
+  HeaderReader fields(request.ext_fields);
+  const std::string name = fields.required("statsName");
+  const std::string key = fields.required("statsKey");
+  if (!fields.ok()) return responder.fail(rc::kSystemError, fields.error());
+  const auto windows = context_.stats->view(name, key, context_.config->cluster_name);
+  if (!windows) return responder.fail(rc::kSystemError, "The stats <" + name + "> <" + key + "> not exist");
+  respond_body(responder, protocol::encode(*windows));
+}
+
+// Groups with a live consumer subscribed to the topic and groups with offsets on it (RocketMQ's
+// queryTopicConsumeByWho), so a group that is offline still shows.
+void AdminBrokerProcessor::topic_consumed_by(const RemotingCommand& request, const Responder& responder) {
+  HeaderReader fields(request.ext_fields);
+  const std::string topic = fields.required("topic");
+  if (!fields.ok()) return responder.fail(rc::kSystemError, fields.error());
+  protocol::GroupList groups{context_.consumers->groups_subscribing(topic)};
+  groups.group_list.merge(context_.offsets->groups_of_topic(topic));
+  respond_body(responder, protocol::encode(groups));
 }
 
 void AdminBrokerProcessor::reset_offset(const RemotingCommand& request, const Responder& responder) {

@@ -5,6 +5,7 @@
 #include "consume_test_support.hpp"
 #include "mqkit/broker/consume/admin_bodies.hpp"
 #include "mqkit/plugin/v1/runtime_figures.hpp"
+#include "mqkit/protocol/broker_stats_data.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/connection.hpp"
 #include "mqkit/protocol/header_fields.hpp"
@@ -245,8 +246,8 @@ TEST_F(AdminBrokerProcessorTest, RuntimeInfoReportsTheStore) {
 
 // The counters RocketMQ's brokerStatus shows come from BrokerStats, fed by the send and pull paths.
 TEST_F(AdminBrokerProcessorTest, RuntimeInfoCarriesRocketMqsMessageCounters) {
-  context().stats->count_put(4);
-  context().stats->count_get(3);
+  context().stats->count_put("T", 4, 400);
+  context().stats->count_get("T", "G", 3, 300);
   auto info = protocol::decode_kv_table(
       protocol::body_text(call(testing::make_request(rq::kGetBrokerRuntimeInfo, {}))));
   ASSERT_TRUE(info.is_ok()) << info.status().to_string();
@@ -256,6 +257,54 @@ TEST_F(AdminBrokerProcessorTest, RuntimeInfoCarriesRocketMqsMessageCounters) {
                           "msgGetTotalYesterdayMorning", "putTps", "getTransferedTps"}) {
     EXPECT_TRUE(info->table.count(key)) << key;
   }
+}
+
+// What mqadmin statsAll reads: one stats item's minute, hour and day, by RocketMQ's names and keys.
+TEST_F(AdminBrokerProcessorTest, ViewBrokerStatsDataAnswersAnItemsWindowsOrSaysItDoesNotExist) {
+  fill();
+  context().stats->count_put("T", 4, 400);
+  context().stats->count_get("T", "cg", 3, 300);
+  context().stats->sample(1'000'000, 1);
+  const auto view = [&](const std::string& name, const std::string& key) {
+    return call(testing::make_request(rq::kViewBrokerStatsData, {{"statsName", name}, {"statsKey", key}}));
+  };
+  const RemotingCommand put = view("TOPIC_PUT_NUMS", "T");
+  ASSERT_EQ(put.code, rc::kSuccess) << put.remark.value_or("");
+  auto data = protocol::decode_broker_stats_data(protocol::body_text(put));
+  ASSERT_TRUE(data.is_ok()) << data.status().to_string();
+  EXPECT_EQ(data->stats_minute.sum, 4);
+  EXPECT_DOUBLE_EQ(data->stats_minute.tps, 0.4);
+  EXPECT_EQ(data->stats_day.sum, 4);
+
+  data = protocol::decode_broker_stats_data(protocol::body_text(view("GROUP_GET_NUMS", protocol::stats_key("T", "cg"))));
+  ASSERT_TRUE(data.is_ok());
+  EXPECT_EQ(data->stats_minute.sum, 3);
+  EXPECT_EQ(view("BROKER_PUT_NUMS", context().config->cluster_name).code, rc::kSuccess);
+
+  const RemotingCommand missing = view("TOPIC_PUT_NUMS", "Nope");
+  EXPECT_EQ(missing.code, rc::kSystemError);
+  EXPECT_EQ(missing.remark.value_or(""), "The stats <TOPIC_PUT_NUMS> <Nope> not exist");
+  EXPECT_EQ(call(testing::make_request(rq::kViewBrokerStatsData, {{"statsName", "TOPIC_PUT_NUMS"}})).code,
+            rc::kSystemError);
+
+  // GET_CONSUME_STATS carries the group's pull rate over the last minute.
+  auto stats = protocol::decode_consume_stats(protocol::body_text(
+      call(testing::make_request(rq::kGetConsumeStats, {{"consumerGroup", "cg"}, {"topic", "T"}}))));
+  ASSERT_TRUE(stats.is_ok()) << stats.status().to_string();
+  EXPECT_DOUBLE_EQ(stats->consume_tps, 0.3);
+}
+
+// statsAll's consumer groups of a topic: online subscribers and groups with offsets on it.
+TEST_F(AdminBrokerProcessorTest, TopicConsumeByWhoListsOnlineAndCommittedGroups) {
+  fill();
+  join(std::make_shared<FakeChannel>(), "client-1", plugin::v1::LanguageCode::kJava);  // cg subscribes to T
+  context().offsets->commit("offline", "T", 0, 1);
+  context().offsets->commit("elsewhere", "U", 0, 1);
+  auto groups = protocol::decode_group_list(
+      protocol::body_text(call(testing::make_request(rq::kQueryTopicConsumeByWho, {{"topic", "T"}}))));
+  ASSERT_TRUE(groups.is_ok()) << groups.status().to_string();
+  EXPECT_EQ(groups->group_list, (std::set<std::string>{"cg", "offline"}));
+  EXPECT_EQ(call(testing::make_request(rq::kQueryTopicConsumeByWho, {})).code, rc::kSystemError);
 }
 
 // What mqadmin clusterList shows as #PCWait and the LOAD of #InTPS / #OutTPS.

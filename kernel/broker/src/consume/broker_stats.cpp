@@ -5,9 +5,47 @@
 
 namespace mqkit::broker {
 
+void BrokerStats::count_put(std::string_view topic, std::int64_t messages, std::int64_t bytes) {
+  TransferItems& items = topic_puts_.at({topic});
+  items.nums.add(messages, 1);
+  items.size.add(bytes, 1);
+  broker_put_.add(messages, 0);  // RocketMQ counts no calls here: its avgpt reads 0
+}
+
+void BrokerStats::count_get(std::string_view topic, std::string_view group, std::int64_t messages,
+                            std::int64_t bytes) {
+  TransferItems& items = group_gets_.at({topic, group});
+  items.nums.add(messages, 1);
+  items.size.add(bytes, 1);
+  broker_get_.add(messages, 0);
+}
+
+void BrokerStats::count_send_back(std::string_view topic, std::string_view group) {
+  send_backs_.at({topic, group}).add(1, 1);
+}
+
+template <typename Fn>
+void BrokerStats::for_each_item(Fn&& fn) {
+  fn(broker_put_);
+  fn(broker_get_);
+  const auto both = [&fn](const auto& /*labels*/, TransferItems& items) {
+    fn(items.nums);
+    fn(items.size);
+  };
+  topic_puts_.for_each(both);
+  group_gets_.for_each(both);
+  send_backs_.for_each([&fn](const auto& /*labels*/, StatsItem& item) { fn(item); });
+}
+
 void BrokerStats::sample(std::int64_t now_ms, std::int64_t local_day) {
-  const std::int64_t put = put_.load(std::memory_order_relaxed);
-  const std::int64_t get = get_.load(std::memory_order_relaxed);
+  for (const StatsWindow window : {StatsWindow::kMinute, StatsWindow::kHour, StatsWindow::kDay}) {
+    std::int64_t& due = next_window_sample_ms_[static_cast<std::size_t>(window)];
+    if (now_ms < due) continue;
+    for_each_item([&](StatsItem& item) { item.sample(window, now_ms); });
+    due = now_ms + kStatsWindowPeriodMs[static_cast<std::size_t>(window)];
+  }
+  const std::int64_t put = broker_put_.value();
+  const std::int64_t get = broker_get_.value();
   std::lock_guard lock(mutex_);
   if (day_ >= 0 && local_day > day_) {
     put_yesterday_morning_ = put_today_morning_;
@@ -38,8 +76,8 @@ std::string BrokerStats::tps(std::int64_t Sample::*counter) const {
 
 void BrokerStats::add_to(protocol::KvTable& info) const {
   auto& t = info.table;
-  t["msgPutTotalTodayNow"] = std::to_string(put_.load(std::memory_order_relaxed));
-  t["msgGetTotalTodayNow"] = std::to_string(get_.load(std::memory_order_relaxed));
+  t["msgPutTotalTodayNow"] = std::to_string(broker_put_.value());
+  t["msgGetTotalTodayNow"] = std::to_string(broker_get_.value());
   std::lock_guard lock(mutex_);
   t["msgPutTotalTodayMorning"] = std::to_string(put_today_morning_);
   t["msgPutTotalYesterdayMorning"] = std::to_string(put_yesterday_morning_);
@@ -47,6 +85,39 @@ void BrokerStats::add_to(protocol::KvTable& info) const {
   t["msgGetTotalYesterdayMorning"] = std::to_string(get_yesterday_morning_);
   t["putTps"] = tps(&Sample::put);
   t["getTransferedTps"] = tps(&Sample::get);
+}
+
+std::optional<StatsWindows> BrokerStats::view(std::string_view name, std::string_view key,
+                                              std::string_view cluster_name) const {
+  if (name == kBrokerPutNums || name == kBrokerGetNums) {
+    if (key != cluster_name) return std::nullopt;
+    return (name == kBrokerPutNums ? broker_put_ : broker_get_).windows();
+  }
+  if (name == kTopicPutNums || name == kTopicPutSize) {
+    const TransferItems* items = topic_puts_.find({key});
+    if (!items) return std::nullopt;
+    return (name == kTopicPutNums ? items->nums : items->size).windows();
+  }
+  const auto at = key.find('@');
+  if (at == std::string_view::npos) return std::nullopt;
+  const std::string_view topic = key.substr(0, at);
+  const std::string_view group = key.substr(at + 1);
+  if (name == kGroupGetNums || name == kGroupGetSize) {
+    const TransferItems* items = group_gets_.find({topic, group});
+    if (!items) return std::nullopt;
+    return (name == kGroupGetNums ? items->nums : items->size).windows();
+  }
+  if (name == kSendBackPutNums) {
+    const StatsItem* item = send_backs_.find({topic, group});
+    if (!item) return std::nullopt;
+    return item->windows();
+  }
+  return std::nullopt;
+}
+
+double BrokerStats::group_get_tps(std::string_view topic, std::string_view group) const {
+  const TransferItems* items = group_gets_.find({topic, group});
+  return items ? items->nums.windows().stats_minute.tps : 0.0;
 }
 
 std::int64_t BrokerStats::local_day(std::int64_t epoch_ms) {

@@ -271,7 +271,7 @@ std::optional<RemotingCommand> pull_once(BrokerContext& context,
   response.ext_fields.set("maxOffset", result->max_offset);
   if (response.code == rc::kSuccess) {
     const auto messages = static_cast<std::int64_t>(result->records.size());
-    context.stats->count_get(messages);
+    context.stats->count_get(header.topic, header.group, messages, result->total_bytes);
     if (context.metrics) {
       context.metrics->count_out(header.topic, header.group, messages, result->total_bytes);
       context.metrics->note_pulled(header.group, header.topic, header.queue_id, result->next_begin_offset);

@@ -78,7 +78,11 @@ void consumer_send_back(BrokerContext& context, const RemotingCommand& request, 
     TimerMessageService::park(*context.config, context.clock(), message);
     ScheduleMessageService::park(context.config->delay_level_ms, message);
   }
-  append_message(context, std::move(message), false, [responder](v1::Result<AppendedMessages> appended) {
+  // Counted under the topic the message first came from (its RETRY_TOPIC), as RocketMQ does.
+  const std::string back_topic(get_property(message.properties, v1::property::kRetryTopic).value_or(""));
+  append_message(context, std::move(message), false,
+                 [responder, stats = context.stats, back_topic, group = header->group](v1::Result<AppendedMessages> appended) {
+    if (appended) stats->count_send_back(back_topic, group);
     RemotingCommand response;
     response.code = appended ? rc::kSuccess : rc::kSystemError;
     if (!appended) response.remark = appended.status().message();

@@ -64,8 +64,7 @@ RemotingCommand push_command(const SendMessageRequestHeader& header, const Outgo
 class ReplyAnswer {
  public:
   ReplyAnswer(Responder responder, const BrokerContext& context, std::int32_t queue_id, bool storing, CountedAs counted)
-      : responder_(std::move(responder)), store_host_(context.store_host), config_(context.config), stats_(context.stats),
-        counted_(std::move(counted)), queue_id_(queue_id), pending_(storing ? 2 : 1) {}
+      : responder_(std::move(responder)), store_host_(context.store_host), config_(context.config), counted_(std::move(counted)), queue_id_(queue_id), pending_(storing ? 2 : 1) {}
 
   void pushed(PushOutcome outcome) {
     std::unique_lock lock(mutex_);
@@ -75,7 +74,6 @@ class ReplyAnswer {
 
   void appended(v1::Result<AppendedMessages> appended) {
     if (appended) {
-      stats_->count_put(static_cast<std::int64_t>(appended->commit_offsets.size()));
       counted_.count(*appended);
     } else {
       log()->warn("storing a reply message failed: {}", appended.status().to_string());
@@ -104,8 +102,7 @@ class ReplyAnswer {
   const Responder responder_;
   const v1::HostAddress store_host_;
   const BrokerConfig* const config_;
-  const std::shared_ptr<BrokerStats> stats_;
-  const CountedAs counted_;  // RocketMQ counts a stored reply in rocketmq_messages_in_total
+  const CountedAs counted_;  // RocketMQ counts a stored reply like a sent message
   const std::int32_t queue_id_;
   std::mutex mutex_;
   int pending_;

@@ -291,10 +291,11 @@ bool ScheduleMessageService::deliver(const v1::RecordView& record, const v1::Sto
     warn_("delivering a delayed message to " + topic + ": " + appended.status().to_string());
     return false;
   }
+  const std::int64_t bytes = appended->result.bytes;
+  context_.stats->count_put(topic, 1, bytes);
   if (context_.metrics) {
     // RocketMQ counts a delivery as read from the schedule topic by SCHEDULE_CONSUMER and stored
     // in the real topic as a delayed message.
-    const std::int64_t bytes = appended->result.bytes;
     context_.metrics->count_out(protocol::kScheduleTopic, kScheduleConsumerGroup, 1, bytes);
     context_.metrics->count_in(topic, MessageType::kDelay, 1, bytes);
   }

@@ -67,12 +67,9 @@ OutgoingMessage sent_message_from(const SendMessageRequestHeader& header, const 
 // (the UNIQ_KEY the producer's END_TRANSACTION will carry).
 AppendedCallback answer_with(const BrokerContext& context, const Responder& responder, std::int32_t queue_id,
                              CountedAs counted, std::string transaction_id = {}) {
-  return [responder, store_host = context.store_host, config = context.config, queue_id, stats = context.stats,
-          counted = std::move(counted), transaction_id = std::move(transaction_id)](v1::Result<AppendedMessages> appended) {
-    if (appended) {
-      stats->count_put(static_cast<std::int64_t>(appended->commit_offsets.size()));
-      counted.count(*appended);
-    }
+  return [responder, store_host = context.store_host, config = context.config, queue_id, counted = std::move(counted),
+          transaction_id = std::move(transaction_id)](v1::Result<AppendedMessages> appended) {
+    if (appended) counted.count(*appended);
     RemotingCommand response = send_response(appended, store_host, queue_id, *config);
     if (appended && !transaction_id.empty()) response.ext_fields.set("transactionId", transaction_id);
     responder.respond(std::move(response));

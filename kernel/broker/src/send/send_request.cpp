@@ -65,13 +65,15 @@ v1::StoredSlice own_body(std::vector<std::uint8_t> body) {
 }
 
 void CountedAs::count(const AppendedMessages& appended) const {
-  if (metrics) metrics->count_in(topic, type, static_cast<std::int64_t>(appended.commit_offsets.size()), appended.result.bytes);
+  const auto messages = static_cast<std::int64_t>(appended.commit_offsets.size());
+  stats->count_put(topic, messages, appended.result.bytes);
+  if (metrics) metrics->count_in(topic, type, messages, appended.result.bytes);
 }
 
 CountedAs counted_as(const BrokerContext& context, const std::string& stored_topic,
                      const plugin::v1::Properties& properties) {
-  if (!context.metrics) return {};
-  return {context.metrics, stored_topic, message_type_of(properties)};
+  return {context.stats, context.metrics, stored_topic,
+          context.metrics ? message_type_of(properties) : MessageType::kNormal};
 }
 
 }  // namespace mqkit::broker

@@ -40,11 +40,12 @@ OutgoingMessage message_from(const SendMessageRequestHeader& header, const SendT
 // The request body in a slice that keeps it alive, so the store reads it where it is.
 plugin::v1::StoredSlice own_body(std::vector<std::uint8_t> body);
 
-// How a send request's stored messages count in rocketmq_messages_in_total (docs/metrics.md):
-// in the topic they are stored in (as RocketMQ counts them: the schedule topic for a delayed
-// message, the half topic for a transaction's) with the type their properties give them.
-// Counts nothing when metrics are off.
+// How a send request's stored messages count: in the broker's stats (TOPIC_PUT_NUMS and the
+// totals, BrokerStats) and, when metrics are on, in rocketmq_messages_in_total (docs/metrics.md),
+// with the type their properties give them. Both count them in the topic they are stored in, as
+// RocketMQ does: the schedule topic for a delayed message, the half topic for a transaction's.
 struct CountedAs {
+  std::shared_ptr<BrokerStats> stats;
   std::shared_ptr<BrokerMetrics> metrics;
   std::string topic;
   MessageType type = MessageType::kNormal;

@@ -344,9 +344,8 @@ bool TimerMessageService::deliver(const Pending& entry, std::int64_t now_ms) {
     warn_("delivering a timer message to " + topic + ": " + appended.status().to_string());
     return false;
   }
-  if (context_.metrics) {
-    context_.metrics->count_in(topic, MessageType::kDelay, 1, appended->result.bytes);
-  }
+  context_.stats->count_put(topic, 1, appended->result.bytes);
+  if (context_.metrics) context_.metrics->count_in(topic, MessageType::kDelay, 1, appended->result.bytes);
   return true;
 }
 

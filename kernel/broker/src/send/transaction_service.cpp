@@ -206,6 +206,7 @@ Status TransactionService::store_commit(const v1::RecordView& half, const v1::St
   const std::string topic = message.topic;
   auto appended = append_and_wait(context_, std::move(message), kAppendTimeout);
   if (!appended) return appended.status().with_context("storing the committed message in " + topic);
+  context_.stats->count_put(topic, 1, appended->result.bytes);
   return Status::ok();
 }
 

@@ -36,6 +36,10 @@
 #include "mqkit/protocol/subscription_group.hpp"
 #include "mqkit/protocol/transaction.hpp"
 
+namespace mqkit::protocol {
+struct BrokerStatsData;  // mqkit/protocol/broker_stats_data.hpp
+}
+
 namespace mqkit::client {
 
 using plugin::v1::RemotingCommand;
@@ -223,6 +227,15 @@ class ClientApi {
   // topics with `only_ordered`.
   Result<protocol::ConsumeStatsList> get_broker_consume_stats(std::string_view address, bool only_ordered,
                                                               std::chrono::milliseconds timeout = {});
+  // QUERY_TOPIC_CONSUME_BY_WHO: the groups that consume `topic` on one broker (online or with offsets).
+  Result<std::set<std::string>> topic_consumed_by(std::string_view address, std::string_view topic,
+                                                  std::chrono::milliseconds timeout = {});
+  // VIEW_BROKER_STATS_DATA: the last minute, hour and day of one of the broker's stats items
+  // (`name` as RocketMQ's BrokerStatsManager names them, `key` a topic or protocol::stats_key).
+  // Nothing (not an error) when the broker has counted nothing under the key: it answers
+  // SYSTEM_ERROR "The stats <name> <key> not exist" then, as RocketMQ's do.
+  Result<std::optional<protocol::BrokerStatsData>> view_broker_stats_data(std::string_view address, std::string_view name,
+                                                           std::string_view key, std::chrono::milliseconds timeout = {});
   // UPDATE_AND_CREATE_SUBSCRIPTIONGROUP: replaces the group's settings on one broker.
   Status update_subscription_group(std::string_view address, const protocol::SubscriptionGroupConfig& group,
                                    std::chrono::milliseconds timeout = {});

@@ -25,7 +25,9 @@
 #include <shared_mutex>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
+#include <utility>
 
 namespace mqkit::metrics {
 
@@ -37,16 +39,7 @@ class LabeledCells {
 
   // The cell of the label values `values` (in the order the caller's labels are declared).
   Cell& at(const Values& values) {
-    thread_local std::string key;
-    key.clear();
-    for (const std::string_view value : values) {
-      // Length-prefixed, so ("ab","c") and ("a","bc") never share a key.
-      const auto size = static_cast<std::uint32_t>(value.size());
-      char prefix[sizeof size];
-      std::memcpy(prefix, &size, sizeof size);
-      key.append(prefix, sizeof prefix);
-      key.append(value);
-    }
+    const std::string& key = key_of(values);
     Shard& shard = shards_[std::hash<std::string>{}(key) % kShards];
     {
       std::shared_lock lock(shard.mutex);
@@ -61,17 +54,51 @@ class LabeledCells {
     return entry->cell;
   }
 
+  // The cell of `values` if at() has created it, else null.
+  const Cell* find(const Values& values) const {
+    const std::string& key = key_of(values);
+    const Shard& shard = shards_[std::hash<std::string>{}(key) % kShards];
+    std::shared_lock lock(shard.mutex);
+    const auto it = shard.entries.find(key);
+    return it == shard.entries.end() ? nullptr : &it->second->cell;
+  }
+
   // Calls fn(labels, cell) for every cell, shard by shard under the shard's shared lock: `fn`
   // must not call at() on this object.
   template <typename Fn>
   void for_each(Fn&& fn) const {
-    for (const Shard& shard : shards_) {
-      std::shared_lock lock(shard.mutex);
-      for (const auto& [key, entry] : shard.entries) fn(entry->labels, entry->cell);
-    }
+    visit(*this, fn);
+  }
+  template <typename Fn>
+  void for_each(Fn&& fn) {
+    visit(*this, fn);
   }
 
  private:
+  // The map key of `values`, in a thread-local buffer (a hit allocates nothing).
+  static const std::string& key_of(const Values& values) {
+    thread_local std::string key;
+    key.clear();
+    for (const std::string_view value : values) {
+      // Length-prefixed, so ("ab","c") and ("a","bc") never share a key.
+      const auto size = static_cast<std::uint32_t>(value.size());
+      char prefix[sizeof size];
+      std::memcpy(prefix, &size, sizeof size);
+      key.append(prefix, sizeof prefix);
+      key.append(value);
+    }
+    return key;
+  }
+
+  template <typename Self, typename Fn>
+  static void visit(Self& self, Fn& fn) {
+    using CellRef = std::conditional_t<std::is_const_v<Self>, const Cell&, Cell&>;
+    for (auto& shard : self.shards_) {
+      std::shared_lock lock(shard.mutex);
+      for (const auto& [key, entry] : shard.entries) fn(std::as_const(entry->labels), static_cast<CellRef>(entry->cell));
+    }
+  }
+
   static constexpr std::size_t kShards = 16;
   struct Entry {
     Labels labels;

@@ -127,6 +127,11 @@ struct ConsumerIdList {
   std::vector<std::string> consumer_id_list{};
 };
 
+// The groups that consume a topic on one broker (QUERY_TOPIC_CONSUME_BY_WHO).
+struct GroupList {
+  std::set<std::string> group_list{};
+};
+
 struct LockBatchRequest {
   std::string consumer_group{};
   std::string client_id{};
@@ -241,6 +246,7 @@ std::string encode(const KvTable& t);
 std::string encode(const RegisterBrokerBody& b);
 std::string encode(const HeartbeatData& h);
 std::string encode(const ConsumerIdList& l);
+std::string encode(const GroupList& l);
 std::string encode(const LockBatchRequest& r);
 std::string encode(const LockBatchResponse& r);
 std::string encode(const ConsumeStats& s);
@@ -267,6 +273,7 @@ Result<RegisterBrokerBody> decode_register_broker_body(std::string_view json);
 Result<HeartbeatData> decode_heartbeat(std::string_view json);
 Result<CheckClientRequestBody> decode_check_client_request(std::string_view json);
 Result<ConsumerIdList> decode_consumer_id_list(std::string_view json);
+Result<GroupList> decode_group_list(std::string_view json);
 Result<LockBatchRequest> decode_lock_batch_request(std::string_view json);
 Result<LockBatchResponse> decode_lock_batch_response(std::string_view json);
 Result<ConsumeStats> decode_consume_stats(std::string_view json);

@@ -58,6 +58,8 @@ class AdminBrokerProcessor final : public RequestProcessor {
   void broker_consume_stats(const RemotingCommand& request, const Responder& responder);
   void topic_stats(const RemotingCommand& request, const Responder& responder);
   void runtime_info(const RemotingCommand& request, const Responder& responder);
+  void view_stats(const RemotingCommand& request, const Responder& responder);
+  void topic_consumed_by(const RemotingCommand& request, const Responder& responder);
   void reset_offset(const RemotingCommand& request, const Responder& responder);
   void update_subscription_group(const RemotingCommand& request, const Responder& responder);
   void delete_subscription_group(const RemotingCommand& request, const Responder& responder);
