@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <regex>
 #include <string>
@@ -492,6 +493,25 @@ TEST_F(MqadminTest, ConsumerStatusShowsALiveConsumersQueuesAndSettings) {
   ASSERT_EQ(nobody.code, 0) << nobody.out;
   EXPECT_NE(nobody.out.find(R"("consumers":[])"), std::string::npos) << nobody.out;
   EXPECT_NE(mqadmin({"getConsumerStatus", "-g", "NoSuchGroup", "-t", "StatusTopic"}).code, 0);
+
+  // consumerProgress without a group: one line per group with a retry topic, this one online.
+  auto groups = mqadmin({"consumerProgress", "--json"});
+  ASSERT_EQ(groups.code, 0) << groups.out << groups.err;
+  ASSERT_FALSE(doc.Parse(groups.out.c_str()).HasParseError()) << groups.out;
+  const rapidjson::Value* status_group = nullptr;
+  for (const auto& g : doc.GetArray()) {
+    if (std::string(g["group"].GetString()) == "StatusGroup") status_group = &g;
+  }
+  ASSERT_NE(status_group, nullptr) << groups.out;
+  EXPECT_EQ((*status_group)["count"].GetInt64(), 1);
+  EXPECT_STREQ((*status_group)["type"].GetString(), "PUSH");
+  EXPECT_STREQ((*status_group)["model"].GetString(), "CLUSTERING");
+  EXPECT_TRUE(std::string((*status_group)["version"].GetString()).starts_with("V")) << groups.out;
+  EXPECT_EQ((*status_group)["diffTotal"].GetInt64(), 0);
+  auto groups_table = mqadmin({"consumerProgress"});
+  ASSERT_EQ(groups_table.code, 0) << groups_table.out;
+  EXPECT_NE(groups_table.out.find("#Diff Total"), std::string::npos) << groups_table.out;
+  EXPECT_NE(groups_table.out.find("StatusGroup"), std::string::npos) << groups_table.out;
 }
 
 TEST_F(MqadminTest, UpdateAndDeleteSubGroup) {
@@ -555,6 +575,73 @@ TEST_F(MqadminTest, BrokerStatusCountsPutAndGet) {
   EXPECT_NE(table.out.find("msgGetTotalTodayNow"), std::string::npos) << table.out;
   EXPECT_NE(mqadmin({"brokerStatus", "-b", "127.0.0.1:1", "--timeout", "1000"}).code, 0);
   EXPECT_NE(mqadmin({"brokerStatus"}).code, 0);
+}
+
+// statsAll sums what the broker counted per topic and per group; its minute window is sampled
+// every 10 s, so the figures show up within one period.
+TEST_F(MqadminTest, StatsAllShowsEachTopicsGroupsBacklogAndTraffic) {
+  for (const char* topic : {"StatsAllTopic", "StatsAllIdle"}) {
+    ASSERT_EQ(mqadmin({"updateTopic", "-t", topic, "-b", cluster_->broker_addr(0), "-r", "2", "-w", "2"}).code, 0);
+    ASSERT_TRUE(eventually([&] { return mqadmin({"topicRoute", "-t", topic}).code == 0; }));
+  }
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(mqadmin({"sendMessage", "-t", "StatsAllTopic", "-p", "x"}).code, 0);
+  ASSERT_EQ(mqadmin({"consumeMessage", "-t", "StatsAllTopic", "-g", "StatsAllGroup", "-c", "2"}).code, 0);
+
+  rapidjson::Document doc;
+  const rapidjson::Value* row = nullptr;
+  ASSERT_TRUE(eventually([&] {
+    auto run = mqadmin({"statsAll", "-t", "StatsAllTopic", "--json"});
+    if (run.code != 0 || doc.Parse(run.out.c_str()).HasParseError() || !doc.IsArray() || doc.Size() != 1) return false;
+    row = &doc[0];
+    return (*row)["inMsg24Hour"].GetInt64() == 3 && (*row)["outMsg24Hour"].GetInt64() == 2;
+  })) << mqadmin({"statsAll", "-t", "StatsAllTopic", "--json"}).out;
+  EXPECT_STREQ((*row)["topic"].GetString(), "StatsAllTopic");
+  EXPECT_STREQ((*row)["group"].GetString(), "StatsAllGroup");
+  EXPECT_EQ((*row)["accumulation"].GetInt64(), 1);  // 3 sent, 2 consumed and committed
+  EXPECT_GT((*row)["inTps"].GetDouble(), 0.0);
+  EXPECT_GT((*row)["outTps"].GetDouble(), 0.0);
+
+  auto table = mqadmin({"statsAll"});
+  ASSERT_EQ(table.code, 0) << table.out << table.err;
+  EXPECT_NE(table.out.find("#Accumulation"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("StatsAllGroup"), std::string::npos) << table.out;
+  EXPECT_EQ(table.out.find("%RETRY%"), std::string::npos) << table.out;
+  const auto idle = table.out.find("StatsAllIdle");
+  ASSERT_NE(idle, std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("NO_CONSUMER", idle), std::string::npos) << table.out;
+  // -a: topics without traffic over the last day are left out.
+  auto active = mqadmin({"statsAll", "-a"});
+  ASSERT_EQ(active.code, 0) << active.out;
+  EXPECT_EQ(active.out.find("StatsAllIdle"), std::string::npos) << active.out;
+  EXPECT_NE(active.out.find("StatsAllTopic"), std::string::npos) << active.out;
+
+  // consumerProgress shows the group's pull rate from the same stats.
+  auto progress = mqadmin({"consumerProgress", "-g", "StatsAllGroup", "-t", "StatsAllTopic", "--json"});
+  ASSERT_EQ(progress.code, 0) << progress.out;
+  ASSERT_FALSE(doc.Parse(progress.out.c_str()).HasParseError()) << progress.out;
+  EXPECT_GT(doc["consumeTps"].GetDouble(), 0.0) << progress.out;
+
+  // topicList -c: each topic's cluster and the groups consuming it.
+  auto clusters = mqadmin({"topicList", "-c", "--json"});
+  ASSERT_EQ(clusters.code, 0) << clusters.out << clusters.err;
+  ASSERT_FALSE(doc.Parse(clusters.out.c_str()).HasParseError()) << clusters.out;
+  std::map<std::string, std::string> groups_of;
+  for (const auto& t : doc.GetArray()) {
+    EXPECT_STREQ(t["cluster"].GetString(), "DefaultCluster") << t["topic"].GetString();
+    std::string groups;
+    for (const auto& g : t["groups"].GetArray()) groups += std::string(g.GetString()) + ";";
+    groups_of[t["topic"].GetString()] = groups;
+  }
+  EXPECT_EQ(groups_of["StatsAllTopic"], "StatsAllGroup;");
+  EXPECT_EQ(groups_of["StatsAllIdle"], "");
+  EXPECT_FALSE(groups_of.count("%RETRY%StatsAllGroup"));
+  auto clusters_table = mqadmin({"topicList", "-c"});
+  ASSERT_EQ(clusters_table.code, 0) << clusters_table.out;
+  EXPECT_NE(clusters_table.out.find("#Consumer Group"), std::string::npos) << clusters_table.out;
+
+  auto unknown = mqadmin({"statsAll", "-t", "NoSuchTopic"});
+  EXPECT_EQ(unknown.code, 1);
+  EXPECT_NE(unknown.err.find("NoSuchTopic"), std::string::npos) << unknown.err;
 }
 
 TEST_F(MqadminTest, GetAndUpdateBrokerConfig) {

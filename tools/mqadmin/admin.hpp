@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,9 @@ client::Result<std::shared_ptr<client::ClientInstance>> connect(
 // print times; empty for 0 or less (no time: a SubAfter trace record of the cloud layout, a
 // queue nothing was consumed from).
 std::string local_time(std::int64_t ms, bool with_millis);
+
+// `value` with `decimals` digits after the point, as RocketMQ's tools print rates ("%.2f").
+std::string fixed(double value, int decimals);
 
 // A column-aligned text table; why not printf: widths depend on the data.
 class Table {
@@ -77,6 +81,12 @@ client::Result<std::vector<std::pair<std::string, std::string>>> topic_masters(A
 // The same from a route already fetched; NotFound when no broker of it has a master.
 client::Result<std::vector<std::pair<std::string, std::string>>> route_masters(const protocol::TopicRouteData& route,
                                                                                 const std::string& topic);
+using Masters = std::vector<std::pair<std::string, std::string>>;  // broker name → master address
+// The groups that consume `topic` on any of `masters`, online or with offsets there
+// (QUERY_TOPIC_CONSUME_BY_WHO). A master that fails is named on err and turns `ok` false; the
+// others still count.
+std::set<std::string> groups_consuming(AdminContext& ctx, const Masters& masters, const std::string& topic, bool& ok);
+
 // The master address of a broker that serves the consumer group's retry topic (%RETRY%group):
 // the broker RocketMQ's tools ask about a group. NotFound naming the group when no broker does.
 client::Result<std::string> group_broker(AdminContext& ctx, const std::string& group);
@@ -97,7 +107,9 @@ int delete_topic(AdminContext& ctx, const std::string& topic, const std::string&
 // serves it, keeping its queue numbers and system flag (RocketMQ's UpdateTopicPermSubCommand).
 int update_topic_perm(AdminContext& ctx, const std::string& topic, int perm, const std::string& broker_addr,
                       const std::string& cluster);
-int topic_list(AdminContext& ctx);
+// topicList: every topic; with `with_clusters` (-c), each (but retry and dead-letter topics)
+// with its cluster and every group consuming it, one line per group.
+int topic_list(AdminContext& ctx, bool with_clusters);
 int topic_route(AdminContext& ctx, const std::string& topic);
 // topicClusterList: the clusters whose brokers serve `topic`, one per line.
 int topic_cluster_list(AdminContext& ctx, const std::string& topic);
@@ -130,6 +142,16 @@ int broker_consume_stats(AdminContext& ctx, const BrokerConsumeStatsOptions& opt
 int update_broker_config(AdminContext& ctx, const std::string& broker_addr, const std::string& cluster,
                          const std::string& key, const std::string& value);
 
+// ---- stats_commands.cpp ----
+struct StatsAllOptions {
+  bool active_only = false;  // -a: only topics with messages in or out over the last day
+  std::string topic;         // -t: only this topic
+};
+// statsAll: for every topic (but retry and dead-letter ones) and each group consuming it, the
+// backlog, the last minute's rate in and out and the last day's messages in and out
+// (VIEW_BROKER_STATS_DATA on every master of the topic).
+int stats_all(AdminContext& ctx, const StatsAllOptions& options);
+
 // ---- group_commands.cpp ----
 struct UpdateSubGroupOptions {
   std::string broker_addr;
@@ -154,6 +176,9 @@ int update_order_conf(AdminContext& ctx, const std::string& topic, const std::st
                       const std::string& order_conf);
 
 // ---- offset_commands.cpp ----
+// consumerProgress: `group`'s per-queue offsets and lag (on `topic` only, when given); with no
+// group, one line per group that has a retry topic: consumers online, their lowest version, push
+// or pull, model, consume TPS and total lag.
 int consumer_progress(AdminContext& ctx, const std::string& group, const std::string& topic);
 // `timestamp`: milliseconds since the epoch, or "now" (the end of every queue).
 int reset_offset_by_time(AdminContext& ctx, const std::string& group, const std::string& topic,

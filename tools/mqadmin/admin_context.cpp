@@ -37,6 +37,12 @@ client::Result<std::shared_ptr<client::ClientInstance>> connect(
   return client::ClientInstance::create(config);
 }
 
+std::string fixed(double value, int decimals) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
+
 std::string local_time(std::int64_t ms, bool with_millis) {
   if (ms <= 0) return "";
   const std::time_t seconds = static_cast<std::time_t>(ms / 1000);
@@ -121,6 +127,20 @@ client::Result<std::vector<std::pair<std::string, std::string>>> route_masters(c
   }
   if (masters.empty()) return client::Status::not_found("topic " + topic + " has no master broker");
   return masters;
+}
+
+std::set<std::string> groups_consuming(AdminContext& ctx, const Masters& masters, const std::string& topic, bool& ok) {
+  std::set<std::string> all;
+  for (const auto& [name, address] : masters) {
+    auto groups = ctx.api().topic_consumed_by(address, topic);
+    if (!groups) {
+      ctx.fail("groups consuming " + topic + " on " + address, groups.status());
+      ok = false;
+      continue;
+    }
+    all.merge(*groups);
+  }
+  return all;
 }
 
 client::Result<std::string> group_broker(AdminContext& ctx, const std::string& group) {

@@ -71,12 +71,6 @@ void for_each_broker(const protocol::ClusterInfo& info, Fn fn) {
   }
 }
 
-std::string fixed(double value, int decimals) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", decimals, value);
-  return text;
-}
-
 // "12.50(3,1ms)": the rate over the last 10 s, then (queued requests, the oldest one's wait).
 std::string rate_and_load(const BrokerFigures& broker, const char* rate_key, const std::string& pool) {
   return fixed(broker.tps(rate_key), 2) + "(" + broker.value(pool + "ThreadPoolQueueSize") + "," +

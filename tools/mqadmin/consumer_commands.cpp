@@ -141,12 +141,6 @@ void write_info(JsonOut& json, const std::string& client_id, const ConsumerRunni
   json.w().EndObject();
 }
 
-std::string two_decimals(double value) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.2f", value);
-  return text;
-}
-
 // RocketMQ's ConsumerRunningInfo.formatString sections, with aligned tables.
 void print_details(std::ostream& out, const ConsumerRunningInfo& info) {
   out << "#Consumer Properties#\n";
@@ -187,8 +181,8 @@ void print_details(std::ostream& out, const ConsumerRunningInfo& info) {
   Table rates({"#Topic", "#Pull RT", "#Pull TPS", "#Consume RT", "#ConsumeOK TPS", "#ConsumeFailed TPS",
                "#ConsumeFailedMsgsInHour"});
   for (const auto& [topic, st] : info.status_table) {
-    rates.add({topic, two_decimals(st.pull_rt), two_decimals(st.pull_tps), two_decimals(st.consume_rt),
-               two_decimals(st.consume_ok_tps), two_decimals(st.consume_failed_tps),
+    rates.add({topic, fixed(st.pull_rt, 2), fixed(st.pull_tps, 2), fixed(st.consume_rt, 2),
+               fixed(st.consume_ok_tps, 2), fixed(st.consume_failed_tps, 2),
                std::to_string(st.consume_failed_msgs)});
   }
   rates.print(out);

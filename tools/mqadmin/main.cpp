@@ -84,8 +84,10 @@ int main(int argc, char** argv) {
   sub->add_option("-v,--orderConf", kv_value, "put: brokerName:queueNums[;brokerName:queueNums...]");
   sub->callback([&] { command = [&](AdminContext& c) { return update_order_conf(c, topic, order_method, kv_value); }; });
 
+  bool with_clusters = false;
   sub = app.add_subcommand("topicList", "list every topic");
-  sub->callback([&] { command = [](AdminContext& c) { return topic_list(c); }; });
+  sub->add_flag("-c,--clusterModel", with_clusters, "with each topic's cluster and consumer groups");
+  sub->callback([&] { command = [&](AdminContext& c) { return topic_list(c, with_clusters); }; });
 
   sub = app.add_subcommand("topicRoute", "show the route of a topic");
   sub->add_option("-t,--topic", topic, "topic name")->required();
@@ -127,6 +129,12 @@ int main(int argc, char** argv) {
   sub->add_option("-l,--level", consume_stats_options.min_diff, "show only queues at least this far behind");
   sub->add_option("-o,--order", consume_stats_options.only_ordered, "true: ordered topics only");
   sub->callback([&] { command = [&](AdminContext& c) { return broker_consume_stats(c, consume_stats_options); }; });
+
+  StatsAllOptions stats_all_options;
+  sub = app.add_subcommand("statsAll", "every topic's and consumer group's backlog and traffic");
+  sub->add_flag("-a,--activeTopic", stats_all_options.active_only, "only topics with traffic over the last day");
+  sub->add_option("-t,--topic", stats_all_options.topic, "only this topic");
+  sub->callback([&] { command = [&](AdminContext& c) { return stats_all(c, stats_all_options); }; });
 
   sub = app.add_subcommand("getBrokerConfig", "show a broker's configuration");
   sub->add_option("-b,--brokerAddr", broker_addr, "this broker");
@@ -170,8 +178,8 @@ int main(int argc, char** argv) {
   sub->add_option("-g,--groupName", group, "consumer group")->required();
   sub->callback([&] { command = [&](AdminContext& c) { return delete_sub_group(c, group, broker_addr, cluster); }; });
 
-  sub = app.add_subcommand("consumerProgress", "show a consumer group's offsets and lag");
-  sub->add_option("-g,--groupName", group, "consumer group")->required();
+  sub = app.add_subcommand("consumerProgress", "show a consumer group's offsets and lag, or every group's summary");
+  sub->add_option("-g,--groupName", group, "consumer group (none: every group, one line each)");
   sub->add_option("-t,--topicName", topic, "only this topic");
   sub->callback([&] { command = [&](AdminContext& c) { return consumer_progress(c, group, topic); }; });
 

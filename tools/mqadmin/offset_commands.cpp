@@ -3,16 +3,113 @@
 #include <charconv>
 #include <chrono>
 #include <iostream>
+#include <algorithm>
 #include <map>
 #include <utility>
+#include <vector>
 
 #include "admin.hpp"
 #include "json_output.hpp"
 #include "mqkit/kernel/wall_clock.hpp"
+#include "mqkit/protocol/connection.hpp"
+#include "mqkit/protocol/validation.hpp"
 
 namespace mqkit::admin {
 
+namespace {
+
+// One line of consumerProgress without a group (RocketMQ's GroupConsumeInfo).
+struct GroupProgress {
+  std::string group;
+  std::size_t count = 0;  // consumers online
+  std::int32_t min_version = 0;
+  std::string consume_type;   // CONSUME_PASSIVELY / CONSUME_ACTIVELY, when online
+  std::string message_model;  // CLUSTERING / BROADCASTING, when online
+  double consume_tps = 0;
+  std::int64_t diff_total = 0;
+};
+
+// RocketMQ prints PUSH or PULL, and the model only for push consumers.
+std::string type_column(const GroupProgress& g) {
+  if (g.count == 0) return "";
+  return g.consume_type == "CONSUME_ACTIVELY" ? "PULL" : "PUSH";
+}
+std::string model_column(const GroupProgress& g) {
+  return g.count != 0 && g.consume_type == "CONSUME_PASSIVELY" ? g.message_model : "";
+}
+
+// Every group that has a retry topic, with its consumers online, rate and lag, the busiest
+// first (RocketMQ's consumerProgress without -g).
+int every_group_progress(AdminContext& ctx) {
+  auto topics = ctx.api().get_all_topic_list();
+  if (!topics) return ctx.fail("consumerProgress", topics.status());
+  int exit_code = 0;
+  std::vector<GroupProgress> groups;
+  for (const std::string& topic : topics->topic_list) {
+    if (!topic.starts_with(protocol::kRetryGroupTopicPrefix)) continue;
+    GroupProgress g;
+    g.group = topic.substr(protocol::kRetryGroupTopicPrefix.size());
+    auto masters = topic_masters(ctx, topic);
+    if (!masters) {
+      exit_code = ctx.fail("consumerProgress " + g.group, masters.status());
+      continue;
+    }
+    for (const auto& [name, address] : *masters) {
+      auto stats = ctx.api().get_consume_stats(address, g.group);
+      if (!stats) {
+        exit_code = ctx.fail("consumerProgress " + g.group + " on " + address, stats.status());
+        continue;
+      }
+      g.consume_tps += stats->consume_tps;
+      for (const auto& [queue, offsets] : stats->offset_table) g.diff_total += offsets.broker_offset - offsets.consumer_offset;
+    }
+    // A group with no consumer online is answered with an error by RocketMQ's brokers and an
+    // empty list by mqkit's: both are OFFLINE.
+    if (auto connection = ctx.api().get_consumer_connection_list(masters->front().second, g.group);
+        connection && !connection->connection_set.empty()) {
+      g.count = connection->connection_set.size();
+      g.min_version = connection->connection_set.front().version;
+      for (const auto& c : connection->connection_set) g.min_version = std::min(g.min_version, c.version);
+      g.consume_type = connection->consume_type;
+      g.message_model = connection->message_model;
+    }
+    groups.push_back(std::move(g));
+  }
+  std::stable_sort(groups.begin(), groups.end(), [](const GroupProgress& a, const GroupProgress& b) {
+    return a.count != b.count ? a.count > b.count : a.diff_total > b.diff_total;
+  });
+  if (ctx.json) {
+    JsonOut json;
+    json.w().StartArray();
+    for (const GroupProgress& g : groups) {
+      json.w().StartObject();
+      json.field("group", g.group);
+      json.field("count", static_cast<std::int64_t>(g.count));
+      if (g.count > 0) json.field("version", protocol::version_desc(g.min_version));
+      json.field("type", type_column(g));
+      json.field("model", model_column(g));
+      json.field("consumeTps", g.consume_tps);
+      json.field("diffTotal", g.diff_total);
+      json.w().EndObject();
+    }
+    json.w().EndArray();
+    json.print(*ctx.out);
+    return exit_code;
+  }
+  Table table({"#Group", "#Count", "#Version", "#Type", "#Model", "#TPS", "#Diff Total"});
+  for (const GroupProgress& g : groups) {
+    table.add({g.group, std::to_string(g.count), g.count > 0 ? protocol::version_desc(g.min_version) : "OFFLINE",
+               type_column(g), model_column(g), std::to_string(static_cast<std::int64_t>(g.consume_tps)),
+               std::to_string(g.diff_total)});
+  }
+  table.print(*ctx.out);
+  return exit_code;
+}
+
+}  // namespace
+
 int consumer_progress(AdminContext& ctx, const std::string& group, const std::string& topic) {
+  if (group.empty()) return every_group_progress(ctx);
   // Without a topic, the group's retry topic names the brokers that know it (RocketMQ does so).
   auto masters = topic_masters(ctx, topic.empty() ? "%RETRY%" + group : topic);
   if (!masters) return ctx.fail("consumerProgress " + group, masters.status());

@@ -5,6 +5,7 @@
 
 #include "admin.hpp"
 #include "json_output.hpp"
+#include "mqkit/protocol/validation.hpp"
 
 namespace mqkit::admin {
 
@@ -125,9 +126,65 @@ int delete_topic(AdminContext& ctx, const std::string& topic, const std::string&
   return 0;
 }
 
-int topic_list(AdminContext& ctx) {
+namespace {
+
+struct TopicConsumers {
+  std::string topic;
+  std::string clusters;          // comma separated: a topic may span clusters
+  std::set<std::string> groups;  // empty: nobody consumes it
+};
+
+// What topicList -c prints (RocketMQ's "#Cluster Name  #Topic  #Consumer Group").
+int topic_list_with_clusters(AdminContext& ctx, const protocol::TopicList& list) {
+  bool ok = true;
+  std::vector<TopicConsumers> rows;
+  for (const auto& topic : list.topic_list) {
+    if (topic.starts_with(protocol::kRetryGroupTopicPrefix) || topic.starts_with(protocol::kDlqGroupTopicPrefix)) continue;
+    TopicConsumers row{topic, {}, {}};
+    auto route = ctx.api().get_topic_route(topic);
+    if (!route) {
+      ctx.fail("route of " + topic, route.status());
+      ok = false;
+    } else {
+      std::set<std::string> clusters;
+      for (const auto& broker : route->broker_datas) clusters.insert(broker.cluster);
+      for (const auto& cluster : clusters) row.clusters += (row.clusters.empty() ? "" : ",") + cluster;
+      if (auto masters = route_masters(*route, topic)) row.groups = groups_consuming(ctx, *masters, topic, ok);
+    }
+    rows.push_back(std::move(row));
+  }
+  if (ctx.json) {
+    JsonOut json;
+    json.w().StartArray();
+    for (const auto& row : rows) {
+      json.w().StartObject();
+      json.field("topic", row.topic);
+      json.field("cluster", row.clusters);
+      json.key("groups");
+      json.w().StartArray();
+      for (const auto& group : row.groups) json.str(group);
+      json.w().EndArray();
+      json.w().EndObject();
+    }
+    json.w().EndArray();
+    json.print(*ctx.out);
+  } else {
+    Table table({"#Cluster Name", "#Topic", "#Consumer Group"});
+    for (const auto& row : rows) {
+      if (row.groups.empty()) table.add({row.clusters, row.topic, ""});
+      for (const auto& group : row.groups) table.add({row.clusters, row.topic, group});
+    }
+    table.print(*ctx.out);
+  }
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int topic_list(AdminContext& ctx, bool with_clusters) {
   auto list = ctx.api().get_all_topic_list();
   if (!list) return ctx.fail("topicList", list.status());
+  if (with_clusters) return topic_list_with_clusters(ctx, *list);
   if (ctx.json) {
     JsonOut json;
     json.w().StartArray();
