@@ -663,18 +663,37 @@ Result<std::map<std::string, protocol::SubscriptionGroupConfig>> ClientApi::get_
   return protocol::decode_subscription_group_table(protocol::body_text(response));
 }
 
+Result<std::map<std::string, std::string>> ClientApi::get_config(std::string_view address, std::int32_t code,
+                                                                 milliseconds timeout) {
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, call(address, RemotingCommand::request(code), timeout));
+  return protocol::decode_java_properties(protocol::body_text(response));
+}
+
+Status ClientApi::update_config(std::string_view address, std::int32_t code,
+                                const std::map<std::string, std::string>& properties, milliseconds timeout) {
+  auto request = RemotingCommand::request(code);
+  protocol::set_body(request, protocol::encode_java_properties(properties));
+  return call(address, std::move(request), timeout).status();
+}
+
 Result<std::map<std::string, std::string>> ClientApi::get_broker_config(std::string_view address,
                                                                         milliseconds timeout) {
-  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response,
-                         call(address, RemotingCommand::request(rq::kGetBrokerConfig), timeout));
-  return protocol::decode_java_properties(protocol::body_text(response));
+  return get_config(address, rq::kGetBrokerConfig, timeout);
 }
 
 Status ClientApi::update_broker_config(std::string_view address, const std::map<std::string, std::string>& properties,
                                        milliseconds timeout) {
-  auto request = RemotingCommand::request(rq::kUpdateBrokerConfig);
-  protocol::set_body(request, protocol::encode_java_properties(properties));
-  return call(address, std::move(request), timeout).status();
+  return update_config(address, rq::kUpdateBrokerConfig, properties, timeout);
+}
+
+Result<std::map<std::string, std::string>> ClientApi::get_namesrv_config(std::string_view namesrv_address,
+                                                                         milliseconds timeout) {
+  return get_config(namesrv_address, rq::kGetNamesrvConfig, timeout);
+}
+
+Status ClientApi::update_namesrv_config(std::string_view namesrv_address,
+                                        const std::map<std::string, std::string>& properties, milliseconds timeout) {
+  return update_config(namesrv_address, rq::kUpdateNamesrvConfig, properties, timeout);
 }
 
 Result<protocol::ConsumerConnection> ClientApi::get_consumer_connection_list(std::string_view address,

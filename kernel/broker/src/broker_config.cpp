@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "mqkit/kernel/config_value.hpp"
+#include "mqkit/kernel/live_config.hpp"
 #include "mqkit/protocol/validation.hpp"
 
 namespace mqkit::broker {
@@ -249,36 +250,15 @@ void set_live(const BrokerConfig& c, std::string_view key, const plugin::v1::Con
 const plugin::v1::ConfigSchema& broker_schema() { return kSchema; }
 
 std::map<std::string, std::string> broker_config_properties(const BrokerConfig& config) {
-  std::map<std::string, std::string> properties;
-  const plugin::v1::ConfigValues values = values_of(config);
-  for (const auto& [key, value] : values.all()) {
-    properties[kernel::to_camel_case(key)] = plugin::v1::format_value(value);
-  }
-  for (const auto& settings : config.plugin_settings) {
-    for (const auto& [key, value] : settings.all()) {
-      properties.try_emplace(kernel::to_camel_case(key), plugin::v1::format_value(value));
-    }
-  }
+  std::map<std::string, std::string> properties = kernel::camel_case_properties(values_of(config));
+  for (const auto& settings : config.plugin_settings) properties.merge(kernel::camel_case_properties(settings));
   // Any signed client may ask for the broker's config: the secret stays here.
   if (!config.acl_credentials.secret_key.empty()) properties["aclSecretKey"] = "***";
   return properties;
 }
 
 Status update_live_settings(const BrokerConfig& config, const std::map<std::string, std::string>& properties) {
-  std::vector<std::pair<std::string, plugin::v1::ConfigValue>> changes;
-  for (const auto& [name, text] : properties) {
-    const std::string key = kernel::to_snake_case(name);
-    const plugin::v1::ConfigField* field = kSchema.find(key);
-    if (field == nullptr) return Status::invalid_argument("no broker config key " + name);
-    if (field->needs_restart) {
-      return Status(plugin::v1::StatusCode::kPermissionDenied,
-                    name + " cannot change while the broker runs: set it in broker.toml and restart");
-    }
-    auto value = kernel::parse_value_text(*field, text);
-    if (!value) return value.status().with_context(name);
-    MQKIT_RETURN_IF_ERROR(kernel::check_value(*field, *value));
-    changes.emplace_back(key, std::move(value).value());
-  }
+  MQKIT_ASSIGN_OR_RETURN(auto changes, kernel::checked_live_updates(kSchema, properties, "broker", "broker.toml"));
   for (const auto& [key, value] : changes) set_live(config, key, value);
   return Status::ok();
 }

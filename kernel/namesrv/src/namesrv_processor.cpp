@@ -5,6 +5,7 @@
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/header_fields.hpp"
+#include "mqkit/protocol/java_properties.hpp"
 
 namespace mqkit::namesrv {
 
@@ -41,9 +42,9 @@ protocol::JsonStyle route_style(const RemotingCommand& req) {
 
 }  // namespace
 
-NameServerProcessor::NameServerProcessor(RouteInfoManager& routes, KvConfigManager& kv, NameServerOptions options,
-                                         Clock clock)
-    : routes_(routes), kv_(kv), options_(options), clock_(std::move(clock)) {}
+NameServerProcessor::NameServerProcessor(RouteInfoManager& routes, KvConfigManager& kv,
+                                         std::shared_ptr<NamesrvSettings> settings, Clock clock)
+    : routes_(routes), kv_(kv), settings_(std::move(settings)), clock_(std::move(clock)) {}
 
 RemotingCommand NameServerProcessor::handle(const RemotingCommand& req, std::uint64_t channel_id) {
   switch (req.code) {
@@ -89,6 +90,13 @@ RemotingCommand NameServerProcessor::handle(const RemotingCommand& req, std::uin
     case code::kDeleteKvConfig:
     case code::kGetKvListByNamespace:
       return kv_request(req);
+    case code::kGetNamesrvConfig: {
+      auto resp = RemotingCommand::response_to(req, rc::kSuccess);
+      set_body(resp, protocol::encode_java_properties(settings_->properties()));
+      return resp;
+    }
+    case code::kUpdateNamesrvConfig:
+      return update_config(req, channel_id);
     default:
       return error(req, rc::kRequestCodeNotSupported, " request type " + std::to_string(req.code) + " not supported");
   }
@@ -139,6 +147,19 @@ RemotingCommand NameServerProcessor::unregister_broker(const RemotingCommand& re
   return RemotingCommand::response_to(req, rc::kSuccess);
 }
 
+RemotingCommand NameServerProcessor::update_config(const RemotingCommand& req, std::uint64_t channel_id) {
+  auto properties = protocol::decode_java_properties(body_text(req));
+  if (!properties) return error(req, rc::kSystemError, "string2Properties error: " + properties.status().message());
+  if (auto updated = settings_->update(*properties); !updated) {
+    const bool restart = updated.code() == plugin::v1::StatusCode::kPermissionDenied;
+    return error(req, restart ? rc::kNoPermission : rc::kInvalidParameter, updated.message());
+  }
+  std::string changes;
+  for (const auto& [key, value] : *properties) changes += (changes.empty() ? "" : ", ") + key + "=" + value;
+  kernel::logger("namesrv")->info("name server config updated on channel {}: {}", channel_id, changes);
+  return RemotingCommand::response_to(req, rc::kSuccess);
+}
+
 RemotingCommand NameServerProcessor::route_by_topic(const RemotingCommand& req) {
   auto fields = required(req, {"topic"});
   if (!fields) return error(req, rc::kSystemError, fields.status().message());
@@ -147,7 +168,7 @@ RemotingCommand NameServerProcessor::route_by_topic(const RemotingCommand& req) 
   if (!route) {
     return error(req, rc::kTopicNotExist, "No topic route info in name server for the topic: " + topic);
   }
-  if (options_.order_message_enable) {
+  if (settings_->order_message_enable()) {
     route->order_topic_conf = kv_.get(kOrderTopicNamespace, topic).value_or("");
   }
   auto resp = RemotingCommand::response_to(req, rc::kSuccess);

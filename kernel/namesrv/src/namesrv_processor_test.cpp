@@ -5,7 +5,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "mqkit/kernel/config_document.hpp"
 #include "mqkit/protocol/codes.hpp"
+#include "mqkit/protocol/java_properties.hpp"
 
 namespace mqkit::namesrv {
 namespace {
@@ -20,7 +22,16 @@ class NameServerProcessorTest : public ::testing::Test {
   RouteInfoManager routes_;
   KvConfigManager kv_;
   std::int64_t now_ = 1000;
-  NameServerProcessor processor_{routes_, kv_, {.order_message_enable = true}, [this] { return now_; }};
+  std::shared_ptr<NamesrvSettings> settings_ = settings_from("[namesrv]\norder_message_enable = true\n");
+  NameServerProcessor processor_{routes_, kv_, settings_, [this] { return now_; }};
+
+  static std::shared_ptr<NamesrvSettings> settings_from(std::string_view toml) {
+    auto document = kernel::ConfigDocument::parse(toml, "namesrv.toml");
+    EXPECT_TRUE(document.is_ok());
+    auto values = document->section("namesrv", namesrv_schema());
+    EXPECT_TRUE(values.is_ok());
+    return std::make_shared<NamesrvSettings>(std::move(values).value());
+  }
 
   RemotingCommand request(std::int32_t c, std::initializer_list<std::pair<const char*, std::string>> fields,
                           std::string body = "") {
@@ -113,6 +124,42 @@ TEST_F(NameServerProcessorTest, KvConfigAndOrderTopicConf) {
   const auto missing = processor_.handle(request(code::kGetKvConfig, {{"namespace", "N"}, {"key", "K"}}), 1);
   EXPECT_EQ(missing.code, rc::kQueryNotFound);
   EXPECT_EQ(missing.remark, "No config item, Namespace: N Key: K");
+
+  // Turned off while running (UPDATE_NAMESRV_CONFIG), the next route has no orderTopicConf.
+  auto update = request(code::kUpdateNamesrvConfig, {}, "orderMessageEnable=false\n");
+  ASSERT_EQ(processor_.handle(update, 1).code, rc::kSuccess);
+  EXPECT_EQ(body_of(processor_.handle(request(code::kGetRouteInfoByTopic, {{"topic", "T"}}), 1)).find("orderTopicConf\":\"broker"),
+            std::string::npos);
+}
+
+TEST_F(NameServerProcessorTest, ConfigIsListedAndItsLiveKeysChange) {
+  const auto got = processor_.handle(request(code::kGetNamesrvConfig, {}), 1);
+  ASSERT_EQ(got.code, rc::kSuccess);
+  auto properties = protocol::decode_java_properties(body_of(got));
+  ASSERT_TRUE(properties.is_ok()) << properties.status().to_string();
+  EXPECT_EQ(properties->at("listenPort"), "9876");
+  EXPECT_EQ(properties->at("brokerExpiry"), "120000");  // milliseconds, as RocketMQ's keys hold them
+  EXPECT_EQ(properties->at("orderMessageEnable"), "true");
+
+  const auto update = [&](std::string body) {
+    return processor_.handle(request(code::kUpdateNamesrvConfig, {}, std::move(body)), 1);
+  };
+  ASSERT_EQ(update("brokerExpiry=30000\nscan_interval=5s\n").code, rc::kSuccess);
+  EXPECT_EQ(settings_->broker_expiry_ms(), 30'000);
+  EXPECT_EQ(settings_->scan_interval_ms(), 5'000);
+
+  // All or nothing: a key that needs a restart, an unknown key or a value out of bounds changes
+  // nothing, and says why.
+  const auto restart = update("listenPort=9000\nbrokerExpiry=60000\n");
+  EXPECT_EQ(restart.code, rc::kNoPermission);
+  EXPECT_NE(restart.remark.value_or("").find("namesrv.toml"), std::string::npos) << restart.remark.value_or("");
+  EXPECT_EQ(update("noSuchKey=1\n").code, rc::kInvalidParameter);
+  EXPECT_EQ(update("brokerExpiry=10\n").code, rc::kInvalidParameter);  // below 1 s
+  EXPECT_EQ(update("orderMessageEnable=maybe\n").code, rc::kInvalidParameter);
+  EXPECT_EQ(settings_->broker_expiry_ms(), 30'000);
+  EXPECT_EQ(protocol::decode_java_properties(body_of(processor_.handle(request(code::kGetNamesrvConfig, {}), 1)))
+                ->at("listenPort"),
+            "9876");
 }
 
 TEST_F(NameServerProcessorTest, ClusterInfoTopicListAndDataVersion) {

@@ -161,6 +161,12 @@ class ClientApi {
   // On every name server, as put_kv_config.
   Status delete_kv_config(std::string_view ns, std::string_view key, std::chrono::milliseconds timeout = {});
   Result<protocol::KvTable> get_kv_list_by_namespace(std::string_view ns, std::chrono::milliseconds timeout = {});
+  // GET_NAMESRV_CONFIG / UPDATE_NAMESRV_CONFIG on the name server at `namesrv_address`, as the
+  // broker config calls below (a mqkit name server changes only its live settings).
+  Result<std::map<std::string, std::string>> get_namesrv_config(std::string_view namesrv_address,
+                                                                std::chrono::milliseconds timeout = {});
+  Status update_namesrv_config(std::string_view namesrv_address, const std::map<std::string, std::string>& properties,
+                               std::chrono::milliseconds timeout = {});
 
   // ---- Producing -------------------------------------------------------------------------
   Result<SendResult> send_message(std::string_view address, std::string_view broker_name,
@@ -298,6 +304,11 @@ class ClientApi {
   Result<std::int64_t> call_for_int(std::string_view address, RemotingCommand request,
                                     std::chrono::milliseconds timeout, std::string_view field);
   Result<RemotingCommand> call_namesrv(RemotingCommand request, std::chrono::milliseconds timeout);
+  // A GET_*_CONFIG request and its properties body, an UPDATE_*_CONFIG request with one.
+  Result<std::map<std::string, std::string>> get_config(std::string_view address, std::int32_t code,
+                                                        std::chrono::milliseconds timeout);
+  Status update_config(std::string_view address, std::int32_t code, const std::map<std::string, std::string>& properties,
+                       std::chrono::milliseconds timeout);
   // `request` to every name server; the first failure after trying them all.
   Status call_every_namesrv(const RemotingCommand& request, std::chrono::milliseconds timeout);
 

@@ -13,14 +13,12 @@
 #include "mqkit/metrics/rpc_latency.hpp"
 #include "mqkit/namesrv/kv_config_manager.hpp"
 #include "mqkit/namesrv/namesrv_processor.hpp"
+#include "mqkit/namesrv/namesrv_settings.hpp"
 #include "mqkit/namesrv/route_info_manager.hpp"
 #include "mqkit/plugin/v1/config.hpp"
 #include "mqkit/plugin/v1/transport.hpp"
 
 namespace mqkit::namesrv {
-
-// Schema of the [namesrv] section.
-const plugin::v1::ConfigSchema& namesrv_schema();
 
 class NameServer final : public kernel::Component {
  public:
@@ -42,8 +40,7 @@ class NameServer final : public kernel::Component {
 
   std::string listen_host_;
   std::uint16_t listen_port_;
-  std::int64_t broker_expiry_ms_;
-  std::int64_t scan_interval_ms_;
+  std::shared_ptr<NamesrvSettings> settings_;  // broker_expiry and scan_interval are read at each scan
   metrics::ExporterSettings metrics_exporter_;
   std::shared_ptr<plugin::v1::Transport> transport_;
   RouteInfoManager routes_;

@@ -10,6 +10,7 @@
 
 #include "mqkit/metrics/rpc_latency.hpp"
 #include "mqkit/namesrv/kv_config_manager.hpp"
+#include "mqkit/namesrv/namesrv_settings.hpp"
 #include "mqkit/namesrv/route_info_manager.hpp"
 #include "mqkit/plugin/v1/transport.hpp"
 
@@ -17,15 +18,12 @@ namespace mqkit::namesrv {
 
 using plugin::v1::RemotingCommand;
 
-struct NameServerOptions {
-  bool order_message_enable = false;  // fill orderTopicConf from the ORDER_TOPIC_CONFIG namespace
-};
-
 class NameServerProcessor final : public plugin::v1::RequestHandler {
  public:
   using Clock = std::function<std::int64_t()>;  // milliseconds
 
-  NameServerProcessor(RouteInfoManager& routes, KvConfigManager& kv, NameServerOptions options, Clock clock);
+  NameServerProcessor(RouteInfoManager& routes, KvConfigManager& kv, std::shared_ptr<NamesrvSettings> settings,
+                      Clock clock);
 
   // The response to `request` (for one-way requests the caller drops it).
   RemotingCommand handle(const RemotingCommand& request, std::uint64_t channel_id);
@@ -41,10 +39,11 @@ class NameServerProcessor final : public plugin::v1::RequestHandler {
   RemotingCommand route_by_topic(const RemotingCommand& request);
   RemotingCommand query_data_version(const RemotingCommand& request);
   RemotingCommand kv_request(const RemotingCommand& request);
+  RemotingCommand update_config(const RemotingCommand& request, std::uint64_t channel_id);
 
   RouteInfoManager& routes_;
   KvConfigManager& kv_;
-  NameServerOptions options_;
+  std::shared_ptr<NamesrvSettings> settings_;
   Clock clock_;
   metrics::RpcLatency* rpc_ = nullptr;
 };

@@ -67,6 +67,8 @@ inline constexpr std::int32_t kConsumeMessageDirectly = 309;
 inline constexpr std::int32_t kSendMessageV2 = 310;
 inline constexpr std::int32_t kViewBrokerStatsData = 315;
 inline constexpr std::int32_t kGetBrokerConsumeStats = 317;
+inline constexpr std::int32_t kUpdateNamesrvConfig = 318;
+inline constexpr std::int32_t kGetNamesrvConfig = 319;
 inline constexpr std::int32_t kSendBatchMessage = 320;
 inline constexpr std::int32_t kQueryDataVersion = 322;
 // Request-reply (protocol/request_reply.hpp): a responder's reply message (the send header,
