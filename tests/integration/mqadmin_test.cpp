@@ -253,6 +253,30 @@ TEST_F(MqadminTest, KvConfigAndOrderConfLiveOnTheNameServer) {
   EXPECT_NE(mqadmin({"updateOrderConf", "-t", "OrderedT", "-m", "put"}).code, 0);  // no -v
 }
 
+TEST_F(MqadminTest, NamesrvConfigIsListedAndItsLiveKeysChange) {
+  const std::string ns = cluster_->namesrv_addrs();
+  auto listed = mqadmin({"getNamesrvConfig", "--json"});
+  ASSERT_EQ(listed.code, 0) << listed.out << listed.err;
+  rapidjson::Document doc;
+  ASSERT_FALSE(doc.Parse(listed.out.c_str()).HasParseError()) << listed.out;
+  ASSERT_TRUE(doc.HasMember(ns.c_str())) << listed.out;
+  EXPECT_STREQ(doc[ns.c_str()]["orderMessageEnable"].GetString(), "false");
+  EXPECT_TRUE(doc[ns.c_str()].HasMember("brokerExpiry")) << listed.out;
+
+  auto updated = mqadmin({"updateNamesrvConfig", "-k", "orderMessageEnable", "-v", "true"});
+  ASSERT_EQ(updated.code, 0) << updated.out << updated.err;
+  EXPECT_NE(updated.out.find("update name server config success![" + ns + "]"), std::string::npos) << updated.out;
+  auto table = mqadmin({"getNamesrvConfig"});
+  ASSERT_EQ(table.code, 0) << table.out;
+  EXPECT_NE(table.out.find("============" + ns + "============"), std::string::npos) << table.out;
+  EXPECT_TRUE(std::regex_search(table.out, std::regex("orderMessageEnable +=  true"))) << table.out;
+
+  auto refused = mqadmin({"updateNamesrvConfig", "-k", "listenPort", "-v", "1"});
+  EXPECT_EQ(refused.code, 1);
+  EXPECT_NE(refused.err.find("namesrv.toml"), std::string::npos) << refused.err;
+  EXPECT_EQ(mqadmin({"updateNamesrvConfig", "-k", "noSuchKey", "-v", "1"}).code, 1);
+}
+
 TEST_F(MqadminTest, ClusterListWithAnIntervalPrintsAgainUntilStopped) {
   auto child = ChildProcess::spawn("mqadmin", {"clusterList", "-i", "1", "-n", cluster_->namesrv_addrs()},
                                    "mqadmin-clusterList-interval");

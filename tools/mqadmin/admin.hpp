@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <map>
 #include <memory>
@@ -45,6 +46,9 @@ std::string local_time(std::int64_t ms, bool with_millis);
 // `value` with `decimals` digits after the point, as RocketMQ's tools print rates ("%.2f").
 std::string fixed(double value, int decimals);
 
+// `text` padded with spaces to `width` (RocketMQ's "%-50s" columns).
+std::string padded(const std::string& text, std::size_t width);
+
 // A column-aligned text table; why not printf: widths depend on the data.
 class Table {
  public:
@@ -63,6 +67,14 @@ struct BrokerAddr {
   std::int64_t id = 0;
   std::string address;
 };
+// Asks every target for a key/value table (`fetch`, given its address) and prints each through
+// `print`, or all as one JSON object {address: {key: value}} with --json; a target that fails is
+// named on err and makes the exit code 1.
+using KeyValues = std::map<std::string, std::string>;
+int print_tables(AdminContext& ctx, const std::string& what, const std::vector<BrokerAddr>& targets,
+                 const std::function<client::Result<KeyValues>(const std::string&)>& fetch,
+                 const std::function<void(const BrokerAddr&, const KeyValues&)>& print);
+
 // Every broker of `cluster`, masters and slaves, by name then id; NotFound when the cluster is
 // unknown or has no broker.
 client::Result<std::vector<BrokerAddr>> cluster_brokers(AdminContext& ctx, const std::string& cluster);
@@ -174,6 +186,10 @@ int delete_kv_config(AdminContext& ctx, const std::string& ns, const std::string
 // the ORDER_TOPIC_CONFIG entry of `topic`.
 int update_order_conf(AdminContext& ctx, const std::string& topic, const std::string& method,
                       const std::string& order_conf);
+// Each name server's settings (-n), RocketMQ's "key=  value" lines under its address.
+int get_namesrv_config(AdminContext& ctx);
+// Changes one live setting on every name server; the first that refuses stops the command.
+int update_namesrv_config(AdminContext& ctx, const std::string& key, const std::string& value);
 
 // ---- offset_commands.cpp ----
 // consumerProgress: `group`'s per-queue offsets and lag (on `topic` only, when given); with no

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "admin.hpp"
+#include "json_output.hpp"
 
 namespace mqkit::admin {
 
@@ -41,6 +42,36 @@ std::string fixed(double value, int decimals) {
   char text[64];
   std::snprintf(text, sizeof text, "%.*f", decimals, value);
   return text;
+}
+
+std::string padded(const std::string& text, std::size_t width) {
+  return text.size() >= width ? text : text + std::string(width - text.size(), ' ');
+}
+
+int print_tables(AdminContext& ctx, const std::string& what, const std::vector<BrokerAddr>& targets,
+                 const std::function<client::Result<KeyValues>(const std::string&)>& fetch,
+                 const std::function<void(const BrokerAddr&, const KeyValues&)>& print) {
+  int code = 0;
+  JsonOut json;
+  json.w().StartObject();
+  for (const auto& target : targets) {
+    client::Result<KeyValues> table = fetch(target.address);
+    if (!table) {
+      code = ctx.fail(what + " " + target.address, table.status());
+      continue;
+    }
+    if (ctx.json) {
+      json.key(target.address);
+      json.w().StartObject();
+      for (const auto& [key, value] : *table) json.field(key, value);
+      json.w().EndObject();
+    } else {
+      print(target, *table);
+    }
+  }
+  json.w().EndObject();
+  if (ctx.json) json.print(*ctx.out);
+  return code;
 }
 
 std::string local_time(std::int64_t ms, bool with_millis) {

@@ -10,47 +10,11 @@
 
 namespace mqkit::admin {
 
-namespace {
-
-// Asks every target for a key/value table; prints through `print` what came back and names the
-// brokers that failed. Exit code 1 when any failed.
-template <typename Fetch, typename Print>
-int for_each_table(AdminContext& ctx, const std::string& what, const std::vector<BrokerAddr>& targets, Fetch fetch,
-                   Print print) {
-  int code = 0;
-  JsonOut json;
-  json.w().StartObject();
-  for (const auto& broker : targets) {
-    client::Result<std::map<std::string, std::string>> table = fetch(broker.address);
-    if (!table) {
-      code = ctx.fail(what + " " + broker.address, table.status());
-      continue;
-    }
-    if (ctx.json) {
-      json.key(broker.address);
-      json.w().StartObject();
-      for (const auto& [key, value] : *table) json.field(key, value);
-      json.w().EndObject();
-    } else {
-      print(broker, *table);
-    }
-  }
-  json.w().EndObject();
-  if (ctx.json) json.print(*ctx.out);
-  return code;
-}
-
-std::string padded(const std::string& text, std::size_t width) {
-  return text.size() >= width ? text : text + std::string(width - text.size(), ' ');
-}
-
-}  // namespace
-
 int broker_status(AdminContext& ctx, const std::string& broker_addr, const std::string& cluster) {
   auto targets = command_targets(ctx, broker_addr, cluster, true);
   if (!targets) return ctx.fail("brokerStatus", targets.status());
   const bool with_address = !cluster.empty();
-  return for_each_table(
+  return print_tables(
       ctx, "brokerStatus", *targets,
       [&](const std::string& address) -> client::Result<std::map<std::string, std::string>> {
         auto info = ctx.api().get_broker_runtime_info(address);
@@ -73,7 +37,7 @@ int get_broker_config(AdminContext& ctx, const std::string& broker_addr, const s
   for (const auto& broker : *targets) {
     if (broker.id == 0) master_of[broker.name] = broker.address;
   }
-  return for_each_table(
+  return print_tables(
       ctx, "getBrokerConfig", *targets,
       [&](const std::string& address) { return ctx.api().get_broker_config(address); },
       [&](const BrokerAddr& broker, const std::map<std::string, std::string>& table) {

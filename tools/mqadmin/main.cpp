@@ -85,6 +85,15 @@ int main(int argc, char** argv) {
   sub->callback([&] { command = [&](AdminContext& c) { return update_order_conf(c, topic, order_method, kv_value); }; });
 
   bool with_clusters = false;
+  sub = app.add_subcommand("getNamesrvConfig", "show every name server's settings");
+  sub->callback([&] { command = [&](AdminContext& c) { return get_namesrv_config(c); }; });
+  std::string config_key;
+  std::string config_value;
+  sub = app.add_subcommand("updateNamesrvConfig", "change a name server setting on every name server (live settings only)");
+  sub->add_option("-k,--key", config_key, "setting name (camelCase or snake_case)")->required();
+  sub->add_option("-v,--value", config_value, "new value")->required();
+  sub->callback([&] { command = [&](AdminContext& c) { return update_namesrv_config(c, config_key, config_value); }; });
+
   sub = app.add_subcommand("topicList", "list every topic");
   sub->add_flag("-c,--clusterModel", with_clusters, "with each topic's cluster and consumer groups");
   sub->callback([&] { command = [&](AdminContext& c) { return topic_list(c, with_clusters); }; });
@@ -141,8 +150,6 @@ int main(int argc, char** argv) {
   sub->add_option("-c,--clusterName", cluster, "every broker of this cluster, slaves too");
   sub->callback([&] { command = [&](AdminContext& c) { return get_broker_config(c, broker_addr, cluster); }; });
 
-  std::string config_key;
-  std::string config_value;
   sub = app.add_subcommand("updateBrokerConfig", "change a broker setting while it runs (live settings only)");
   sub->add_option("-b,--brokerAddr", broker_addr, "this broker");
   sub->add_option("-c,--clusterName", cluster, "every master of this cluster");

@@ -1,7 +1,8 @@
 // The name servers' KV config: updateKvConfig / deleteKvConfig (any namespace) and
 // updateOrderConf (ORDER_TOPIC_CONFIG: which brokers, with how many queues, serve an ordered
 // topic; the name servers put it in routes as orderTopicConf when order_message_enable is on).
-// Writes go to every name server, so they all answer the same.
+// Writes go to every name server, so they all answer the same. And each name server's own
+// settings: getNamesrvConfig / updateNamesrvConfig (GET/UPDATE_NAMESRV_CONFIG).
 #include <iostream>
 
 #include "admin.hpp"
@@ -72,6 +73,44 @@ int update_order_conf(AdminContext& ctx, const std::string& topic, const std::st
     return 0;
   }
   return ctx.fail("updateOrderConf: -m must be get, put or delete, not '" + method + "'");
+}
+
+int get_namesrv_config(AdminContext& ctx) {
+  std::vector<BrokerAddr> targets;
+  for (auto& address : ctx.api().namesrv_addresses()) targets.push_back({"", 0, std::move(address)});
+  if (targets.empty()) return ctx.fail("getNamesrvConfig: no name server given (-n or NAMESRV_ADDR)");
+  return print_tables(
+      ctx, "getNamesrvConfig", targets, [&](const std::string& address) { return ctx.api().get_namesrv_config(address); },
+      [&](const BrokerAddr& target, const KeyValues& table) {
+        *ctx.out << "============" << target.address << "============\n";
+        for (const auto& [key, value] : table) *ctx.out << padded(key, 50) << "=  " << value << "\n";
+      });
+}
+
+int update_namesrv_config(AdminContext& ctx, const std::string& key, const std::string& value) {
+  const std::vector<std::string> addresses = ctx.api().namesrv_addresses();
+  if (addresses.empty()) return ctx.fail("updateNamesrvConfig: no name server given (-n or NAMESRV_ADDR)");
+  std::string list;
+  for (const auto& address : addresses) {
+    if (auto updated = ctx.api().update_namesrv_config(address, {{key, value}}); !updated) {
+      return ctx.fail("updateNamesrvConfig " + key + " on " + address, updated);
+    }
+    list += (list.empty() ? "" : ", ") + address;
+  }
+  if (ctx.json) {
+    JsonOut json;
+    json.w().StartObject();
+    json.key("namesrvAddrs");
+    json.w().StartArray();
+    for (const auto& address : addresses) json.str(address);
+    json.w().EndArray();
+    json.field(key, value);
+    json.w().EndObject();
+    json.print(*ctx.out);
+  } else {
+    *ctx.out << "update name server config success![" << list << "]\n" << key << " : " << value << "\n";
+  }
+  return 0;
 }
 
 }  // namespace mqkit::admin
