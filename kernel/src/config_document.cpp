@@ -394,7 +394,11 @@ const std::string& ConfigDocument::source_name() const noexcept { return impl_->
 const std::filesystem::path& ConfigDocument::base_directory() const noexcept { return impl_->base_directory; }
 
 std::string ConfigDocument::render(std::string_view path, const ConfigSchema& schema, const ConfigValues& values) {
-  std::string out = "[" + std::string(path) + "]\n";
+  return "[" + std::string(path) + "]\n" + render_keys(schema, values);
+}
+
+std::string ConfigDocument::render_keys(const ConfigSchema& schema, const ConfigValues& values) {
+  std::string out;
   for (const auto& field : schema) {
     out += "# " + std::string(field.description);
     if (!field.needs_restart) out += " (can change at run time)";

@@ -696,6 +696,35 @@ Status ClientApi::update_namesrv_config(std::string_view namesrv_address,
   return update_config(namesrv_address, rq::kUpdateNamesrvConfig, properties, timeout);
 }
 
+Status ClientApi::update_acl_config(std::string_view address, const AclAccountUpdate& account, milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kUpdateAndCreateAclConfig);
+  put(request.ext_fields, "accessKey", account.access_key);
+  const auto put_given = [&](const char* key, const std::optional<std::string>& value) {
+    if (value) put(request.ext_fields, key, *value);
+  };
+  put_given("secretKey", account.secret_key);
+  put_given("whiteRemoteAddress", account.white_remote_address);
+  put_given("defaultTopicPerm", account.default_topic_perm);
+  put_given("defaultGroupPerm", account.default_group_perm);
+  if (account.admin) put_bool(request.ext_fields, "admin", *account.admin);
+  if (account.topic_perms) put(request.ext_fields, "topicPerms", protocol::comma_joined(*account.topic_perms));
+  if (account.group_perms) put(request.ext_fields, "groupPerms", protocol::comma_joined(*account.group_perms));
+  return call(address, std::move(request), timeout).status();
+}
+
+Status ClientApi::delete_acl_config(std::string_view address, std::string_view access_key, milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kDeleteAclConfig);
+  put(request.ext_fields, "accessKey", access_key);
+  return call(address, std::move(request), timeout).status();
+}
+
+Status ClientApi::update_global_white_addresses(std::string_view address, const std::vector<std::string>& addresses,
+                                                milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kUpdateGlobalWhiteAddrsConfig);
+  put(request.ext_fields, "globalWhiteAddrs", protocol::comma_joined(addresses));
+  return call(address, std::move(request), timeout).status();
+}
+
 Result<protocol::ConsumerConnection> ClientApi::get_consumer_connection_list(std::string_view address,
                                                                            std::string_view group,
                                                                            milliseconds timeout) {

@@ -175,6 +175,7 @@ Status BrokerController::start_access_control() {
   if (!access_control_) {
     MQKIT_ASSIGN_OR_RETURN(access_control_, acl::AccessControl::load(config_.acl_file));
   }
+  context_.access_control = access_control_;
   handler_->set_access_check([control = access_control_](const plugin::v1::Channel& channel,
                                                          const plugin::v1::RemotingCommand& request) {
     return control->check(request, channel.remote_address());

@@ -19,6 +19,9 @@ std::string_view request_code_name(std::int32_t code) noexcept {
     case c::kGetBrokerRuntimeInfo: return "get_broker_runtime_info";
     case c::kGetBrokerConsumeStats: return "get_broker_consume_stats";
     case c::kViewBrokerStatsData: return "view_broker_stats_data";
+    case c::kUpdateAndCreateAclConfig: return "update_and_create_acl_config";
+    case c::kDeleteAclConfig: return "delete_acl_config";
+    case c::kUpdateGlobalWhiteAddrsConfig: return "update_global_white_addrs_config";
     case c::kUpdateNamesrvConfig: return "update_namesrv_config";
     case c::kGetNamesrvConfig: return "get_namesrv_config";
     case c::kQueryTopicConsumeByWho: return "query_topic_consume_by_who";

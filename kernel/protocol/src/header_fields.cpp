@@ -1,5 +1,6 @@
 #include "mqkit/protocol/header_fields.hpp"
 
+#include <algorithm>
 #include <limits>
 
 namespace mqkit::protocol {
@@ -44,6 +45,22 @@ Result<std::optional<std::int32_t>> optional_int32(const plugin::v1::ExtFields& 
   if (!fields.get(name)) return std::optional<std::int32_t>();
   MQKIT_ASSIGN_OR_RETURN(std::int32_t value, to_int32(fields.get_int(name), name));
   return std::optional<std::int32_t>(value);
+}
+
+std::vector<std::string> comma_list(std::string_view text) {
+  std::vector<std::string> items;
+  for (std::size_t start = 0; start < text.size();) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    if (end > start) items.emplace_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return items;
+}
+
+std::string comma_joined(const std::vector<std::string>& items) {
+  std::string text;
+  for (const auto& item : items) text += (text.empty() ? "" : ",") + item;
+  return text;
 }
 
 }  // namespace mqkit::protocol

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "mqkit/broker/acl/access_validator.hpp"
+#include "mqkit/kernel/atomic_file.hpp"
 #include "mqkit/kernel/config_document.hpp"
 #include "mqkit/kernel/logging.hpp"
 
@@ -24,17 +25,36 @@ Result<std::shared_ptr<AccessControl>> AccessControl::load(std::filesystem::path
 
 Result<std::pair<AclRules, AccessControl::Snapshot>> AccessControl::read() const {
   std::error_code error;
-  Snapshot snapshot;
-  snapshot.modified = std::filesystem::last_write_time(file_, error);
+  const auto modified = std::filesystem::last_write_time(file_, error);
   if (error) return Status::not_found("cannot open ACL file " + file_.string() + ": " + error.message());
   std::ifstream in(file_, std::ios::binary);
   if (!in) return Status::not_found("cannot open ACL file " + file_.string() + ": " + std::strerror(errno));
   std::ostringstream text;
   text << in.rdbuf();
-  snapshot.content = std::move(text).str();
-  MQKIT_ASSIGN_OR_RETURN(const auto document, kernel::ConfigDocument::parse(snapshot.content, file_.string()));
+  return rules_of(std::move(text).str(), modified);
+}
+
+Result<std::pair<AclRules, AccessControl::Snapshot>> AccessControl::rules_of(std::string content,
+                                                                          std::filesystem::file_time_type modified) const {
+  MQKIT_ASSIGN_OR_RETURN(const auto document, kernel::ConfigDocument::parse(content, file_.string()));
   MQKIT_ASSIGN_OR_RETURN(AclRules rules, acl_rules_from(document));
-  return std::pair{std::move(rules), std::move(snapshot)};
+  return std::pair{std::move(rules), Snapshot{modified, std::move(content)}};
+}
+
+Status AccessControl::change(const Edit& edit) {
+  std::lock_guard lock(file_mutex_);
+  MQKIT_ASSIGN_OR_RETURN(const auto current, read());
+  MQKIT_ASSIGN_OR_RETURN(const auto document, kernel::ConfigDocument::parse(current.second.content, file_.string()));
+  MQKIT_ASSIGN_OR_RETURN(std::string text, edit(document));
+  MQKIT_RETURN_IF_ERROR(kernel::write_file_atomically(file_, text));
+  std::error_code error;
+  MQKIT_ASSIGN_OR_RETURN(auto changed, rules_of(std::move(text), std::filesystem::last_write_time(file_, error)));
+  auto rules = std::make_shared<const AclRules>(std::move(changed.first));
+  kernel::logger("broker")->info("ACL file {} changed by an admin request: {} accounts, {} global white addresses",
+                                 file_.string(), rules->accounts.size(), rules->global_white_remote_addresses.size());
+  rules_.store(std::move(rules));
+  loaded_ = std::move(changed.second);
+  return Status::ok();
 }
 
 Status AccessControl::check(const plugin::v1::RemotingCommand& request, std::string_view remote_address) const {
@@ -45,6 +65,7 @@ Status AccessControl::check(const plugin::v1::RemotingCommand& request, std::str
 }
 
 bool AccessControl::reload_if_changed() {
+  std::lock_guard lock(file_mutex_);
   std::error_code error;
   // A missing file reads as the oldest time: its absence is reported once, not every check.
   const auto modified = std::filesystem::last_write_time(file_, error);

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "child_process.hpp"
+#include "mqkit/kernel/config_document.hpp"
 #include "mqkit/protocol/acl_signature.hpp"
 #include "mqkit/protocol/codes.hpp"
 
@@ -89,6 +90,33 @@ TEST_F(AccessControlTest, TakesAChangedFileAndKeepsTheOldRulesWhenTheNewFileIsBa
 
   write(account("account2", "secret-2", "PUB"));  // touched, same content
   EXPECT_FALSE(control.reload_if_changed());
+}
+
+// An admin request's change is written to the file and in force at once; one that fails leaves
+// the file and the rules as they were.
+TEST_F(AccessControlTest, AChangeIsWrittenAndInForceAtOnce) {
+  write(account("account1", "secret-1", "DENY"));
+  auto control = AccessControl::load(file_);
+  ASSERT_TRUE(control.is_ok()) << control.status().to_string();
+  EXPECT_FALSE((*control)->check(send("account1", "secret-1"), "127.0.0.1:1").is_ok());
+  ASSERT_TRUE((*control)
+                  ->change([](const kernel::ConfigDocument& d) {
+                    return acl_text_with_account(d, {.access_key = "account1", .default_topic_perm = "PUB"});
+                  })
+                  .is_ok());
+  EXPECT_TRUE((*control)->check(send("account1", "secret-1"), "127.0.0.1:1").is_ok());
+  std::ifstream in(file_);
+  const std::string on_disk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(on_disk.find("default_topic_perm = \"PUB\""), std::string::npos) << on_disk;
+  EXPECT_FALSE((*control)->reload_if_changed());  // the broker's own write is not read again
+
+  const auto refused = (*control)->change([](const kernel::ConfigDocument& d) {
+    return acl_text_with_account(d, {.access_key = "account1", .secret_key = "short"});
+  });
+  EXPECT_FALSE(refused.is_ok());
+  EXPECT_TRUE((*control)->check(send("account1", "secret-1"), "127.0.0.1:1").is_ok());
+  std::ifstream again(file_);
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>()), on_disk);
 }
 
 }  // namespace

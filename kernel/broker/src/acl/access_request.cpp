@@ -46,6 +46,10 @@ bool needs_admin(std::int32_t request_code) {
     case rq::kDeleteTopicInBroker:
     case rq::kUpdateAndCreateSubscriptionGroup:
     case rq::kDeleteSubscriptionGroup:
+    // RocketMQ lets any signed account change the ACL; mqkit asks for an admin.
+    case rq::kUpdateAndCreateAclConfig:
+    case rq::kDeleteAclConfig:
+    case rq::kUpdateGlobalWhiteAddrsConfig:
       return true;
     default:
       return false;

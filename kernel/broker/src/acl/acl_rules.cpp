@@ -1,6 +1,9 @@
 #include "mqkit/broker/acl/acl_rules.hpp"
 
+#include <algorithm>
+
 #include "mqkit/kernel/config_document.hpp"
+#include "mqkit/kernel/config_value.hpp"
 #include "mqkit/protocol/validation.hpp"
 
 namespace mqkit::broker::acl {
@@ -111,6 +114,92 @@ Result<AclRules> acl_rules_from(const kernel::ConfigDocument& document) {
     }
   }
   return rules;
+}
+
+// ---- Changing the file -------------------------------------------------------------------
+
+namespace {
+
+// The file as values: the top-level keys and every account, defaults filled in.
+struct AclFileValues {
+  ConfigValues top;
+  std::vector<ConfigValues> accounts;
+};
+
+Result<AclFileValues> values_of(const kernel::ConfigDocument& document) {
+  static constexpr std::string_view kSkip[] = {kAccounts};
+  AclFileValues file;
+  MQKIT_ASSIGN_OR_RETURN(file.top, document.section("", kTopLevelSchema, kSkip));
+  MQKIT_ASSIGN_OR_RETURN(file.accounts, document.table_array(kAccounts, kAccountSchema));
+  return file;
+}
+
+// Renders `file` and checks that the text reads back as valid rules (as the broker will read it).
+Result<std::string> checked_text(const AclFileValues& file, const std::string& source_name) {
+  std::string text = "# ACL file (docs/acl.md), written by the broker for an admin request.\n";
+  text += kernel::ConfigDocument::render_keys(kTopLevelSchema, file.top);
+  for (const ConfigValues& account : file.accounts) {
+    text += "\n[[" + std::string(kAccounts) + "]]\n" + kernel::ConfigDocument::render_keys(kAccountSchema, account);
+  }
+  MQKIT_ASSIGN_OR_RETURN(const auto document, kernel::ConfigDocument::parse(text, source_name));
+  if (auto rules = acl_rules_from(document); !rules) {
+    return rules.status().with_context("the change would leave an invalid ACL file");
+  }
+  return text;
+}
+
+std::vector<ConfigValues>::iterator account_of(std::vector<ConfigValues>& accounts, std::string_view access_key) {
+  return std::find_if(accounts.begin(), accounts.end(),
+                      [&](const ConfigValues& a) { return a.get_string("access_key") == access_key; });
+}
+
+}  // namespace
+
+Result<std::string> acl_text_with_account(const kernel::ConfigDocument& document, const AccountUpdate& update) {
+  if (update.access_key.size() < kMinKeyLength) {
+    return Status::invalid_argument("access key '" + update.access_key + "' must have " +
+                                    std::to_string(kMinKeyLength) + " characters at least");
+  }
+  MQKIT_ASSIGN_OR_RETURN(AclFileValues file, values_of(document));
+  auto account = account_of(file.accounts, update.access_key);
+  if (account == file.accounts.end()) {
+    if (!update.secret_key) return Status::invalid_argument("a new account (" + update.access_key + ") needs a secret key");
+    ConfigValues fresh;
+    for (const ConfigField& field : kAccountSchema) {
+      if (field.default_value != nullptr) fresh.set(field.key, kernel::parse_value_text(field, field.default_value).value());
+    }
+    fresh.set("access_key", update.access_key);
+    file.accounts.push_back(std::move(fresh));
+    account = file.accounts.end() - 1;
+  }
+  if (update.secret_key) account->set("secret_key", *update.secret_key);
+  if (update.white_remote_address) account->set("white_remote_address", *update.white_remote_address);
+  if (update.admin) account->set("admin", *update.admin);
+  for (const auto& [key, value] : {std::pair{"default_topic_perm", &update.default_topic_perm},
+                                   std::pair{"default_group_perm", &update.default_group_perm}}) {
+    if (!*value) continue;
+    const ConfigField& field = *kAccountSchema.find(key);
+    MQKIT_RETURN_IF_ERROR(kernel::check_value(field, **value));
+    account->set(key, **value);
+  }
+  if (update.topic_perms) account->set("topic_perms", *update.topic_perms);
+  if (update.group_perms) account->set("group_perms", *update.group_perms);
+  return checked_text(file, document.source_name());
+}
+
+Result<std::string> acl_text_without_account(const kernel::ConfigDocument& document, std::string_view access_key) {
+  MQKIT_ASSIGN_OR_RETURN(AclFileValues file, values_of(document));
+  const auto account = account_of(file.accounts, access_key);
+  if (account == file.accounts.end()) return Status::not_found("no account has access key " + std::string(access_key));
+  file.accounts.erase(account);
+  return checked_text(file, document.source_name());
+}
+
+Result<std::string> acl_text_with_global_white_addresses(const kernel::ConfigDocument& document,
+                                                         const std::vector<std::string>& addresses) {
+  MQKIT_ASSIGN_OR_RETURN(AclFileValues file, values_of(document));
+  file.top.set("global_white_remote_addresses", addresses);
+  return checked_text(file, document.source_name());
 }
 
 }  // namespace mqkit::broker::acl

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "mqkit/kernel/config_document.hpp"
 
 namespace mqkit::broker::acl {
@@ -116,6 +118,83 @@ TEST(AclRulesTest, ErrorsNameFileLineAndKey) {
     EXPECT_EQ(rules.status().code(), plugin::v1::StatusCode::kInvalidArgument) << text;
     EXPECT_TRUE(rules.status().message().starts_with(expected)) << rules.status().message() << "\nexpected: " << expected;
   }
+}
+
+// ---- Changing the file (the ACL admin requests) -------------------------------------------
+
+plugin::v1::Result<std::string> edited(std::string_view toml,
+                                       const std::function<plugin::v1::Result<std::string>(const kernel::ConfigDocument&)>& edit) {
+  MQKIT_ASSIGN_OR_RETURN(const auto document, kernel::ConfigDocument::parse(toml, "acl.toml"));
+  return edit(document);
+}
+
+TEST(AclFileEditTest, UpdatingAnAccountKeepsWhatTheRequestDoesNotGive) {
+  auto text = edited(kRocketMqExample, [](const kernel::ConfigDocument& d) {
+    return acl_text_with_account(d, {.access_key = "RocketMQ", .default_topic_perm = "PUB", .topic_perms = std::vector<std::string>{"topicZ=SUB"}});
+  });
+  ASSERT_TRUE(text.is_ok()) << text.status().to_string();
+  auto rules = rules_of(*text);
+  ASSERT_TRUE(rules.is_ok()) << rules.status().to_string() << "\n" << *text;
+  const AclAccount& account = rules->accounts.at("RocketMQ");
+  EXPECT_EQ(account.secret_key, "12345678");
+  EXPECT_EQ(account.default_topic_perm, kPub);
+  EXPECT_EQ(account.default_group_perm, kSub);
+  EXPECT_EQ(account.resource_perms.at("topicZ"), kSub);
+  EXPECT_FALSE(account.resource_perms.count("topicA"));             // the list was replaced
+  EXPECT_EQ(account.resource_perms.at("%RETRY%groupA"), kDeny);     // group_perms kept
+  EXPECT_TRUE(rules->accounts.at("rocketmq2").admin);               // other accounts untouched
+  EXPECT_EQ(rules->global_white_remote_addresses.size(), 2u);
+}
+
+TEST(AclFileEditTest, ANewAccountNeedsASecretAndStartsFromTheDefaults) {
+  EXPECT_FALSE(edited(kRocketMqExample, [](const kernel::ConfigDocument& d) {
+                 return acl_text_with_account(d, {.access_key = "newcomer"});
+               }).is_ok());
+  auto text = edited(kRocketMqExample, [](const kernel::ConfigDocument& d) {
+    return acl_text_with_account(d, {.access_key = "newcomer", .secret_key = "newcomer-secret", .admin = true});
+  });
+  ASSERT_TRUE(text.is_ok()) << text.status().to_string();
+  auto rules = rules_of(*text);
+  ASSERT_TRUE(rules.is_ok()) << rules.status().to_string();
+  const AclAccount& account = rules->accounts.at("newcomer");
+  EXPECT_TRUE(account.admin);
+  EXPECT_EQ(account.default_topic_perm, kDeny);
+  EXPECT_EQ(rules->accounts.size(), 3u);
+}
+
+TEST(AclFileEditTest, AChangeThatWouldBreakTheFileIsRefusedAndSaysWhy) {
+  const auto refused = [](AccountUpdate update) {
+    return edited(kRocketMqExample, [&](const kernel::ConfigDocument& d) { return acl_text_with_account(d, update); });
+  };
+  EXPECT_FALSE(refused({.access_key = "short"}).is_ok());  // 5 characters
+  EXPECT_FALSE(refused({.access_key = "RocketMQ", .secret_key = "tiny"}).is_ok());
+  EXPECT_FALSE(refused({.access_key = "RocketMQ", .default_group_perm = "ALL"}).is_ok());
+  const auto bad_entry = refused({.access_key = "RocketMQ", .topic_perms = std::vector<std::string>{"topicA=EVERYTHING"}});
+  ASSERT_FALSE(bad_entry.is_ok());
+  EXPECT_NE(bad_entry.status().message().find("topic_perms"), std::string::npos) << bad_entry.status().to_string();
+  EXPECT_FALSE(refused({.access_key = "RocketMQ", .white_remote_address = "300.1.1.1"}).is_ok());
+}
+
+TEST(AclFileEditTest, DeletingAnAccountAndReplacingTheGlobalWhiteList) {
+  auto text = edited(kRocketMqExample, [](const kernel::ConfigDocument& d) { return acl_text_without_account(d, "rocketmq2"); });
+  ASSERT_TRUE(text.is_ok()) << text.status().to_string();
+  auto rules = rules_of(*text);
+  ASSERT_TRUE(rules.is_ok());
+  EXPECT_EQ(rules->accounts.size(), 1u);
+  const auto missing = edited(kRocketMqExample, [](const kernel::ConfigDocument& d) { return acl_text_without_account(d, "nobody-here"); });
+  EXPECT_EQ(missing.status().code(), plugin::v1::StatusCode::kNotFound);
+
+  text = edited(kRocketMqExample, [](const kernel::ConfigDocument& d) {
+    return acl_text_with_global_white_addresses(d, {"127.0.0.1"});
+  });
+  ASSERT_TRUE(text.is_ok());
+  rules = rules_of(*text);
+  ASSERT_TRUE(rules.is_ok());
+  ASSERT_EQ(rules->global_white_remote_addresses.size(), 1u);
+  EXPECT_TRUE(rules->global_white_remote_addresses[0].matches("127.0.0.1"));
+  EXPECT_FALSE(edited(kRocketMqExample, [](const kernel::ConfigDocument& d) {
+                 return acl_text_with_global_white_addresses(d, {"10.0.0.999"});
+               }).is_ok());
 }
 
 }  // namespace

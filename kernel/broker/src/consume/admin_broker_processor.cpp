@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "consumer_status.hpp"
+#include "mqkit/broker/acl/access_control.hpp"
 #include "header_reader.hpp"
 #include "mqkit/broker/consume/admin_bodies.hpp"
 #include "mqkit/broker/send/schedule_message_service.hpp"
@@ -33,6 +34,16 @@ void respond_body(const Responder& responder, std::string_view body) {
   RemotingCommand response;
   protocol::set_body(response, body);
   responder.respond(std::move(response));
+}
+
+// Applies an ACL change; `failed` is the request's RocketMQ failure code.
+void change_acl(const BrokerContext& context, const acl::AccessControl::Edit& edit, std::int32_t failed,
+                const Responder& responder) {
+  if (!context.access_control) {
+    return responder.fail(failed, "ACL is not enabled on this broker (acl_enable = false in broker.toml)");
+  }
+  if (auto changed = context.access_control->change(edit); !changed) return responder.fail(failed, changed.message());
+  responder.respond(RemotingCommand{});
 }
 
 void respond_status(const Responder& responder, const plugin::v1::Status& status) {
@@ -85,6 +96,9 @@ const std::vector<std::pair<std::int32_t, AdminBrokerProcessor::Handler>>& Admin
       {rq::kGetConsumerRunningInfo, &AdminBrokerProcessor::consumer_running_info},
       {rq::kInvokeBrokerToGetConsumerStatus, &AdminBrokerProcessor::consumer_status},
       {rq::kGetBrokerConfig, &AdminBrokerProcessor::broker_config},
+      {rq::kUpdateAndCreateAclConfig, &AdminBrokerProcessor::update_acl_account},
+      {rq::kDeleteAclConfig, &AdminBrokerProcessor::delete_acl_account},
+      {rq::kUpdateGlobalWhiteAddrsConfig, &AdminBrokerProcessor::update_global_white_addresses},
       {rq::kUpdateBrokerConfig, &AdminBrokerProcessor::update_broker_config},
   };
   return kHandlers;
@@ -262,6 +276,43 @@ void AdminBrokerProcessor::topic_consumed_by(const RemotingCommand& request, con
   protocol::GroupList groups{context_.consumers->groups_subscribing(topic)};
   groups.group_list.merge(context_.offsets->groups_of_topic(topic));
   respond_body(responder, protocol::encode(groups));
+}
+
+// ----------------------------------------------------------------------------------------------
+// Plain ACL (docs/acl.md): each change is written to the ACL file and in force at once.
+
+void AdminBrokerProcessor::update_acl_account(const RemotingCommand& request, const Responder& responder) {
+  const auto& fields = request.ext_fields;
+  acl::AccountUpdate update;
+  update.access_key = std::string(fields.get("accessKey").value_or(""));
+  const auto text = [&](const char* name) -> std::optional<std::string> {
+    const auto value = fields.get(name);
+    return value ? std::optional<std::string>(std::string(*value)) : std::nullopt;
+  };
+  update.secret_key = text("secretKey");
+  update.white_remote_address = text("whiteRemoteAddress");
+  update.default_topic_perm = text("defaultTopicPerm");
+  update.default_group_perm = text("defaultGroupPerm");
+  if (const auto admin = fields.get("admin")) update.admin = *admin == "true";
+  if (const auto topics = fields.get("topicPerms")) update.topic_perms = protocol::comma_list(*topics);
+  if (const auto groups = fields.get("groupPerms")) update.group_perms = protocol::comma_list(*groups);
+  change_acl(context_, [&](const kernel::ConfigDocument& file) { return acl::acl_text_with_account(file, update); },
+             rc::kUpdateAndCreateAclConfigFailed, responder);
+}
+
+void AdminBrokerProcessor::delete_acl_account(const RemotingCommand& request, const Responder& responder) {
+  HeaderReader fields(request.ext_fields);
+  const std::string access_key = fields.required("accessKey");
+  if (!fields.ok()) return responder.fail(rc::kDeleteAclConfigFailed, fields.error());
+  change_acl(context_, [&](const kernel::ConfigDocument& file) { return acl::acl_text_without_account(file, access_key); },
+             rc::kDeleteAclConfigFailed, responder);
+}
+
+void AdminBrokerProcessor::update_global_white_addresses(const RemotingCommand& request, const Responder& responder) {
+  const std::vector<std::string> addresses = protocol::comma_list(request.ext_fields.get("globalWhiteAddrs").value_or(""));
+  change_acl(context_,
+             [&](const kernel::ConfigDocument& file) { return acl::acl_text_with_global_white_addresses(file, addresses); },
+             rc::kUpdateGlobalWhiteAddrsConfigFailed, responder);
 }
 
 void AdminBrokerProcessor::reset_offset(const RemotingCommand& request, const Responder& responder) {

@@ -2,7 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
+#include "child_process.hpp"
 #include "consume_test_support.hpp"
+#include "mqkit/broker/acl/access_control.hpp"
 #include "mqkit/broker/consume/admin_bodies.hpp"
 #include "mqkit/plugin/v1/runtime_figures.hpp"
 #include "mqkit/protocol/broker_stats_data.hpp"
@@ -305,6 +310,40 @@ TEST_F(AdminBrokerProcessorTest, TopicConsumeByWhoListsOnlineAndCommittedGroups)
   ASSERT_TRUE(groups.is_ok()) << groups.status().to_string();
   EXPECT_EQ(groups->group_list, (std::set<std::string>{"cg", "offline"}));
   EXPECT_EQ(call(testing::make_request(rq::kQueryTopicConsumeByWho, {})).code, rc::kSystemError);
+}
+
+// mqadmin updateAclConfig / deleteAcl / updateGlobalWhiteAddr: the broker changes its ACL file.
+TEST_F(AdminBrokerProcessorTest, AclRequestsChangeTheAclFileOrSayAclIsOff) {
+  auto update = testing::make_request(rq::kUpdateAndCreateAclConfig,
+                                      {{"accessKey", "operator1"}, {"secretKey", "operator-secret"},
+                                       {"admin", "false"}, {"topicPerms", "Orders=PUB,Audit=SUB"}, {"groupPerms", ""}});
+  const RemotingCommand off = call(update);
+  EXPECT_EQ(off.code, rc::kUpdateAndCreateAclConfigFailed);
+  EXPECT_NE(off.remark.value_or("").find("not enabled"), std::string::npos) << off.remark.value_or("");
+
+  const auto dir = mqkit::testing::fresh_directory("admin-acl");
+  const auto file = dir / "acl.toml";
+  std::ofstream(file) << "[[accounts]]\naccess_key = \"admin-user\"\nsecret_key = \"admin-secret\"\nadmin = true\n";
+  auto control = acl::AccessControl::load(file);
+  ASSERT_TRUE(control.is_ok()) << control.status().to_string();
+  context().access_control = *control;
+  ASSERT_EQ(call(update).code, rc::kSuccess);
+  auto rules_text = [&] {
+    std::ifstream in(file);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  EXPECT_NE(rules_text().find(R"(topic_perms = ["Orders=PUB", "Audit=SUB"])"), std::string::npos) << rules_text();
+  ASSERT_EQ(call(testing::make_request(rq::kUpdateGlobalWhiteAddrsConfig, {{"globalWhiteAddrs", "10.0.0.*,127.0.0.1"}})).code,
+            rc::kSuccess);
+  EXPECT_NE(rules_text().find(R"(global_white_remote_addresses = ["10.0.0.*", "127.0.0.1"])"), std::string::npos)
+      << rules_text();
+  ASSERT_EQ(call(testing::make_request(rq::kDeleteAclConfig, {{"accessKey", "operator1"}})).code, rc::kSuccess);
+  EXPECT_EQ(rules_text().find("operator1"), std::string::npos) << rules_text();
+  const RemotingCommand gone = call(testing::make_request(rq::kDeleteAclConfig, {{"accessKey", "operator1"}}));
+  EXPECT_EQ(gone.code, rc::kDeleteAclConfigFailed);
+  EXPECT_NE(gone.remark.value_or("").find("operator1"), std::string::npos);
+  context().access_control = nullptr;
+  std::filesystem::remove_all(dir);
 }
 
 // What mqadmin clusterList shows as #PCWait and the LOAD of #InTPS / #OutTPS.

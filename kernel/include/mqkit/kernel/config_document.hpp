@@ -77,6 +77,8 @@ class ConfigDocument {
 
   // Renders validated values as a TOML table with each key's description as a comment.
   static std::string render(std::string_view path, const ConfigSchema& schema, const ConfigValues& values);
+  // The same keys without the table header: the top level of a file, or after "[[path]]".
+  static std::string render_keys(const ConfigSchema& schema, const ConfigValues& values);
 
  private:
   struct Impl;

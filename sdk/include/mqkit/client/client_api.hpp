@@ -256,6 +256,25 @@ class ClientApi {
   // UPDATE_BROKER_CONFIG; a mqkit broker changes only its live settings (docs/mqadmin.md).
   Status update_broker_config(std::string_view address, const std::map<std::string, std::string>& properties,
                               std::chrono::milliseconds timeout = {});
+  // Plain ACL administration on one broker (docs/acl.md; the broker rewrites its ACL file).
+  // UPDATE_AND_CREATE_ACL_CONFIG: an account's fields; one not given keeps its value.
+  struct AclAccountUpdate {
+    std::string access_key;
+    std::optional<std::string> secret_key{};
+    std::optional<std::string> white_remote_address{};
+    std::optional<bool> admin{};
+    std::optional<std::string> default_topic_perm{};  // DENY, PUB, SUB, PUB|SUB
+    std::optional<std::string> default_group_perm{};
+    std::optional<std::vector<std::string>> topic_perms{};  // "topic=PERM" entries; replaces the list
+    std::optional<std::vector<std::string>> group_perms{};
+  };
+  Status update_acl_config(std::string_view address, const AclAccountUpdate& account,
+                           std::chrono::milliseconds timeout = {});
+  // DELETE_ACL_CONFIG.
+  Status delete_acl_config(std::string_view address, std::string_view access_key, std::chrono::milliseconds timeout = {});
+  // UPDATE_GLOBAL_WHITE_ADDRS_CONFIG: the broker's global white list becomes `addresses`.
+  Status update_global_white_addresses(std::string_view address, const std::vector<std::string>& addresses,
+                                       std::chrono::milliseconds timeout = {});
   // GET_CONSUMER_CONNECTION_LIST: the group's live consumers on one broker, how they consume and
   // what they subscribe; NotFound when none is online (CONSUMER_NOT_ONLINE).
   Result<protocol::ConsumerConnection> get_consumer_connection_list(std::string_view address, std::string_view group,

@@ -31,6 +31,9 @@ class ReplicaAcks;
 namespace ha {
 class HaMaster;
 }
+namespace acl {
+class AccessControl;
+}
 
 // The machine's RAM in bytes (24 GiB when the OS does not say, as RocketMQ assumes).
 std::int64_t total_physical_memory_bytes();
@@ -64,6 +67,8 @@ struct BrokerContext {
   // What the Prometheus exporter reports (docs/metrics.md); null when metrics are off, and then
   // nothing is counted.
   std::shared_ptr<BrokerMetrics> metrics;
+  // The ACL in force (docs/acl.md), changed by the ACL admin requests; null when acl_enable is off.
+  std::shared_ptr<acl::AccessControl> access_control;
   // What access_message_in_memory_max_ratio is a share of (tests make it small).
   std::int64_t physical_memory_bytes = total_physical_memory_bytes();
 };

@@ -28,6 +28,10 @@ inline constexpr std::int32_t kEndTransaction = 37;
 inline constexpr std::int32_t kGetConsumerListByGroup = 38;
 inline constexpr std::int32_t kCheckTransactionState = 39;
 inline constexpr std::int32_t kNotifyConsumerIdsChanged = 40;
+// Plain ACL administration (RocketMQ 4.x; docs/acl.md).
+inline constexpr std::int32_t kUpdateAndCreateAclConfig = 50;
+inline constexpr std::int32_t kDeleteAclConfig = 51;
+inline constexpr std::int32_t kUpdateGlobalWhiteAddrsConfig = 53;
 inline constexpr std::int32_t kLockBatchMq = 41;
 inline constexpr std::int32_t kUnlockBatchMq = 42;
 // Sent by RocketMQ consumers at start for a subscription that is not TAG (SQL92).
@@ -116,6 +120,9 @@ inline constexpr std::int32_t kNotInCurrentUnit = 205;
 inline constexpr std::int32_t kConsumerNotOnline = 206;
 inline constexpr std::int32_t kConsumeMsgTimeout = 207;
 inline constexpr std::int32_t kNoMessage = 208;
+inline constexpr std::int32_t kUpdateAndCreateAclConfigFailed = 209;
+inline constexpr std::int32_t kDeleteAclConfigFailed = 210;
+inline constexpr std::int32_t kUpdateGlobalWhiteAddrsConfigFailed = 211;
 inline constexpr std::int32_t kFlowControl = 215;
 inline constexpr std::int32_t kGoAway = 1500;
 }  // namespace response_code

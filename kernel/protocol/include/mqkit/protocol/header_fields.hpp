@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "mqkit/plugin/v1/remoting_command.hpp"
 
@@ -22,6 +23,10 @@ plugin::v1::Result<std::int32_t> require_int32(const plugin::v1::ExtFields& fiel
 // Absent is nullopt (a nullable Integer).
 plugin::v1::Result<std::optional<std::int32_t>> optional_int32(const plugin::v1::ExtFields& fields,
                                                                std::string_view name);
+
+// A list in a header field, RocketMQ's way: "a,b,c" (empty items dropped; "" is no items).
+std::vector<std::string> comma_list(std::string_view text);
+std::string comma_joined(const std::vector<std::string>& items);
 
 // The body of a command as text (JSON bodies).
 inline std::string_view body_text(const plugin::v1::RemotingCommand& c) {

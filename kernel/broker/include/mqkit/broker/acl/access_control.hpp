@@ -9,7 +9,9 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -33,6 +35,12 @@ class AccessControl {
   // or does not validate is logged with the reason and the rules in force stay.
   bool reload_if_changed();
 
+  // An admin request's change (acl_rules.hpp's acl_text_* functions): `edit` gets the file as it
+  // is on disk now and returns its new text, which is written atomically and in force at once.
+  // Nothing changes when the file on disk does not read, `edit` fails, or the write fails.
+  using Edit = std::function<plugin::v1::Result<std::string>(const kernel::ConfigDocument&)>;
+  plugin::v1::Status change(const Edit& edit);
+
   const std::filesystem::path& file() const noexcept { return file_; }
 
  private:
@@ -43,10 +51,14 @@ class AccessControl {
   explicit AccessControl(std::filesystem::path file) : file_(std::move(file)) {}
   // The file's rules and what they were read from.
   plugin::v1::Result<std::pair<AclRules, Snapshot>> read() const;
+  // The text's rules, `modified` the file's time.
+  plugin::v1::Result<std::pair<AclRules, Snapshot>> rules_of(std::string content,
+                                                             std::filesystem::file_time_type modified) const;
 
   std::filesystem::path file_;
   std::atomic<std::shared_ptr<const AclRules>> rules_;
-  Snapshot loaded_;  // reload_if_changed()'s thread only
+  std::mutex file_mutex_;  // one reload or change at a time
+  Snapshot loaded_;        // under file_mutex_
 };
 
 }  // namespace mqkit::broker::acl

@@ -17,7 +17,9 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mqkit/broker/acl/permission.hpp"
@@ -50,5 +52,30 @@ struct AclRules {
 
 // The rules of a parsed ACL file, every key and value checked.
 plugin::v1::Result<AclRules> acl_rules_from(const kernel::ConfigDocument& document);
+
+// ---- Changing the file (RocketMQ's ACL admin requests) -----------------------------------
+// Each returns the whole new text of the ACL file `document` was parsed from, rendered with
+// every key's description as a comment (the file's own comments are not kept), after checking
+// that it reads back as valid rules.
+
+// UPDATE_AND_CREATE_ACL_CONFIG: the account of `access_key` gets the fields given; a field not
+// given keeps its value, or its default for a new account (which needs a secret key).
+struct AccountUpdate {
+  std::string access_key;
+  std::optional<std::string> secret_key{};
+  std::optional<std::string> white_remote_address{};
+  std::optional<bool> admin{};
+  std::optional<std::string> default_topic_perm{};
+  std::optional<std::string> default_group_perm{};
+  std::optional<std::vector<std::string>> topic_perms{};  // replaces the list when given
+  std::optional<std::vector<std::string>> group_perms{};
+};
+plugin::v1::Result<std::string> acl_text_with_account(const kernel::ConfigDocument& document, const AccountUpdate& update);
+// DELETE_ACL_CONFIG: NotFound when no account has `access_key`.
+plugin::v1::Result<std::string> acl_text_without_account(const kernel::ConfigDocument& document,
+                                                         std::string_view access_key);
+// UPDATE_GLOBAL_WHITE_ADDRS_CONFIG: the global white list replaced by `addresses`.
+plugin::v1::Result<std::string> acl_text_with_global_white_addresses(const kernel::ConfigDocument& document,
+                                                                     const std::vector<std::string>& addresses);
 
 }  // namespace mqkit::broker::acl

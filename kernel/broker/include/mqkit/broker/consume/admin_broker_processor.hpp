@@ -4,7 +4,9 @@
 //   queue offsets   GET_MAX_OFFSET 30, GET_MIN_OFFSET 31, SEARCH_OFFSET_BY_TIMESTAMP 29,
 //                   GET_EARLIEST_MSG_STORETIME 32
 //   ordered locks   LOCK_BATCH_MQ 41, UNLOCK_BATCH_MQ 42
-//   statistics      GET_CONSUME_STATS 208, GET_TOPIC_STATS_INFO 202, GET_BROKER_RUNTIME_INFO 28
+//   statistics      GET_CONSUME_STATS 208, GET_TOPIC_STATS_INFO 202, GET_BROKER_RUNTIME_INFO 28,
+//                   GET_BROKER_CONSUME_STATS 317, VIEW_BROKER_STATS_DATA 315 (BrokerStats items),
+//                   QUERY_TOPIC_CONSUME_BY_WHO 300
 //   offsets reset   INVOKE_BROKER_TO_RESET_OFFSET 222 (see reset_offset.hpp)
 //   groups          UPDATE_AND_CREATE_SUBSCRIPTIONGROUP 200, DELETE_SUBSCRIPTIONGROUP 207,
 //                   GET_ALL_SUBSCRIPTIONGROUP_CONFIG 201, GET_CONSUMER_CONNECTION_LIST 203
@@ -18,6 +20,8 @@
 //   broker config   GET_BROKER_CONFIG 26 (the [broker] section as properties text, camelCase
 //                   keys), UPDATE_BROKER_CONFIG 25 (only the live settings; see
 //                   update_live_settings; not written back to broker.toml)
+//   plain ACL       UPDATE_AND_CREATE_ACL_CONFIG 50, DELETE_ACL_CONFIG 51,
+//                   UPDATE_GLOBAL_WHITE_ADDRS_CONFIG 53: rewrite the ACL file (AccessControl::change)
 // Topic changes go through TopicConfigManager, which bumps the data version and so makes the
 // broker re-register with the name servers.
 //
@@ -60,6 +64,9 @@ class AdminBrokerProcessor final : public RequestProcessor {
   void runtime_info(const RemotingCommand& request, const Responder& responder);
   void view_stats(const RemotingCommand& request, const Responder& responder);
   void topic_consumed_by(const RemotingCommand& request, const Responder& responder);
+  void update_acl_account(const RemotingCommand& request, const Responder& responder);
+  void delete_acl_account(const RemotingCommand& request, const Responder& responder);
+  void update_global_white_addresses(const RemotingCommand& request, const Responder& responder);
   void reset_offset(const RemotingCommand& request, const Responder& responder);
   void update_subscription_group(const RemotingCommand& request, const Responder& responder);
   void delete_subscription_group(const RemotingCommand& request, const Responder& responder);
