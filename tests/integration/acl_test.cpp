@@ -92,6 +92,24 @@ class AclIntegrationTest : public ::testing::Test {
     return std::make_unique<Producer>(config);
   }
 
+  // Exit code and output of a tool run to its end (bounded).
+  static std::pair<int, std::string> run(const std::string& tool, const std::vector<std::string>& args) {
+    auto child = mqkit::testing::ChildProcess::spawn(tool, args, "acl-" + tool);
+    if (!child) return {-1, child.status().to_string()};
+    std::optional<int> code;
+    std::string out;
+    for (int i = 0; i < 600 && !code; ++i) {
+      code = child->wait_exit(std::chrono::milliseconds(100));
+      out += child->output();
+    }
+    out += child->output();
+    return {code.value_or(-1), out + child->log_tail()};
+  }
+  static std::vector<std::string> with_keys(std::vector<std::string> args, const protocol::acl::Credentials& account) {
+    args.insert(args.end(), {"--access-key", account.access_key, "--secret-key", account.secret_key});
+    return args;
+  }
+
   std::unique_ptr<mqkit::testing::LocalCluster> cluster_;
   std::filesystem::path acl_path_;
   std::unique_ptr<Producer> admin_;
@@ -180,25 +198,8 @@ TEST_F(AclIntegrationTest, ASlaveSignsItsSynchronizationFromAnAclMaster) {
 
 // The tools sign with --access-key/--secret-key, or with $MQKIT_ACCESS_KEY/$MQKIT_SECRET_KEY.
 TEST_F(AclIntegrationTest, ToolsSignWithTheirOptionsOrTheEnvironment) {
-  // Exit code and output of a tool run to its end (bounded).
-  auto run = [&](const std::string& tool, std::vector<std::string> args) -> std::pair<int, std::string> {
-    auto child = mqkit::testing::ChildProcess::spawn(tool, args, "acl-" + tool);
-    if (!child) return {-1, child.status().to_string()};
-    std::optional<int> code;
-    std::string out;
-    for (int i = 0; i < 600 && !code; ++i) {
-      code = child->wait_exit(std::chrono::milliseconds(100));
-      out += child->output();
-    }
-    out += child->output();
-    return {code.value_or(-1), out + child->log_tail()};
-  };
   const std::vector<std::string> create = {"updateTopic", "-t", "AclToolTopic", "-c", "DefaultCluster",
                                            "-n", cluster_->namesrv_addrs()};
-  auto with_keys = [](std::vector<std::string> args, const protocol::acl::Credentials& account) {
-    args.insert(args.end(), {"--access-key", account.access_key, "--secret-key", account.secret_key});
-    return args;
-  };
 
   auto unsigned_run = run("mqadmin", create);
   EXPECT_NE(unsigned_run.first, 0) << unsigned_run.second;
@@ -218,6 +219,61 @@ TEST_F(AclIntegrationTest, ToolsSignWithTheirOptionsOrTheEnvironment) {
   auto unsigned_bench = run("mqbench", {"--namesrv", cluster_->namesrv_addrs(), "--topic", kTopic,
                                         "--no-create-topics", "--messages", "200", "--mode", "sync", "--warmup", "0"});
   EXPECT_NE(unsigned_bench.first, 0) << unsigned_bench.second;
+}
+
+// mqadmin updateAclConfig / deleteAcl / updateGlobalWhiteAddr change the running broker's ACL
+// (and its file); only an admin account may.
+TEST_F(AclIntegrationTest, AdminToolsChangeTheAclWhileTheBrokerRuns) {
+  const protocol::acl::Credentials newcomer{.access_key = "it-newcomer", .secret_key = "it-newcomer-secret"};
+  const std::vector<std::string> add = {"updateAclConfig", "-a", newcomer.access_key, "-s", newcomer.secret_key,
+                                        "-i", "PUB|SUB", "-u", "SUB", "-c", "DefaultCluster",
+                                        "-n", cluster_->namesrv_addrs()};
+  auto by_user = run("mqadmin", with_keys(add, kUser));
+  EXPECT_NE(by_user.first, 0) << by_user.second;  // not an admin account
+  EXPECT_NE(by_user.second.find("needs an admin account"), std::string::npos) << by_user.second;
+  auto by_admin = run("mqadmin", with_keys(add, kAdmin));
+  ASSERT_EQ(by_admin.first, 0) << by_admin.second;
+  EXPECT_NE(by_admin.second.find("create or update plain access config to " + cluster_->broker_addr(0) + " success."),
+            std::string::npos)
+      << by_admin.second;
+  auto sender = producer("acl_it_newcomer", newcomer);
+  ASSERT_TRUE(sender->start().is_ok());
+  ASSERT_TRUE(sender->send(Message(kTopic, "TagA", "from the new account")).is_ok());
+
+  // Closing the topic to it-user: its sends are refused from the next request on.
+  auto closed = run("mqadmin", with_keys({"updateAclConfig", "-a", kUser.access_key, "-t", "AclClosed=DENY,AclOrders=DENY",
+                                          "-b", cluster_->broker_addr(0), "-n", cluster_->namesrv_addrs()},
+                                         kAdmin));
+  ASSERT_EQ(closed.first, 0) << closed.second;
+  auto user = producer("acl_it_user_closed", kUser);
+  ASSERT_TRUE(user->start().is_ok());
+  const auto refused = user->send(Message(kTopic, "TagA", "never stored"));
+  EXPECT_EQ(refused.status().code(), StatusCode::kPermissionDenied) << refused.status().to_string();
+
+  auto deleted = run("mqadmin", with_keys({"deleteAcl", "-a", newcomer.access_key, "-c", "DefaultCluster", "-n",
+                                           cluster_->namesrv_addrs()},
+                                          kAdmin));
+  ASSERT_EQ(deleted.first, 0) << deleted.second;
+  const auto gone = sender->send(Message(kTopic, "TagA", "never stored"));
+  EXPECT_EQ(gone.status().code(), StatusCode::kPermissionDenied) << gone.status().to_string();
+  EXPECT_NE(run("mqadmin", with_keys({"deleteAcl", "-a", newcomer.access_key, "-c", "DefaultCluster", "-n",
+                                      cluster_->namesrv_addrs()},
+                                     kAdmin))
+                .first,
+            0);
+
+  // White-listing this host lets unsigned clients in.
+  auto white = run("mqadmin", with_keys({"updateGlobalWhiteAddr", "-g", "127.0.0.1", "-c", "DefaultCluster", "-n",
+                                         cluster_->namesrv_addrs()},
+                                        kAdmin));
+  ASSERT_EQ(white.first, 0) << white.second;
+  auto anonymous = producer("acl_it_anonymous", {});
+  ASSERT_TRUE(anonymous->start().is_ok());
+  EXPECT_TRUE(anonymous->send(Message(kTopic, "TagA", "white-listed")).is_ok());
+  std::ifstream in(acl_path_);
+  const std::string on_disk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(on_disk.find(R"(global_white_remote_addresses = ["127.0.0.1"])"), std::string::npos) << on_disk;
+  EXPECT_EQ(on_disk.find(newcomer.access_key), std::string::npos) << on_disk;
 }
 
 }  // namespace

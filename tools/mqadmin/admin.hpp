@@ -154,6 +154,21 @@ int broker_consume_stats(AdminContext& ctx, const BrokerConsumeStatsOptions& opt
 int update_broker_config(AdminContext& ctx, const std::string& broker_addr, const std::string& cluster,
                          const std::string& key, const std::string& value);
 
+// ---- acl_commands.cpp ----
+struct AclConfigOptions {
+  std::string broker_addr;
+  std::string cluster;
+  client::ClientApi::AclAccountUpdate account;
+};
+// updateAclConfig: creates or updates an account (fields not given keep their value).
+int update_acl_config(AdminContext& ctx, const AclConfigOptions& options);
+// deleteAcl: removes the account of `access_key`.
+int delete_acl(AdminContext& ctx, const std::string& access_key, const std::string& broker_addr,
+               const std::string& cluster);
+// updateGlobalWhiteAddr: replaces the brokers' global white list.
+int update_global_white_addresses(AdminContext& ctx, const std::vector<std::string>& addresses,
+                                  const std::string& broker_addr, const std::string& cluster);
+
 // ---- stats_commands.cpp ----
 struct StatsAllOptions {
   bool active_only = false;  // -a: only topics with messages in or out over the last day

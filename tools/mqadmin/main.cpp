@@ -139,6 +139,54 @@ int main(int argc, char** argv) {
   sub->add_option("-o,--order", consume_stats_options.only_ordered, "true: ordered topics only");
   sub->callback([&] { command = [&](AdminContext& c) { return broker_consume_stats(c, consume_stats_options); }; });
 
+  AclConfigOptions acl;
+  std::string acl_secret;
+  std::string acl_white;
+  std::string acl_topic_perm;
+  std::string acl_group_perm;
+  bool acl_admin = false;
+  std::vector<std::string> acl_topics;
+  std::vector<std::string> acl_groups;
+  auto* update_acl = app.add_subcommand("updateAclConfig", "create or update a plain ACL account on brokers");
+  update_acl->add_option("-b,--brokerAddr", acl.broker_addr, "this broker");
+  update_acl->add_option("-c,--clusterName", acl.cluster, "every broker of this cluster, slaves too");
+  update_acl->add_option("-a,--accessKey", acl.account.access_key, "the account's access key")->required();
+  auto* secret_option = update_acl->add_option("-s,--secretKey", acl_secret, "its secret key (needed for a new account)");
+  auto* white_option = update_acl->add_option("-w,--whiteRemoteAddress", acl_white, "addresses that need no signature");
+  auto* topic_perm_option = update_acl->add_option("-i,--defaultTopicPerm", acl_topic_perm, "DENY, PUB, SUB or PUB|SUB");
+  auto* group_perm_option = update_acl->add_option("-u,--defaultGroupPerm", acl_group_perm, "DENY, PUB, SUB or PUB|SUB");
+  auto* topics_option =
+      update_acl->add_option("-t,--topicPerms", acl_topics, "topicA=DENY,topicB=PUB|SUB (replaces the list)")->delimiter(',');
+  auto* groups_option =
+      update_acl->add_option("-g,--groupPerms", acl_groups, "groupA=DENY,groupB=SUB (replaces the list)")->delimiter(',');
+  auto* admin_option = update_acl->add_option("-m,--admin", acl_admin, "true: may administer the broker");
+  update_acl->callback([&] {
+    if (secret_option->count()) acl.account.secret_key = acl_secret;
+    if (white_option->count()) acl.account.white_remote_address = acl_white;
+    if (topic_perm_option->count()) acl.account.default_topic_perm = acl_topic_perm;
+    if (group_perm_option->count()) acl.account.default_group_perm = acl_group_perm;
+    if (topics_option->count()) acl.account.topic_perms = acl_topics;
+    if (groups_option->count()) acl.account.group_perms = acl_groups;
+    if (admin_option->count()) acl.account.admin = acl_admin;
+    command = [&](AdminContext& c) { return update_acl_config(c, acl); };
+  });
+  std::string acl_key;
+  sub = app.add_subcommand("deleteAcl", "delete a plain ACL account on brokers");
+  sub->add_option("-a,--accessKey", acl_key, "the account's access key")->required();
+  sub->add_option("-b,--brokerAddr", broker_addr, "this broker");
+  sub->add_option("-c,--clusterName", cluster, "every broker of this cluster, slaves too");
+  sub->callback([&] { command = [&](AdminContext& c) { return delete_acl(c, acl_key, broker_addr, cluster); }; });
+  std::vector<std::string> white_addresses;
+  sub = app.add_subcommand("updateGlobalWhiteAddr", "replace the brokers' global ACL white list");
+  sub->add_option("-g,--globalWhiteRemoteAddresses", white_addresses, "10.10.103.*,192.168.0.* (\"\" for none)")
+      ->required()
+      ->delimiter(',');
+  sub->add_option("-b,--brokerAddr", broker_addr, "this broker");
+  sub->add_option("-c,--clusterName", cluster, "every broker of this cluster, slaves too");
+  sub->callback([&] {
+    command = [&](AdminContext& c) { return update_global_white_addresses(c, white_addresses, broker_addr, cluster); };
+  });
+
   StatsAllOptions stats_all_options;
   sub = app.add_subcommand("statsAll", "every topic's and consumer group's backlog and traffic");
   sub->add_flag("-a,--activeTopic", stats_all_options.active_only, "only topics with traffic over the last day");
