@@ -11,6 +11,7 @@
 #include <map>
 #include <mutex>
 #include <regex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -666,6 +667,37 @@ TEST_F(MqadminTest, StatsAllShowsEachTopicsGroupsBacklogAndTraffic) {
   auto unknown = mqadmin({"statsAll", "-t", "NoSuchTopic"});
   EXPECT_EQ(unknown.code, 1);
   EXPECT_NE(unknown.err.find("NoSuchTopic"), std::string::npos) << unknown.err;
+}
+
+TEST_F(MqadminTest, SendRoundTripsPerQueueAndPerBroker) {
+  ASSERT_EQ(mqadmin({"updateTopic", "-t", "RtTopic", "-b", cluster_->broker_addr(0), "-r", "2", "-w", "2"}).code, 0);
+  ASSERT_TRUE(eventually([&] { return mqadmin({"topicRoute", "-t", "RtTopic"}).code == 0; }));
+  auto queues = mqadmin({"checkMsgSendRT", "-t", "RtTopic", "-a", "4", "-s", "64", "--json"});
+  ASSERT_EQ(queues.code, 0) << queues.out << queues.err;
+  rapidjson::Document doc;
+  ASSERT_FALSE(doc.Parse(queues.out.c_str()).HasParseError()) << queues.out;
+  ASSERT_EQ(doc["sends"].Size(), 4u);
+  std::set<int> queue_ids;
+  for (const auto& send : doc["sends"].GetArray()) {
+    EXPECT_TRUE(send["ok"].GetBool());
+    EXPECT_GE(send["rtMs"].GetDouble(), 0.0);
+    queue_ids.insert(send["queueId"].GetInt());
+  }
+  EXPECT_EQ(queue_ids, (std::set<int>{0, 1}));  // the queues in turn
+  auto table = mqadmin({"checkMsgSendRT", "-t", "RtTopic", "-a", "2"});
+  ASSERT_EQ(table.code, 0) << table.out;
+  EXPECT_NE(table.out.find("Avg RT: "), std::string::npos) << table.out;
+  EXPECT_NE(mqadmin({"checkMsgSendRT", "-t", "RtTopic", "-a", "0"}).code, 0);
+
+  // clusterRT: through the topic each broker serves under its own name.
+  auto brokers = mqadmin({"clusterRT", "-a", "3", "--json"});
+  ASSERT_EQ(brokers.code, 0) << brokers.out << brokers.err;
+  ASSERT_FALSE(doc.Parse(brokers.out.c_str()).HasParseError()) << brokers.out;
+  ASSERT_EQ(doc.Size(), 1u) << brokers.out;
+  EXPECT_STREQ(doc[0]["brokerName"].GetString(), "broker-a");
+  EXPECT_EQ(doc[0]["successCount"].GetInt64(), 3);
+  EXPECT_EQ(doc[0]["failCount"].GetInt64(), 0);
+  EXPECT_EQ(mqadmin({"clusterRT", "-c", "NoSuchCluster"}).code, 1);
 }
 
 TEST_F(MqadminTest, GetAndUpdateBrokerConfig) {

@@ -169,6 +169,25 @@ int delete_acl(AdminContext& ctx, const std::string& access_key, const std::stri
 int update_global_white_addresses(AdminContext& ctx, const std::vector<std::string>& addresses,
                                   const std::string& broker_addr, const std::string& cluster);
 
+// ---- rt_commands.cpp ----
+struct SendRtOptions {
+  std::string topic;
+  std::int64_t amount = 100;  // -a
+  std::int64_t size = 128;    // -s: body bytes
+};
+// checkMsgSendRT: `amount` sends to the topic's queues in turn, each one's time, and the average
+// of all but the first. Exit 1 when any send failed.
+int check_msg_send_rt(AdminContext& ctx, const SendRtOptions& options);
+struct ClusterRtOptions {
+  std::string cluster;        // -c: empty = every cluster
+  std::int64_t amount = 100;  // -a: sends per broker
+  std::int64_t size = 128;    // -s
+  int interval_s = 0;         // -i: measure again every this many seconds, until killed (0: once)
+};
+// clusterRT: per broker, `amount` sends to the topic named after the broker, their average time
+// and how many succeeded and failed. Exit 1 when any send failed.
+int cluster_rt(AdminContext& ctx, const ClusterRtOptions& options);
+
 // ---- stats_commands.cpp ----
 struct StatsAllOptions {
   bool active_only = false;  // -a: only topics with messages in or out over the last day

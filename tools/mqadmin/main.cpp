@@ -187,6 +187,22 @@ int main(int argc, char** argv) {
     command = [&](AdminContext& c) { return update_global_white_addresses(c, white_addresses, broker_addr, cluster); };
   });
 
+  SendRtOptions send_rt;
+  sub = app.add_subcommand("checkMsgSendRT", "time sends to a topic's queues in turn");
+  sub->add_option("-t,--topic", send_rt.topic, "topic")->required();
+  sub->add_option("-a,--amount", send_rt.amount, "sends (default 100)")->check(CLI::PositiveNumber);
+  sub->add_option("-s,--size", send_rt.size, "body bytes (default 128)")->check(CLI::Range(std::int64_t{1}, std::int64_t{4 << 20}));
+  sub->callback([&] { command = [&](AdminContext& c) { return check_msg_send_rt(c, send_rt); }; });
+  ClusterRtOptions cluster_rt_options;
+  sub = app.add_subcommand("clusterRT", "time sends to every broker of a cluster (its broker-name topic)");
+  sub->add_option("-c,--cluster", cluster_rt_options.cluster, "this cluster only");
+  sub->add_option("-a,--amount", cluster_rt_options.amount, "sends per broker (default 100)")->check(CLI::PositiveNumber);
+  sub->add_option("-s,--size", cluster_rt_options.size, "body bytes (default 128)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{4 << 20}));
+  sub->add_option("-i,--interval", cluster_rt_options.interval_s, "measure again every this many seconds")
+      ->check(CLI::PositiveNumber);
+  sub->callback([&] { command = [&](AdminContext& c) { return cluster_rt(c, cluster_rt_options); }; });
+
   StatsAllOptions stats_all_options;
   sub = app.add_subcommand("statsAll", "every topic's and consumer group's backlog and traffic");
   sub->add_flag("-a,--activeTopic", stats_all_options.active_only, "only topics with traffic over the last day");
