@@ -95,6 +95,7 @@ Status BrokerController::start_services() {
   context_.locks = locks_.get();
   context_.long_polling = long_polling_.get();
   context_.clock = &kernel::wall_clock_ms;
+  context_.boot_timestamp_ms = kernel::wall_clock_ms();
   context_.request_queue = static_cast<const plugin::v1::RequestQueue*>(transport_->extension(plugin::v1::kRequestQueueId));
 
   handler_ = std::make_shared<BrokerRequestHandler>();

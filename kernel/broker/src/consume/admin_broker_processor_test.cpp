@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <regex>
 #include <fstream>
 
 #include "child_process.hpp"
@@ -258,6 +259,10 @@ TEST_F(AdminBrokerProcessorTest, RuntimeInfoCarriesRocketMqsMessageCounters) {
   ASSERT_TRUE(info.is_ok()) << info.status().to_string();
   EXPECT_EQ(info->table.at("msgPutTotalTodayNow"), "4");
   EXPECT_EQ(info->table.at("msgGetTotalTodayNow"), "3");
+  EXPECT_EQ(info->table.at("bootTimestamp"), std::to_string(context().boot_timestamp_ms));
+  EXPECT_TRUE(std::regex_match(info->table.at("runtime"),
+                               std::regex(R"(\[ 0 days, 0 hours, \d+ minutes, \d+ seconds \])")))
+      << info->table.at("runtime");
   for (const char* key : {"msgPutTotalTodayMorning", "msgPutTotalYesterdayMorning", "msgGetTotalTodayMorning",
                           "msgGetTotalYesterdayMorning", "putTps", "getTransferedTps"}) {
     EXPECT_TRUE(info->table.count(key)) << key;

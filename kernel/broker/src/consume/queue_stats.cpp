@@ -95,6 +95,17 @@ std::int64_t earliest_message_time(plugin::v1::MessageStore& store, const plugin
                                                                     : 0;
 }
 
+namespace {
+
+// RocketMQ's "[ 1 days, 2 hours, 3 minutes, 4 seconds ]" (StoreStatsService's runtime).
+std::string format_runtime(std::int64_t ms) {
+  const std::int64_t seconds = std::max<std::int64_t>(0, ms) / 1000;
+  return "[ " + std::to_string(seconds / 86'400) + " days, " + std::to_string(seconds % 86'400 / 3600) + " hours, " +
+         std::to_string(seconds % 3600 / 60) + " minutes, " + std::to_string(seconds % 60) + " seconds ]";
+}
+
+}  // namespace
+
 protocol::KvTable runtime_info(const BrokerContext& context) {
   const plugin::v1::StoreStats store = context.store->stats();
   protocol::KvTable info;
@@ -102,6 +113,8 @@ protocol::KvTable runtime_info(const BrokerContext& context) {
   t["brokerVersion"] = std::to_string(protocol::version::kV4_9_4);
   t["brokerVersionDesc"] = "V4_9_4";
   t["brokerActive"] = "true";
+  t["bootTimestamp"] = std::to_string(context.boot_timestamp_ms);
+  t["runtime"] = format_runtime(context.clock() - context.boot_timestamp_ms);
   t["commitLogMinOffset"] = std::to_string(store.commit_log_min_offset);
   t["commitLogMaxOffset"] = std::to_string(store.commit_log_max_offset);
   t["commitLogDiskRatio"] = std::to_string(store.disk_used_ratio);

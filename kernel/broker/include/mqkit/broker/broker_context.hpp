@@ -17,6 +17,7 @@
 #include "mqkit/broker/subscription_group_manager.hpp"
 #include "mqkit/broker/topic_config_manager.hpp"
 #include "mqkit/kernel/dispatch_pipeline.hpp"
+#include "mqkit/kernel/wall_clock.hpp"
 #include "mqkit/plugin/v1/store.hpp"
 
 namespace mqkit::plugin::v1 {
@@ -55,6 +56,8 @@ struct BrokerContext {
   ReplicaAcks* replicas = nullptr;  // masters: what slaves acknowledged (SYNC_MASTER waits on it)
   ha::HaMaster* ha_master = nullptr;  // masters: woken after appends so slaves get them at once
   std::function<std::int64_t()> clock;  // milliseconds since the epoch
+  // When the broker started (GET_BROKER_RUNTIME_INFO's bootTimestamp and runtime).
+  std::int64_t boot_timestamp_ms = kernel::wall_clock_ms();
   // Registers with every name server now and returns once they answered (RocketMQ's
   // registerIncrementBrokerData after an admin changed a topic), so a route query right after
   // the admin's answer sees the change. Does nothing before the broker's first registration.
