@@ -700,6 +700,38 @@ TEST_F(MqadminTest, SendRoundTripsPerQueueAndPerBroker) {
   EXPECT_EQ(mqadmin({"clusterRT", "-c", "NoSuchCluster"}).code, 1);
 }
 
+TEST_F(MqadminTest, AllocateMqSharesATopicsQueuesWithTheChosenAllocator) {
+  ASSERT_EQ(mqadmin({"updateTopic", "-t", "AllocTopic", "-b", cluster_->broker_addr(0), "-r", "4", "-w", "4"}).code, 0);
+  ASSERT_TRUE(eventually([&] { return mqadmin({"topicRoute", "-t", "AllocTopic"}).code == 0; }));
+  const auto owned = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"allocateMQ", "-t", "AllocTopic", "-i", "client-b,client-a", "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto run = mqadmin(args);
+    EXPECT_EQ(run.code, 0) << run.out << run.err;
+    std::map<std::string, std::vector<int>> queues;
+    rapidjson::Document doc;
+    if (doc.Parse(run.out.c_str()).HasParseError()) return queues;
+    for (const auto& [client, list] : doc["result"].GetObject()) {
+      for (const auto& q : list.GetArray()) queues[client.GetString()].push_back(q["queueId"].GetInt());
+    }
+    return queues;
+  };
+  // Averagely: the sorted clients take consecutive halves; by circle: every other queue.
+  EXPECT_EQ(owned({}), (std::map<std::string, std::vector<int>>{{"client-a", {0, 1}}, {"client-b", {2, 3}}}));
+  EXPECT_EQ(owned({"-a", "AllocateMessageQueueAveragelyByCircle"}),
+            (std::map<std::string, std::vector<int>>{{"client-a", {0, 2}}, {"client-b", {1, 3}}}));
+  EXPECT_EQ(owned({"-a", "by_config", "-s", "queues=broker-a:3"}),
+            (std::map<std::string, std::vector<int>>{{"client-a", {3}}, {"client-b", {3}}}));
+  auto table = mqadmin({"allocateMQ", "-t", "AllocTopic", "-i", "client-a"});
+  ASSERT_EQ(table.code, 0) << table.out;
+  EXPECT_NE(table.out.find("#Client"), std::string::npos) << table.out;
+
+  auto unknown = mqadmin({"allocateMQ", "-t", "AllocTopic", "-i", "c", "-a", "no_such_allocator"});
+  EXPECT_EQ(unknown.code, 1);
+  EXPECT_NE(unknown.err.find("no_such_allocator"), std::string::npos) << unknown.err;
+  EXPECT_NE(mqadmin({"allocateMQ", "-t", "AllocTopic", "-i", "c", "-s", "not-a-setting"}).code, 0);
+}
+
 TEST_F(MqadminTest, GetAndUpdateBrokerConfig) {
   const std::string broker = cluster_->broker_addr(0);
   auto shown = mqadmin({"getBrokerConfig", "-b", broker});

@@ -154,6 +154,16 @@ int broker_consume_stats(AdminContext& ctx, const BrokerConsumeStatsOptions& opt
 int update_broker_config(AdminContext& ctx, const std::string& broker_addr, const std::string& cluster,
                          const std::string& key, const std::string& value);
 
+// ---- allocate_commands.cpp ----
+struct AllocateOptions {
+  std::string topic;
+  std::vector<std::string> client_ids;           // -i: the group's clients (RocketMQ: their IPs)
+  client::PluginChoice allocator{"averagely"};  // -a and -s key=value settings
+  std::string group = "mqadmin_allocate";        // -g: passed to the allocator
+};
+// allocateMQ: the queues the allocator gives each client, from the topic's route.
+int allocate_mq(AdminContext& ctx, const AllocateOptions& options);
+
 // ---- acl_commands.cpp ----
 struct AclConfigOptions {
   std::string broker_addr;

@@ -187,6 +187,26 @@ int main(int argc, char** argv) {
     command = [&](AdminContext& c) { return update_global_white_addresses(c, white_addresses, broker_addr, cluster); };
   });
 
+  AllocateOptions allocate;
+  std::vector<std::string> allocator_settings;
+  sub = app.add_subcommand("allocateMQ", "show how an allocator shares a topic's queues among clients");
+  sub->add_option("-t,--topic", allocate.topic, "topic")->required();
+  sub->add_option("-i,--ipList", allocate.client_ids, "client ids (RocketMQ: IPs), comma separated")
+      ->required()
+      ->delimiter(',');
+  sub->add_option("-a,--allocator", allocate.allocator.name,
+                  "allocator plugin or RocketMQ class name (default averagely)");
+  sub->add_option("-s,--setting", allocator_settings, "allocator setting key=value (repeatable)");
+  sub->add_option("-g,--group", allocate.group, "consumer group passed to the allocator");
+  sub->callback([&] {
+    for (const auto& setting : allocator_settings) {
+      const auto equals = setting.find('=');
+      if (equals == std::string::npos) throw CLI::ValidationError("-s", "\"" + setting + "\" is not key=value");
+      allocate.allocator.settings[setting.substr(0, equals)] = setting.substr(equals + 1);
+    }
+    command = [&](AdminContext& c) { return allocate_mq(c, allocate); };
+  });
+
   SendRtOptions send_rt;
   sub = app.add_subcommand("checkMsgSendRT", "time sends to a topic's queues in turn");
   sub->add_option("-t,--topic", send_rt.topic, "topic")->required();
