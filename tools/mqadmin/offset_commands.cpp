@@ -61,7 +61,7 @@ int every_group_progress(AdminContext& ctx) {
         continue;
       }
       g.consume_tps += stats->consume_tps;
-      for (const auto& [queue, offsets] : stats->offset_table) g.diff_total += offsets.broker_offset - offsets.consumer_offset;
+      g.diff_total += protocol::total_diff(*stats);
     }
     // A group with no consumer online is answered with an error by RocketMQ's brokers and an
     // empty list by mqkit's: both are OFFLINE.
@@ -120,8 +120,7 @@ int consumer_progress(AdminContext& ctx, const std::string& group, const std::st
     all.offset_table.insert(stats->offset_table.begin(), stats->offset_table.end());
     all.consume_tps += stats->consume_tps;
   }
-  std::int64_t total_lag = 0;
-  for (const auto& [queue, offsets] : all.offset_table) total_lag += offsets.broker_offset - offsets.consumer_offset;
+  const std::int64_t total_lag = protocol::total_diff(all);
   if (ctx.json) {
     JsonOut json;
     json.w().StartObject();

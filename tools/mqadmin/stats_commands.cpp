@@ -63,7 +63,7 @@ class Gatherer {
         failed("consume stats of " + group + " on " + address, stats.status());
         continue;
       }
-      for (const auto& [queue, offsets] : stats->offset_table) diff += offsets.broker_offset - offsets.consumer_offset;
+      diff += protocol::total_diff(*stats);
     }
     return std::max<std::int64_t>(diff, 0);
   }

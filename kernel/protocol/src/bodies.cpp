@@ -453,6 +453,12 @@ std::string encode(const LockBatchResponse& r) {
   });
 }
 
+std::int64_t total_diff(const ConsumeStats& stats) {
+  std::int64_t diff = 0;
+  for (const auto& [queue, offsets] : stats.offset_table) diff += offsets.broker_offset - offsets.consumer_offset;
+  return diff;
+}
+
 std::string encode(const ConsumeStats& s) {
   return write_json([&](Writer& w) {
     w.StartObject();

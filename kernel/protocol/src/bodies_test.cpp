@@ -108,6 +108,9 @@ TEST(BodiesTest, LockBodiesAndQueueKeyedMaps) {
       R"({"consumeTps":0.0,"offsetTable":{{"brokerName":"b","queueId":2,"topic":"T"}:{"brokerOffset":5,"consumerOffset":4,"lastTimestamp":0}}})");
   ASSERT_TRUE(java.is_ok()) << java.status().to_string();
   EXPECT_EQ(java->offset_table.at({"T", "b", 2}).broker_offset, 5);
+  stats.offset_table[{"T", "b", 1}] = {4, 6, 0};  // a group ahead of the broker counts negative
+  EXPECT_EQ(total_diff(stats), 3 - 2);
+  EXPECT_EQ(total_diff(ConsumeStats{}), 0);
 }
 
 TEST(BodiesTest, ConsumeStatsListNestsEachGroupsConsumeStats) {

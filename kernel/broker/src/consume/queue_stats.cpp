@@ -58,9 +58,7 @@ protocol::ConsumeStatsList broker_consume_stats(const BrokerContext& context, bo
       if (!config || (only_ordered && !config->order)) continue;
       protocol::ConsumeStats stats = consume_stats(context, group, topic);
       if (stats.offset_table.empty()) continue;  // a topic the group no longer subscribes to
-      for (const auto& [queue, progress] : stats.offset_table) {
-        list.total_diff += progress.broker_offset - progress.consumer_offset;
-      }
+      list.total_diff += protocol::total_diff(stats);
       per_topic.push_back(std::move(stats));
     }
     list.consume_stats_list.push_back({{group, std::move(per_topic)}});

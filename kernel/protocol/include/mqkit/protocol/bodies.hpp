@@ -153,6 +153,8 @@ struct ConsumeStats {
   std::map<MessageQueue, OffsetWrapper> offset_table{};
   double consume_tps = 0;
 };
+// Broker offset minus consumer offset, summed over the queues (RocketMQ's computeTotalDiff).
+std::int64_t total_diff(const ConsumeStats& stats);
 // Every group's ConsumeStats on one broker (GET_BROKER_CONSUME_STATS): one {group: [one
 // ConsumeStats per topic]} map per subscription group, and the sum of broker offset minus
 // consumer offset over all of them.
