@@ -262,7 +262,7 @@ void AdminBrokerProcessor::view_stats(const RemotingCommand& request, const Resp
   const std::string name = fields.required("statsName");
   const std::string key = fields.required("statsKey");
   if (!fields.ok()) return responder.fail(rc::kSystemError, fields.error());
-  const auto windows = context_.stats->view(name, key, context_.config->cluster_name);
+  const auto windows = context_.stats->view(name, key, context_.config->cluster_name, context_.clock());
   if (!windows) return responder.fail(rc::kSystemError, "The stats <" + name + "> <" + key + "> not exist");
   respond_body(responder, protocol::encode(*windows));
 }

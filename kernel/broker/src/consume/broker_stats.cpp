@@ -88,15 +88,15 @@ void BrokerStats::add_to(protocol::KvTable& info) const {
 }
 
 std::optional<StatsWindows> BrokerStats::view(std::string_view name, std::string_view key,
-                                              std::string_view cluster_name) const {
+                                              std::string_view cluster_name, std::int64_t now_ms) const {
   if (name == kBrokerPutNums || name == kBrokerGetNums) {
     if (key != cluster_name) return std::nullopt;
-    return (name == kBrokerPutNums ? broker_put_ : broker_get_).windows();
+    return (name == kBrokerPutNums ? broker_put_ : broker_get_).windows(now_ms);
   }
   if (name == kTopicPutNums || name == kTopicPutSize) {
     const TransferItems* items = topic_puts_.find({key});
     if (!items) return std::nullopt;
-    return (name == kTopicPutNums ? items->nums : items->size).windows();
+    return (name == kTopicPutNums ? items->nums : items->size).windows(now_ms);
   }
   const auto at = key.find('@');
   if (at == std::string_view::npos) return std::nullopt;
@@ -105,19 +105,19 @@ std::optional<StatsWindows> BrokerStats::view(std::string_view name, std::string
   if (name == kGroupGetNums || name == kGroupGetSize) {
     const TransferItems* items = group_gets_.find({topic, group});
     if (!items) return std::nullopt;
-    return (name == kGroupGetNums ? items->nums : items->size).windows();
+    return (name == kGroupGetNums ? items->nums : items->size).windows(now_ms);
   }
   if (name == kSendBackPutNums) {
     const StatsItem* item = send_backs_.find({topic, group});
     if (!item) return std::nullopt;
-    return item->windows();
+    return item->windows(now_ms);
   }
   return std::nullopt;
 }
 
-double BrokerStats::group_get_tps(std::string_view topic, std::string_view group) const {
+double BrokerStats::group_get_tps(std::string_view topic, std::string_view group, std::int64_t now_ms) const {
   const TransferItems* items = group_gets_.find({topic, group});
-  return items ? items->nums.windows().stats_minute.tps : 0.0;
+  return items ? items->nums.windows(now_ms).stats_minute.tps : 0.0;
 }
 
 std::int64_t BrokerStats::local_day(std::int64_t epoch_ms) {

@@ -57,10 +57,10 @@ TEST(BrokerStatsTest, TpsPerWindowOnceEnoughSamplesExist) {
 
 TEST(StatsItemTest, AWindowKeepsItsNewestSnapshotsAsRocketMQDoes) {
   StatsItem item;
-  EXPECT_EQ(item.windows().stats_minute.sum, 0);  // nothing sampled yet
+  EXPECT_EQ(item.windows(0).stats_minute.sum, 0);  // nothing sampled yet
   item.add(50, 5);
   item.sample(StatsWindow::kMinute, 100'000);  // preceded by a zero snapshot at 90'000
-  StatsSnapshot minute = item.windows().stats_minute;
+  StatsSnapshot minute = item.windows(100'000).stats_minute;
   EXPECT_EQ(minute.sum, 50);
   EXPECT_DOUBLE_EQ(minute.tps, 5.0);
   EXPECT_DOUBLE_EQ(minute.avgpt, 10.0);
@@ -69,14 +69,22 @@ TEST(StatsItemTest, AWindowKeepsItsNewestSnapshotsAsRocketMQDoes) {
     item.sample(StatsWindow::kMinute, 100'000 + i * 10'000);
   }
   // Seven snapshots kept: 120'000 (value 70) to 180'000 (value 130).
-  minute = item.windows().stats_minute;
+  minute = item.windows(180'000).stats_minute;
   EXPECT_EQ(minute.sum, 60);
   EXPECT_DOUBLE_EQ(minute.tps, 1.0);
   EXPECT_DOUBLE_EQ(minute.avgpt, 10.0);
-  EXPECT_EQ(item.windows().stats_hour.sum, 0);  // each window samples on its own
+  // The first minute sample started the hour and day windows too (zero at 100'000 - period).
+  EXPECT_EQ(item.windows(180'000).stats_hour.sum, 130);
+  EXPECT_DOUBLE_EQ(item.windows(180'000).stats_hour.tps, 130.0 / 680.0);
   item.sample(StatsWindow::kDay, 200'000);
-  EXPECT_EQ(item.windows().stats_day.sum, 130);
-  EXPECT_DOUBLE_EQ(item.windows().stats_day.tps, 130.0 / 3600.0);
+  EXPECT_EQ(item.windows(200'000).stats_day.sum, 130);
+  EXPECT_DOUBLE_EQ(item.windows(200'000).stats_day.tps, 130.0 / 3700.0);
+  // A window ends now: what came after its newest snapshot counts too (RocketMQ's would wait for
+  // the next hourly sample).
+  item.add(70, 1);
+  const StatsSnapshot day = item.windows(200'000 + 3'600'000).stats_day;
+  EXPECT_EQ(day.sum, 200);
+  EXPECT_DOUBLE_EQ(day.tps, 200.0 / 7300.0);
 }
 
 TEST(BrokerStatsTest, ViewFindsEveryStatsNameByItsKey) {
@@ -87,19 +95,19 @@ TEST(BrokerStatsTest, ViewFindsEveryStatsNameByItsKey) {
   stats.count_send_back("T", "G");
   stats.sample(1'000'000, 1);
   const auto minute_sum = [&](std::string_view name, std::string_view key) {
-    const auto windows = stats.view(name, key, "DefaultCluster");
+    const auto windows = stats.view(name, key, "DefaultCluster", 1'000'000);
     return windows ? windows->stats_minute.sum : -1;
   };
   EXPECT_EQ(minute_sum(BrokerStats::kTopicPutNums, "T"), 4);
-  EXPECT_DOUBLE_EQ(stats.view(BrokerStats::kTopicPutNums, "T", "")->stats_minute.avgpt, 2.0);  // two calls
+  EXPECT_DOUBLE_EQ(stats.view(BrokerStats::kTopicPutNums, "T", "", 1'000'000)->stats_minute.avgpt, 2.0);  // two calls
   EXPECT_EQ(minute_sum(BrokerStats::kTopicPutSize, "T"), 400);
   EXPECT_EQ(minute_sum(BrokerStats::kGroupGetNums, "T@G"), 2);
   EXPECT_EQ(minute_sum(BrokerStats::kGroupGetSize, "T@G"), 200);
   EXPECT_EQ(minute_sum(BrokerStats::kSendBackPutNums, "T@G"), 1);
   EXPECT_EQ(minute_sum(BrokerStats::kBrokerPutNums, "DefaultCluster"), 4);
   EXPECT_EQ(minute_sum(BrokerStats::kBrokerGetNums, "DefaultCluster"), 2);
-  EXPECT_EQ(stats.view(BrokerStats::kTopicPutNums, "T", "")->stats_hour.sum, 4);  // every window sampled at start
-  EXPECT_DOUBLE_EQ(stats.group_get_tps("T", "G"), 0.2);                      // 2 in 10 s
+  EXPECT_EQ(stats.view(BrokerStats::kTopicPutNums, "T", "", 1'000'000)->stats_hour.sum, 4);  // every window sampled at start
+  EXPECT_DOUBLE_EQ(stats.group_get_tps("T", "G", 1'000'000), 0.2);                      // 2 in 10 s
 
   // What was never counted does not exist, as in RocketMQ.
   EXPECT_EQ(minute_sum(BrokerStats::kTopicPutNums, "U"), -1);
@@ -107,7 +115,7 @@ TEST(BrokerStatsTest, ViewFindsEveryStatsNameByItsKey) {
   EXPECT_EQ(minute_sum(BrokerStats::kGroupGetNums, "T"), -1);
   EXPECT_EQ(minute_sum(BrokerStats::kBrokerPutNums, "OtherCluster"), -1);
   EXPECT_EQ(minute_sum("QUEUE_PUT_NUMS", "T@0"), -1);
-  EXPECT_DOUBLE_EQ(stats.group_get_tps("T", "H"), 0.0);
+  EXPECT_DOUBLE_EQ(stats.group_get_tps("T", "H", 1'000'000), 0.0);
 }
 
 TEST(BrokerStatsTest, WindowsSampleOnTheirOwnPeriod) {
@@ -115,13 +123,15 @@ TEST(BrokerStatsTest, WindowsSampleOnTheirOwnPeriod) {
   stats.sample(0, 1);
   stats.count_put("U", 6, 600);  // a key created after the first sampling
   stats.sample(5'000, 1);        // the minute window is not due yet
-  EXPECT_EQ(stats.view(BrokerStats::kTopicPutNums, "U", "")->stats_minute.sum, 0);
+  EXPECT_EQ(stats.view(BrokerStats::kTopicPutNums, "U", "", 5'000)->stats_minute.sum, 0);
   stats.sample(10'000, 1);
-  const StatsWindows windows = *stats.view(BrokerStats::kTopicPutNums, "U", "");
+  const StatsWindows windows = *stats.view(BrokerStats::kTopicPutNums, "U", "", 10'000);
   EXPECT_EQ(windows.stats_minute.sum, 6);
-  EXPECT_EQ(windows.stats_hour.sum, 0);  // next due at 600 s
-  stats.sample(600'000, 1);
-  EXPECT_EQ(stats.view(BrokerStats::kTopicPutNums, "U", "")->stats_hour.sum, 6);
+  EXPECT_EQ(windows.stats_hour.sum, 6);  // started by U's first sample, not at the next hourly tick
+  EXPECT_EQ(windows.stats_day.sum, 6);
+  stats.count_put("U", 1, 100);
+  stats.sample(20'000, 1);  // the hour window is not due: it ends now all the same
+  EXPECT_EQ(stats.view(BrokerStats::kTopicPutNums, "U", "", 20'000)->stats_hour.sum, 7);
 }
 
 TEST(BrokerStatsTest, LocalDayChangesOncePerDay) {

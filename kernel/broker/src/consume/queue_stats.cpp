@@ -34,7 +34,7 @@ protocol::ConsumeStats consume_stats(const BrokerContext& context, const std::st
     const auto config = context.topics->find(name);
     if (!config) continue;
     if (members && !members->subscriptions.empty() && !members->subscriptions.count(name)) continue;
-    stats.consume_tps += context.stats->group_get_tps(name, group);  // RocketMQ sums it over the topics
+    stats.consume_tps += context.stats->group_get_tps(name, group, context.clock());  // RocketMQ sums it over the topics
     for (std::int32_t queue_id = 0; queue_id < config->read_queue_nums; ++queue_id) {
       protocol::OffsetWrapper progress;
       progress.broker_offset = std::max<std::int64_t>(0, context.store->max_offset(name, queue_id));

@@ -75,8 +75,8 @@ TEST(SendBackTest, LaterSendBacksKeepTheFirstOriginAndDelayLonger) {
   // Both count as send-backs of T by G (SNDBCK_PUT_NUMS, keyed by the RETRY_TOPIC), and the
   // send that stored the original counted in TOPIC_PUT_NUMS.
   f.context().stats->sample(1'000'000, 1);
-  EXPECT_EQ(f.context().stats->view("SNDBCK_PUT_NUMS", "T@G", "")->stats_minute.sum, 2);
-  EXPECT_EQ(f.context().stats->view("TOPIC_PUT_NUMS", "T", "")->stats_minute.sum, 1);
+  EXPECT_EQ(f.context().stats->view("SNDBCK_PUT_NUMS", "T@G", "", 1'000'000)->stats_minute.sum, 2);
+  EXPECT_EQ(f.context().stats->view("TOPIC_PUT_NUMS", "T", "", 1'000'000)->stats_minute.sum, 1);
   // An explicit level is used as given.
   ASSERT_EQ(f.call(send_back(commit_offset_of(original_id), 1)).code, rc::kSuccess);
   EXPECT_TRUE(f.read("SCHEDULE_TOPIC_XXXX", 0, 0).has_value());

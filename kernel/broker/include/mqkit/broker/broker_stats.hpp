@@ -59,12 +59,13 @@ class BrokerStats {
   // Adds the runtime info keys above to a table.
   void add_to(protocol::KvTable& info) const;
 
-  // The windows of stats `name` under `key` (BROKER_* are kept under `cluster_name`), or nothing
+  // The windows as of `now_ms` of stats `name` under `key` (BROKER_* are kept under `cluster_name`), or nothing
   // when that name is unknown or nothing was counted under the key.
-  std::optional<StatsWindows> view(std::string_view name, std::string_view key, std::string_view cluster_name) const;
+  std::optional<StatsWindows> view(std::string_view name, std::string_view key, std::string_view cluster_name,
+                                   std::int64_t now_ms) const;
   // Messages per second `group` pulled from `topic` over the last minute (RocketMQ's
   // tpsGroupGetNums, the consumeTps of GET_CONSUME_STATS).
-  double group_get_tps(std::string_view topic, std::string_view group) const;
+  double group_get_tps(std::string_view topic, std::string_view group, std::int64_t now_ms) const;
 
   // Days since the epoch in local time (where midnight is) of a wall-clock time.
   static std::int64_t local_day(std::int64_t epoch_ms);

@@ -2,12 +2,17 @@
 // a group, ...) with the three windows its VIEW_BROKER_STATS_DATA answers: the last minute, hour
 // and day. Operators read them through mqadmin statsAll and consumerProgress (consumeTps).
 //
-// How a window is computed is RocketMQ's (StatsItem.computeStatsData), so figures read the same
-// as a RocketMQ broker's: a window keeps snapshots (time, times, value) taken every `period`; its
-// sum is newest value minus oldest value, its tps that sum over the time between them, its avgpt
-// (average per call) that sum over the calls between them. The first snapshot a window takes is
-// preceded by a zero one dated one period earlier, so what was counted before the first sample
-// shows up at once instead of after a full period.
+// A window keeps snapshots (time, times, value) taken every `period`, as RocketMQ's StatsItem
+// does: its sum is the value now minus the oldest snapshot's, its tps that sum over the time
+// between them, its avgpt (average per call) that sum over the calls between them. An item's
+// first sample, in any window, starts all three with a zero snapshot dated one period earlier
+// and the current one, so what was counted before shows up at once instead of after a period.
+//
+// Unlike RocketMQ's, a window ends now, not at its newest snapshot, and an item's hour and day
+// windows start with its first minute sample, not at the next hourly tick: RocketMQ's day window
+// lags by up to an hour and ignores a new topic for up to an hour, so its statsAll "24 hour" count
+// misses what came after the last tick. The span is the kept snapshots' plus the time since the
+// newest: up to 70 s for the minute, 70 min for the hour, 25 h for the day.
 //
 // add() is two relaxed atomic adds (any thread); sample() and windows() lock the item's own
 // mutex, taken by the broker's periodic-task thread and by admin requests, never by a send or pull.
@@ -41,7 +46,8 @@ class StatsItem {
   std::int64_t value() const noexcept { return value_.load(std::memory_order_relaxed); }
 
   void sample(StatsWindow window, std::int64_t now_ms);
-  StatsWindows windows() const;
+  // The windows as of `now_ms` (not before the newest sample).
+  StatsWindows windows(std::int64_t now_ms) const;
 
  private:
   struct Snapshot {
@@ -56,7 +62,7 @@ class StatsItem {
     std::array<Snapshot, 25> snapshots;
     std::size_t size = 0;
   };
-  static StatsSnapshot computed(const Ring& ring);
+  static StatsSnapshot computed(const Ring& ring, const Snapshot& now);
 
   std::atomic<std::int64_t> value_{0};
   std::atomic<std::int64_t> times_{0};
