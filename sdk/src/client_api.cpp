@@ -634,7 +634,7 @@ Result<std::optional<protocol::BrokerStatsData>> ClientApi::view_broker_stats_da
   put(request.ext_fields, "statsName", name);
   put(request.ext_fields, "statsKey", key);
   MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, invoke(address, std::move(request), timeout));
-  const std::string_view remark = response.remark.value_or("");
+  const std::string_view remark = response.remark ? std::string_view(*response.remark) : std::string_view();
   if (response.code == rc::kSystemError && remark.starts_with("The stats <") && remark.ends_with("> not exist")) {
     return std::optional<protocol::BrokerStatsData>();
   }
