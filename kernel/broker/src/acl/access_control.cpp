@@ -23,7 +23,7 @@ Result<std::shared_ptr<AccessControl>> AccessControl::load(std::filesystem::path
   return control;
 }
 
-Result<std::pair<AclRules, AccessControl::Snapshot>> AccessControl::read() const {
+Result<AccessControl::Snapshot> AccessControl::read_text() const {
   std::error_code error;
   const auto modified = std::filesystem::last_write_time(file_, error);
   if (error) return Status::not_found("cannot open ACL file " + file_.string() + ": " + error.message());
@@ -31,7 +31,12 @@ Result<std::pair<AclRules, AccessControl::Snapshot>> AccessControl::read() const
   if (!in) return Status::not_found("cannot open ACL file " + file_.string() + ": " + std::strerror(errno));
   std::ostringstream text;
   text << in.rdbuf();
-  return rules_of(std::move(text).str(), modified);
+  return Snapshot{modified, std::move(text).str()};
+}
+
+Result<std::pair<AclRules, AccessControl::Snapshot>> AccessControl::read() const {
+  MQKIT_ASSIGN_OR_RETURN(Snapshot snapshot, read_text());
+  return rules_of(std::move(snapshot.content), snapshot.modified);
 }
 
 Result<std::pair<AclRules, AccessControl::Snapshot>> AccessControl::rules_of(std::string content,
@@ -43,8 +48,9 @@ Result<std::pair<AclRules, AccessControl::Snapshot>> AccessControl::rules_of(std
 
 Status AccessControl::change(const Edit& edit) {
   std::lock_guard lock(file_mutex_);
-  MQKIT_ASSIGN_OR_RETURN(const auto current, read());
-  MQKIT_ASSIGN_OR_RETURN(const auto document, kernel::ConfigDocument::parse(current.second.content, file_.string()));
+  MQKIT_ASSIGN_OR_RETURN(const Snapshot current, read_text());
+  MQKIT_ASSIGN_OR_RETURN(const auto document, kernel::ConfigDocument::parse(current.content, file_.string()));
+  MQKIT_RETURN_IF_ERROR(acl_rules_from(document).status());  // a file broken on disk is not edited
   MQKIT_ASSIGN_OR_RETURN(std::string text, edit(document));
   MQKIT_RETURN_IF_ERROR(kernel::write_file_atomically(file_, text));
   std::error_code error;

@@ -49,6 +49,8 @@ class AccessControl {
     std::string content;
   };
   explicit AccessControl(std::filesystem::path file) : file_(std::move(file)) {}
+  // The file's content and modification time.
+  plugin::v1::Result<Snapshot> read_text() const;
   // The file's rules and what they were read from.
   plugin::v1::Result<std::pair<AclRules, Snapshot>> read() const;
   // The text's rules, `modified` the file's time.
