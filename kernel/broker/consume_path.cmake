@@ -11,7 +11,8 @@ set(MQKIT_BROKER_CONSUME_SOURCES
   src/consume/stats_item.cpp
   src/consume/reset_offset.cpp
   src/consume/consumer_status.cpp
-  src/consume/admin_broker_processor.cpp)
+  src/consume/admin_broker_processor.cpp
+  src/consume/store_admin_processor.cpp)
 set(MQKIT_BROKER_CONSUME_TESTS
   src/consume/consume_test_support.cpp
   src/consume/pull_message_processor_test.cpp
@@ -19,4 +20,5 @@ set(MQKIT_BROKER_CONSUME_TESTS
   src/consume/consumer_manage_processor_test.cpp
   src/consume/query_message_processor_test.cpp
   src/consume/admin_broker_processor_test.cpp
-  src/consume/broker_stats_test.cpp)
+  src/consume/broker_stats_test.cpp
+  src/consume/store_admin_processor_test.cpp)

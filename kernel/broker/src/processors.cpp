@@ -5,6 +5,7 @@
 #include "mqkit/broker/consume/consumer_manage_processor.hpp"
 #include "mqkit/broker/consume/pull_message_processor.hpp"
 #include "mqkit/broker/consume/query_message_processor.hpp"
+#include "mqkit/broker/consume/store_admin_processor.hpp"
 #include "mqkit/broker/send/end_transaction_processor.hpp"
 #include "mqkit/broker/send/reply_message_processor.hpp"
 #include "mqkit/broker/send/schedule_message_service.hpp"
@@ -41,6 +42,7 @@ plugin::v1::Result<std::shared_ptr<void>> install_processors(BrokerRequestHandle
   handler.add(std::make_shared<ConsumerManageProcessor>(context));
   handler.add(std::make_shared<QueryMessageProcessor>(context));
   handler.add(std::make_shared<AdminBrokerProcessor>(context));
+  handler.add(std::make_shared<StoreAdminProcessor>(context));
   return std::static_pointer_cast<void>(services);
 }
 

@@ -9,6 +9,7 @@
 #include "mqkit/protocol/bodies.hpp"
 #include "mqkit/protocol/broker_stats_data.hpp"
 #include "mqkit/protocol/connection.hpp"
+#include "mqkit/protocol/store_bodies.hpp"
 #include "mutation_testing.hpp"
 
 namespace mqkit::protocol {
@@ -138,6 +139,20 @@ std::vector<Case> cases() {
   BrokerStatsData broker_stats{{3600, 60.0, 1.0}, {90000, 25.0, 1.5}, {1, 0.0, 0.0}};
   out.push_back({"broker stats data", round_trip("BrokerStatsData", decode_broker_stats_data, encode_plain),
                  {bytes_of(encode(broker_stats))}});
+  QueryConsumeQueueResponse queue_units;
+  queue_units.max_queue_index = 9;
+  queue_units.filter_data = "G@T is not online!";
+  queue_units.queue_data = {{0, 180, 65, std::nullopt, std::nullopt, false, std::nullopt},
+                            {180, 200, 66, std::nullopt, std::nullopt, false, "Cq extend not exist!addr: 66"}};
+  out.push_back({"consume queue units",
+                 round_trip("QueryConsumeQueueResponseBody", decode_query_consume_queue_response, encode_plain),
+                 {bytes_of(encode(queue_units))}});
+  HaRuntimeInfo ha;
+  ha.master = true;
+  ha.master_commit_log_max_offset = 4096;
+  ha.ha_connection_info.push_back({"127.0.0.1:1", 1024, 3072, true, 100, 0});
+  out.push_back({"ha runtime info", round_trip("HARuntimeInfo", decode_ha_runtime_info, encode_plain),
+                 {bytes_of(encode(ha))}});
   TopicStatsTable topic_stats;
   topic_stats.offset_table[{"T", "b", 0}] = {0, 10, 1700000000000};
   out.push_back({"topic stats", round_trip("TopicStatsTable", decode_topic_stats, encode_plain),

@@ -65,7 +65,12 @@ std::string_view request_code_name(std::int32_t code) noexcept {
     case c::kInvokeBrokerToResetOffset: return "invoke_broker_to_reset_offset";
     case c::kInvokeBrokerToGetConsumerStatus: return "invoke_broker_to_get_consumer_status";
     case c::kGetTopicsByCluster: return "get_topics_by_cluster";
+    case c::kCleanExpiredConsumeQueue: return "clean_expired_consumequeue";
     case c::kGetConsumerRunningInfo: return "get_consumer_running_info";
+    case c::kCleanUnusedTopic: return "clean_unused_topic";
+    case c::kQueryConsumeQueue: return "query_consume_queue";
+    case c::kDeleteExpiredCommitLog: return "delete_expired_commitlog";
+    case c::kGetBrokerHaStatus: return "get_broker_ha_status";
     case c::kConsumeMessageDirectly: return "consume_message_directly";
     case c::kSendMessageV2: return "send_message_v2";
     case c::kSendBatchMessage: return "send_batch_message";

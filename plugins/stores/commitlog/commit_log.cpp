@@ -600,4 +600,12 @@ void CommitLog::remove_topic(std::string_view topic) {
   queue_offsets_.remove_topic(topic);
 }
 
+bool CommitLog::remove_queue_if(std::string_view topic, std::int32_t queue_id,
+                                const std::function<bool(std::int64_t next_queue_offset)>& remove) {
+  std::lock_guard lock(put_mutex_);
+  if (!remove(queue_offsets_.next(topic, queue_id))) return false;
+  queue_offsets_.remove(topic, queue_id);
+  return true;
+}
+
 }  // namespace mqkit::plugins::stores::commitlog

@@ -24,6 +24,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -129,6 +130,11 @@ class CommitLog {
   v1::Result<plugin::v1::DispatchChunk> read_for_dispatch(std::int64_t from, std::int64_t max_bytes) const;
 
   void remove_topic(std::string_view topic);
+  // Under the put lock, so no append to the queue can start meanwhile: asks `remove` with the
+  // queue's next queue offset, and forgets that offset when it says yes (the queue starts again
+  // at 0). Returns what `remove` said.
+  bool remove_queue_if(std::string_view topic, std::int32_t queue_id,
+                       const std::function<bool(std::int64_t next_queue_offset)>& remove);
   MappedFileQueue& files() noexcept { return files_; }
   const FileAllocator& allocator() const noexcept { return allocator_; }
   const CommitLogOptions& options() const noexcept { return options_; }

@@ -103,6 +103,22 @@ v1::Status ConsumeQueueSet::delete_topic(std::string_view topic) {
   return env_.remove_tree(join_path(root_, topic));
 }
 
+v1::Status ConsumeQueueSet::remove_queue(const std::shared_ptr<ConsumeQueue>& queue) {
+  std::unique_lock lock(mutex_);
+  const auto by_topic = queues_.find(queue->topic());
+  if (by_topic == queues_.end()) return v1::Status::ok();
+  const auto it = by_topic->second.find(queue->queue_id());
+  if (it == by_topic->second.end() || it->second != queue) return v1::Status::ok();
+  by_topic->second.erase(it);
+  const bool last_of_topic = by_topic->second.empty();
+  if (last_of_topic) queues_.erase(by_topic);
+  generation_.fetch_add(1, std::memory_order_acq_rel);
+  // Still under the lock: a queue of this topic created next must not see its directory go.
+  MQKIT_RETURN_IF_ERROR(queue->destroy());
+  MQKIT_RETURN_IF_ERROR(env_.remove_tree(queue->dir()));
+  return last_of_topic ? env_.remove_tree(join_path(root_, queue->topic())) : v1::Status::ok();
+}
+
 v1::Status ConsumeQueueSet::flush(std::int64_t least_pages) {
   v1::Status first_error;
   for (const auto& queue : all()) {

@@ -43,6 +43,9 @@ class ConsumeQueueSet {
 
   // Removes the topic's queues from the set and their files from disk.
   v1::Status delete_topic(std::string_view topic);
+  // Removes one queue, if `queue` is still the one the set holds, with its files (and its
+  // topic's directory when it was the topic's last queue).
+  v1::Status remove_queue(const std::shared_ptr<ConsumeQueue>& queue);
   // Changes whenever a queue leaves the set (delete_topic, load): a holder of queues found
   // earlier looks them up again.
   std::uint64_t generation() const noexcept { return generation_.load(std::memory_order_acquire); }

@@ -34,6 +34,9 @@ class QueueOffsetTable {
   void remove_topic(std::string_view topic) {
     std::erase_if(table_, [&](const auto& entry) { return entry.first.topic == topic; });
   }
+  void remove(std::string_view topic, std::int32_t queue_id) {
+    if (const auto it = table_.find(QueueKeyView{topic, queue_id}); it != table_.end()) table_.erase(it);
+  }
   std::size_t size() const noexcept { return table_.size(); }
 
  private:

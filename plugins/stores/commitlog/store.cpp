@@ -332,6 +332,7 @@ plugin::v1::StoreStats CommitLogStore::stats() noexcept {
 
 void* CommitLogStore::extension(std::string_view id) noexcept {
   if (id == kTestHooksId) return static_cast<TestHooks*>(this);
+  if (id == plugin::v1::kStoreAdminId) return static_cast<plugin::v1::StoreAdmin*>(this);
   if (id == plugin::v1::kPutLockClockId) return &commit_log_.put_lock_clock();
   // The size of its commit log files, as a `const std::int64_t*` valid while the store lives: a
   // master starts an empty slave at the beginning of its last file (docs/storage-format.md).

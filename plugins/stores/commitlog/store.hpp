@@ -29,6 +29,7 @@
 #include "mqkit/plugin/v1/config.hpp"
 #include "mqkit/plugin/v1/host.hpp"
 #include "mqkit/plugin/v1/store.hpp"
+#include "mqkit/plugin/v1/store_admin.hpp"
 #include "options.hpp"
 #include "queue_reader.hpp"
 #include "retention.hpp"
@@ -37,7 +38,7 @@
 
 namespace mqkit::plugins::stores::commitlog {
 
-class CommitLogStore final : public plugin::v1::MessageStore, public TestHooks {
+class CommitLogStore final : public plugin::v1::MessageStore, public plugin::v1::StoreAdmin, public TestHooks {
  public:
   // The plugin's factory (MQKIT_PLUGIN): validated config, the real file system.
   static v1::Result<std::unique_ptr<CommitLogStore>> create(const v1::ConfigValues& config, plugin::v1::Host& host);
@@ -81,6 +82,13 @@ class CommitLogStore final : public plugin::v1::MessageStore, public TestHooks {
 
   plugin::v1::StoreStats stats() noexcept override;
   void* extension(std::string_view id) noexcept override;
+
+  // StoreAdmin (store_admin.cpp)
+  v1::Result<int> delete_expired_files() noexcept override;
+  v1::Result<std::vector<plugin::v1::QueueRef>> queues() noexcept override;
+  v1::Result<plugin::v1::QueueUnits> queue_units(std::string_view topic, std::int32_t queue_id, std::int64_t from,
+                                                 std::int32_t count) noexcept override;
+  v1::Result<bool> drop_expired_queue(std::string_view topic, std::int32_t queue_id) noexcept override;
 
   // TestHooks
   RetentionCounts run_retention(bool manual) noexcept override;

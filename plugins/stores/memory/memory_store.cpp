@@ -29,6 +29,7 @@
 #include "mqkit/plugin/v1/message_record.hpp"
 #include "mqkit/plugin/v1/plugin.hpp"
 #include "mqkit/plugin/v1/runtime_figures.hpp"
+#include "mqkit/plugin/v1/store_admin.hpp"
 #include "queue_table.hpp"
 
 namespace mqkit::plugins::stores::memory {
@@ -162,7 +163,7 @@ class IndexBuilder final : public v1::Dispatcher {
   KeyIndex& index_;
 };
 
-class MemoryStore final : public v1::MessageStore {
+class MemoryStore final : public v1::MessageStore, public v1::StoreAdmin {
  public:
   static Result<std::unique_ptr<MemoryStore>> create(const v1::ConfigValues& config, v1::Host& host) {
     return std::make_unique<MemoryStore>(config.get_size("memory_budget"), config.get_size("chunk_size"), host);
@@ -352,7 +353,43 @@ class MemoryStore final : public v1::MessageStore {
   }
 
   void* extension(std::string_view id) noexcept override {
-    return id == v1::kPutLockClockId ? &put_lock_clock_ : nullptr;
+    if (id == v1::kPutLockClockId) return &put_lock_clock_;
+    if (id == v1::kStoreAdminId) return static_cast<v1::StoreAdmin*>(this);
+    return nullptr;
+  }
+
+  // StoreAdmin
+  Result<int> delete_expired_files() noexcept override {
+    return Status::not_supported(
+        "the memory store keeps no files: it drops its oldest messages when it reaches memory_budget");
+  }
+
+  Result<std::vector<v1::QueueRef>> queues() noexcept override {
+    return guarded("listing queues", [&]() -> Result<std::vector<v1::QueueRef>> { return queues_.refs(); });
+  }
+
+  Result<v1::QueueUnits> queue_units(std::string_view topic, std::int32_t queue_id, std::int64_t from,
+                                     std::int32_t count) noexcept override {
+    return guarded("queue_units", [&]() -> Result<v1::QueueUnits> {
+      const auto queue = queues_.find(topic, queue_id);
+      if (queue == nullptr) return Status::not_found(std::to_string(queue_id) + "@" + std::string(topic) + " is not exist!");
+      return queue->units(from, count, log_.min_offset());
+    });
+  }
+
+  Result<bool> drop_expired_queue(std::string_view topic, std::int32_t queue_id) noexcept override {
+    return guarded("drop_expired_queue", [&]() -> Result<bool> {
+      std::lock_guard lock(put_mutex_);
+      const auto queue = queues_.find(topic, queue_id);
+      if (queue == nullptr) return false;
+      const std::int64_t max = queue->max_offset();
+      // Appended but not yet dispatched messages are on their way into the queue.
+      if (max == 0 || queue->next_append_offset() != max || queue->min_offset(log_.min_offset()) != max) return false;
+      queues_.erase_queue(topic, queue_id, queue);
+      log(v1::LogLevel::kInfo, "dropped queue " + std::string(topic) + "/" + std::to_string(queue_id) +
+                                   ": every message it held was evicted");
+      return true;
+    });
   }
 
   v1::StoreStats stats() noexcept override {

@@ -112,6 +112,19 @@ QueueSelection ConsumeQueue::select(const ReadRequest& request, std::int64_t log
   return out;
 }
 
+plugin::v1::QueueUnits ConsumeQueue::units(std::int64_t from, std::int32_t count, std::int64_t log_min_offset) const {
+  std::shared_lock lock(mutex_);
+  plugin::v1::QueueUnits out;
+  out.min_offset = live_begin(log_min_offset);
+  out.max_offset = end();
+  const std::int64_t stop = std::min(out.max_offset, from + std::max<std::int32_t>(count, 0));
+  for (std::int64_t offset = std::max(from, out.min_offset); offset < stop; ++offset) {
+    const QueueEntry& entry = at(offset);
+    out.units.push_back({offset, entry.commit_offset, entry.size, entry.tags_code});
+  }
+  return out;
+}
+
 Result<QueueEntry> ConsumeQueue::entry_at(std::int64_t queue_offset, std::int64_t log_min_offset) const {
   std::shared_lock lock(mutex_);
   const std::int64_t begin = live_begin(log_min_offset);
@@ -201,6 +214,25 @@ void QueueTable::erase_topic(std::string_view topic, std::int64_t log_max_offset
   std::unique_lock lock(mutex_);
   if (const auto it = topics_.find(topic); it != topics_.end()) topics_.erase(it);
   deleted_below_.insert_or_assign(std::string(topic), log_max_offset);
+}
+
+std::vector<plugin::v1::QueueRef> QueueTable::refs() const {
+  std::shared_lock lock(mutex_);
+  std::vector<plugin::v1::QueueRef> out;
+  for (const auto& [topic, queues] : topics_) {
+    for (const auto& [id, queue] : queues) out.push_back({topic, id});
+  }
+  return out;
+}
+
+void QueueTable::erase_queue(std::string_view topic, std::int32_t queue_id, const std::shared_ptr<ConsumeQueue>& queue) {
+  std::unique_lock lock(mutex_);
+  const auto by_topic = topics_.find(topic);
+  if (by_topic == topics_.end()) return;
+  const auto it = by_topic->second.find(queue_id);
+  if (it == by_topic->second.end() || it->second != queue) return;
+  by_topic->second.erase(it);
+  if (by_topic->second.empty()) topics_.erase(by_topic);
 }
 
 void QueueTable::for_each(const std::function<void(ConsumeQueue&)>& visit) const {

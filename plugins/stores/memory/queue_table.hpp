@@ -20,6 +20,7 @@
 
 #include "mqkit/plugin/v1/status.hpp"
 #include "mqkit/plugin/v1/store.hpp"
+#include "mqkit/plugin/v1/store_admin.hpp"
 #include "string_map.hpp"
 
 namespace mqkit::plugins::stores::memory {
@@ -64,6 +65,8 @@ class ConsumeQueue {
   QueueSelection select(const plugin::v1::ReadRequest& request, std::int64_t log_min_offset) const;
   plugin::v1::Result<QueueEntry> entry_at(std::int64_t queue_offset, std::int64_t log_min_offset) const;
   plugin::v1::Result<QueueEntry> first_entry(std::int64_t log_min_offset) const;
+  // Up to `count` live units from `from` (QUERY_CONSUME_QUEUE).
+  plugin::v1::QueueUnits units(std::int64_t from, std::int32_t count, std::int64_t log_min_offset) const;
   std::int64_t offset_by_time(std::int64_t timestamp_ms, plugin::v1::TimeBoundary boundary,
                               std::int64_t log_min_offset) const;
 
@@ -95,6 +98,10 @@ class QueueTable {
   void erase_topic(std::string_view topic, std::int64_t log_max_offset);
 
   void for_each(const std::function<void(ConsumeQueue&)>& visit) const;
+  std::vector<plugin::v1::QueueRef> refs() const;
+  // Put lock held: forgets `queue` if the table still holds it there; its next message starts
+  // a new queue at offset 0.
+  void erase_queue(std::string_view topic, std::int32_t queue_id, const std::shared_ptr<ConsumeQueue>& queue);
 
  private:
   using Queues = std::unordered_map<std::int32_t, std::shared_ptr<ConsumeQueue>>;

@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "mqkit/plugin/v1/store_admin.hpp"
 #include "plugin_fixture.hpp"
 #include "store_test_support.hpp"
 
@@ -112,6 +113,27 @@ TEST_F(MemoryStoreTest, SlicesHandedOutSurviveEviction) {
   ASSERT_GT(harness.store().min_offset("TopicA", 0), 0) << "the first message is evicted";
   EXPECT_TRUE(std::ranges::equal(first.records[0].bytes, copy));
   EXPECT_TRUE(decode(first.records[0]));
+}
+
+TEST_F(MemoryStoreTest, AQueueWhoseMessagesWereAllEvictedCanBeDropped) {
+  StoreHarness harness(kMemory, kSmallBudget);
+  ASSERT_TRUE(harness.open().is_ok());
+  auto* admin = static_cast<v1::StoreAdmin*>(harness.store().extension(v1::kStoreAdminId));
+  ASSERT_NE(admin, nullptr);
+  ASSERT_TRUE(harness.append(message("Old", 2, "old")).is_ok());
+  ASSERT_TRUE(harness.wait_dispatched());
+  EXPECT_FALSE(admin->drop_expired_queue("Old", 2).value()) << "its message is still held";
+  fill(harness, 0, 600);  // TopicA pushes Old's message out of the budget
+  ASSERT_TRUE(harness.wait_dispatched());
+  EXPECT_TRUE(admin->drop_expired_queue("Old", 2).value());
+  EXPECT_FALSE(admin->drop_expired_queue("TopicA", 0).value());
+  const std::vector<v1::QueueRef> left = admin->queues().value();
+  for (const auto& queue : left) EXPECT_NE(queue.topic, "Old");
+  const auto again = harness.append(message("Old", 2, "again"));
+  ASSERT_TRUE(again.is_ok());
+  EXPECT_EQ(again->queue_offset, 0) << "a dropped queue starts again at 0, as in RocketMQ";
+  // The memory store has no files to delete on request.
+  EXPECT_EQ(admin->delete_expired_files().status().code(), v1::StatusCode::kNotSupported);
 }
 
 TEST_F(MemoryStoreTest, MessageLargerThanTheBudgetIsRefused) {

@@ -22,7 +22,9 @@
 #include <thread>
 #include <vector>
 
+#include "mqkit/plugin/v1/java_hash.hpp"
 #include "mqkit/plugin/v1/runtime_figures.hpp"
+#include "mqkit/plugin/v1/store_admin.hpp"
 #include "store_test_support.hpp"
 
 namespace mqkit::testing::stores {
@@ -496,6 +498,40 @@ TYPED_TEST(StoreConformance, DeleteTopicForgetsItsQueues) {
   ASSERT_TRUE(this->harness().wait_dispatched());
   EXPECT_EQ(bodies_of(this->harness().read_all("TopicA", 0)), (std::vector<std::string>{"again"}));
   EXPECT_EQ(this->store().max_offset("TopicA", 0), 1);
+}
+
+TYPED_TEST(StoreConformance, StoreAdminListsQueuesAndTheirUnits) {
+  auto* admin = static_cast<v1::StoreAdmin*>(this->store().extension(v1::kStoreAdminId));
+  ASSERT_NE(admin, nullptr) << "the store offers no " << v1::kStoreAdminId;
+  const auto written = this->append_bodies("TopicA", 1, numbered("a", 4));
+  TestMessage tagged = message("TopicB", 0, "b");
+  tagged.tags("TagB");
+  this->append(tagged);
+  ASSERT_TRUE(this->harness().wait_dispatched());
+
+  std::set<std::pair<std::string, std::int32_t>> queues;
+  const std::vector<v1::QueueRef> listed = admin->queues().value();
+  for (const auto& queue : listed) queues.emplace(queue.topic, queue.queue_id);
+  EXPECT_EQ(queues, (std::set<std::pair<std::string, std::int32_t>>{{"TopicA", 1}, {"TopicB", 0}}));
+
+  const auto units = admin->queue_units("TopicA", 1, 1, 2).value();
+  EXPECT_EQ(units.min_offset, 0);
+  EXPECT_EQ(units.max_offset, 4);
+  ASSERT_EQ(units.units.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(units.units[i].queue_offset, static_cast<std::int64_t>(i) + 1);
+    EXPECT_EQ(units.units[i].commit_offset, written[i + 1].commit_offset);
+    EXPECT_EQ(units.units[i].size, written[i + 1].bytes);
+  }
+  EXPECT_EQ(admin->queue_units("TopicA", 1, 3, 100).value().units.size(), 1u) << "stops at the max offset";
+  EXPECT_TRUE(admin->queue_units("TopicA", 1, 9, 5).value().units.empty());
+  EXPECT_EQ(admin->queue_units("TopicB", 0, 0, 1).value().units.at(0).tags_code, v1::java_string_hash("TagB"));
+  EXPECT_EQ(admin->queue_units("TopicA", 0, 0, 1).status().code(), v1::StatusCode::kNotFound);
+
+  // Every message is still there: no queue is expired, and one never written is not either.
+  EXPECT_FALSE(admin->drop_expired_queue("TopicA", 1).value());
+  EXPECT_FALSE(admin->drop_expired_queue("TopicA", 7).value());
+  EXPECT_EQ(this->store().max_offset("TopicA", 1), 4);
 }
 
 TYPED_TEST(StoreConformance, MetadataRoundTrip) {

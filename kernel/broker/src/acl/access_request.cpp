@@ -46,7 +46,11 @@ bool needs_admin(std::int32_t request_code) {
     case rq::kDeleteTopicInBroker:
     case rq::kUpdateAndCreateSubscriptionGroup:
     case rq::kDeleteSubscriptionGroup:
-    // RocketMQ lets any signed account change the ACL; mqkit asks for an admin.
+    // RocketMQ lets any signed account change the ACL, or delete files and queues; mqkit asks
+    // for an admin.
+    case rq::kDeleteExpiredCommitLog:
+    case rq::kCleanExpiredConsumeQueue:
+    case rq::kCleanUnusedTopic:
     case rq::kUpdateAndCreateAclConfig:
     case rq::kDeleteAclConfig:
     case rq::kUpdateGlobalWhiteAddrsConfig:

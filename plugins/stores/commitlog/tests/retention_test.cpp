@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "fault_env.hpp"
+#include "mqkit/plugin/v1/store_admin.hpp"
 #include "test_util.hpp"
 
 namespace mqkit::plugins::stores::commitlog::testing {
@@ -129,6 +130,54 @@ TEST_F(RetentionTest, AFullDiskRefusesWritesWithAClearError) {
   ASSERT_TRUE(store.append(message("T", 0, "after")).is_ok());
   ASSERT_TRUE(store.wait_dispatched());
   EXPECT_EQ(store.bodies("T", 0), (std::vector<std::string>{"before", "after"}));
+}
+
+// The operator requests (StoreAdmin): deleteExpiredCommitLog, cleanExpiredCQ, queryCq.
+TEST_F(RetentionTest, StoreAdminDeletesExpiredFilesAndDropsQueuesWithNothingLeft) {
+  TestStore store(options_, env_);
+  ASSERT_TRUE(store.open().is_ok());
+  auto* admin = static_cast<v1::StoreAdmin*>(store.store().extension(v1::kStoreAdminId));
+  ASSERT_NE(admin, nullptr);
+  // "Old" lives only in the first file; T fills the rest.
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(store.append(message("Old", 0, "old" + std::to_string(i))).is_ok());
+  fill(store, 600);
+  const std::int64_t data_files = store.store().stats().commit_log_max_offset / options_.commit_log_file_size + 1;
+  ASSERT_GE(data_files, 4);
+
+  auto units = admin->queue_units("Old", 0, 0, 10);
+  ASSERT_TRUE(units.is_ok()) << units.status().to_string();
+  EXPECT_EQ(units->max_offset, 3);
+  ASSERT_EQ(units->units.size(), 3u);
+  EXPECT_EQ(units->units[1].queue_offset, 1);
+  EXPECT_EQ(units->units[1].commit_offset, store.store().commit_offset_of("Old", 0, 1).value());
+  EXPECT_GT(units->units[1].size, 0);
+  EXPECT_EQ(admin->queue_units("Old", 0, 2, 10)->units.size(), 1u);
+  EXPECT_EQ(admin->queue_units("Missing", 0, 0, 10).status().code(), v1::StatusCode::kNotFound);
+  // Nothing has expired from the log yet: the queue stays.
+  EXPECT_FALSE(admin->drop_expired_queue("Old", 0).value());
+
+  std::this_thread::sleep_for(5ms);
+  env_->set_disk_used_ratio(0.10);  // not the delete hour, disk nearly empty
+  auto deleted = admin->delete_expired_files();
+  ASSERT_TRUE(deleted.is_ok()) << deleted.status().to_string();
+  EXPECT_EQ(*deleted, data_files - 1) << "all but the newest, whatever the hour";
+  EXPECT_TRUE(store.host().logged({"expired commit log file(s) on request"}));
+
+  const auto queues = admin->queues().value();
+  EXPECT_EQ(queues.size(), 3u);  // Old/0, T/0, T/1
+  EXPECT_TRUE(admin->drop_expired_queue("Old", 0).value());
+  EXPECT_FALSE(admin->drop_expired_queue("T", 0).value()) << "its newest messages are still in the log";
+  EXPECT_FALSE(admin->drop_expired_queue("Old", 0).value()) << "already gone";
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "consumequeue/Old"));
+  EXPECT_EQ(admin->queues().value().size(), 2u);
+  EXPECT_TRUE(store.host().logged({"dropped consume queue Old/0"}));
+
+  // The queue starts again at offset 0, as in RocketMQ.
+  const auto again = store.append(message("Old", 0, "new life"));
+  ASSERT_TRUE(again.is_ok());
+  EXPECT_EQ(again->queue_offset, 0);
+  ASSERT_TRUE(store.wait_dispatched());
+  EXPECT_EQ(store.bodies("Old", 0), (std::vector<std::string>{"new life"}));
 }
 
 }  // namespace

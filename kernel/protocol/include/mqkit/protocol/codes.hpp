@@ -66,14 +66,17 @@ inline constexpr std::int32_t kInvokeBrokerToResetOffset = 222;
 inline constexpr std::int32_t kInvokeBrokerToGetConsumerStatus = 223;
 inline constexpr std::int32_t kGetTopicsByCluster = 224;
 inline constexpr std::int32_t kQueryTopicConsumeByWho = 300;
+inline constexpr std::int32_t kCleanExpiredConsumeQueue = 306;
 inline constexpr std::int32_t kGetConsumerRunningInfo = 307;
 inline constexpr std::int32_t kConsumeMessageDirectly = 309;
 inline constexpr std::int32_t kSendMessageV2 = 310;
 inline constexpr std::int32_t kViewBrokerStatsData = 315;
+inline constexpr std::int32_t kCleanUnusedTopic = 316;
 inline constexpr std::int32_t kGetBrokerConsumeStats = 317;
 inline constexpr std::int32_t kUpdateNamesrvConfig = 318;
 inline constexpr std::int32_t kGetNamesrvConfig = 319;
 inline constexpr std::int32_t kSendBatchMessage = 320;
+inline constexpr std::int32_t kQueryConsumeQueue = 321;
 inline constexpr std::int32_t kQueryDataVersion = 322;
 // Request-reply (protocol/request_reply.hpp): a responder's reply message (the send header,
 // long or one-letter keys), and the broker's push of it to the requesting client.
@@ -81,8 +84,10 @@ inline constexpr std::int32_t kSendReplyMessage = 324;
 inline constexpr std::int32_t kSendReplyMessageV2 = 325;
 inline constexpr std::int32_t kPushReplyMessageToClient = 326;
 inline constexpr std::int32_t kAddWritePermOfBroker = 327;
+inline constexpr std::int32_t kDeleteExpiredCommitLog = 329;
 // PULL_MESSAGE from a lite pull consumer (sysFlag has pull_sys_flag::kLitePull); same header and answer.
 inline constexpr std::int32_t kLitePullMessage = 361;
+inline constexpr std::int32_t kGetBrokerHaStatus = 907;
 }  // namespace request_code
 
 namespace response_code {
