@@ -317,6 +317,11 @@ Result<std::int64_t> ClientApi::call_for_int(std::string_view address, RemotingC
   return required_int(response, field, address);
 }
 
+Result<std::string> ClientApi::call_for_remark(std::string_view address, std::int32_t code, milliseconds timeout) {
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, call(address, RemotingCommand::request(code), timeout));
+  return response.remark.value_or(std::string());
+}
+
 Result<RemotingCommand> ClientApi::call_namesrv(RemotingCommand request, milliseconds timeout) {
   MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, invoke_namesrv(std::move(request), timeout));
   if (response.code != rc::kSuccess) return response_error(response, "name server");
@@ -641,6 +646,38 @@ Result<std::optional<protocol::BrokerStatsData>> ClientApi::view_broker_stats_da
   if (response.code != rc::kSuccess) return response_error(response, address);
   MQKIT_ASSIGN_OR_RETURN(protocol::BrokerStatsData data, protocol::decode_broker_stats_data(protocol::body_text(response)));
   return std::optional(std::move(data));
+}
+
+Result<std::string> ClientApi::delete_expired_commit_log(std::string_view address, milliseconds timeout) {
+  return call_for_remark(address, rq::kDeleteExpiredCommitLog, timeout);
+}
+
+Result<std::string> ClientApi::clean_expired_consume_queue(std::string_view address, milliseconds timeout) {
+  return call_for_remark(address, rq::kCleanExpiredConsumeQueue, timeout);
+}
+
+Result<std::string> ClientApi::clean_unused_topic(std::string_view address, milliseconds timeout) {
+  return call_for_remark(address, rq::kCleanUnusedTopic, timeout);
+}
+
+Result<protocol::QueryConsumeQueueResponse> ClientApi::query_consume_queue(std::string_view address,
+                                                                           std::string_view topic, std::int32_t queue_id,
+                                                                           std::int64_t index, std::int32_t count,
+                                                                           std::string_view group, milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kQueryConsumeQueue);
+  put(request.ext_fields, "topic", topic);
+  request.ext_fields.set("queueId", static_cast<std::int64_t>(queue_id));
+  request.ext_fields.set("index", index);
+  request.ext_fields.set("count", static_cast<std::int64_t>(count));
+  if (!group.empty()) put(request.ext_fields, "consumerGroup", group);
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, call(address, std::move(request), timeout));
+  return protocol::decode_query_consume_queue_response(protocol::body_text(response));
+}
+
+Result<protocol::HaRuntimeInfo> ClientApi::get_broker_ha_status(std::string_view address, milliseconds timeout) {
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response,
+                         call(address, RemotingCommand::request(rq::kGetBrokerHaStatus), timeout));
+  return protocol::decode_ha_runtime_info(protocol::body_text(response));
 }
 
 Status ClientApi::update_subscription_group(std::string_view address, const protocol::SubscriptionGroupConfig& group,

@@ -21,6 +21,7 @@
 #include "local_cluster.hpp"
 #include "mqkit/client/producer.hpp"
 #include "mqkit/client/push_consumer.hpp"
+#include "mqkit/plugin/v1/java_hash.hpp"
 
 namespace mqkit::testing {
 namespace {
@@ -600,6 +601,54 @@ TEST_F(MqadminTest, BrokerStatusCountsPutAndGet) {
   EXPECT_NE(table.out.find("msgGetTotalTodayNow"), std::string::npos) << table.out;
   EXPECT_NE(mqadmin({"brokerStatus", "-b", "127.0.0.1:1", "--timeout", "1000"}).code, 0);
   EXPECT_NE(mqadmin({"brokerStatus"}).code, 0);
+}
+
+// The store commands: queryCq shows a queue's units; the maintenance commands run on one broker,
+// a cluster or every broker and say what the broker did; haStatus shows a master without slaves.
+TEST_F(MqadminTest, StoreInspectionAndMaintenance) {
+  const std::string broker = cluster_->broker_addr(0);
+  ASSERT_EQ(mqadmin({"updateTopic", "-t", "CqTopic", "-b", broker, "-r", "1", "-w", "1"}).code, 0);
+  ASSERT_TRUE(eventually([&] { return mqadmin({"topicRoute", "-t", "CqTopic"}).code == 0; }));
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(mqadmin({"sendMessage", "-t", "CqTopic", "-p", "x", "-c", "TagA"}).code, 0);
+
+  auto cq = mqadmin({"queryCq", "-t", "CqTopic", "-q", "0", "-i", "1", "-c", "5"});
+  ASSERT_EQ(cq.code, 0) << cq.out << cq.err;
+  EXPECT_NE(cq.out.find("Queue data: \nmax: 3, min: 0\n"), std::string::npos) << cq.out;
+  EXPECT_NE(cq.out.find("idx: 1\nConsumeQueueData{physicOffset="), std::string::npos) << cq.out;
+  EXPECT_NE(cq.out.find("idx: 2\n"), std::string::npos) << cq.out;
+  EXPECT_EQ(cq.out.find("idx: 3"), std::string::npos) << "queue offsets stop at the max: " << cq.out;
+  EXPECT_NE(cq.out.find("tagsCode=" + std::to_string(plugin::v1::java_string_hash("TagA"))), std::string::npos) << cq.out;
+  auto with_group = mqadmin({"queryCq", "-t", "CqTopic", "-q", "0", "-i", "0", "-g", "NobodyHere", "--json"});
+  ASSERT_EQ(with_group.code, 0) << with_group.err;
+  rapidjson::Document doc;
+  ASSERT_FALSE(doc.Parse(with_group.out.c_str()).HasParseError()) << with_group.out;
+  EXPECT_STREQ(doc["filterData"].GetString(), "NobodyHere@CqTopic is not online!");
+  EXPECT_EQ(doc["queueData"].Size(), 3u);
+  auto missing_queue = mqadmin({"queryCq", "-t", "CqTopic", "-q", "7", "-i", "0", "-b", broker});
+  EXPECT_EQ(missing_queue.code, 1);
+  EXPECT_NE(missing_queue.err.find("7@CqTopic is not exist!"), std::string::npos) << missing_queue.err;
+
+  auto deleted = mqadmin({"deleteExpiredCommitLog", "-b", broker});
+  ASSERT_EQ(deleted.code, 0) << deleted.err;
+  EXPECT_EQ(deleted.out, "delete expired commit log files on " + broker + " success. deleted 0 expired commit log file(s)\n");
+  auto cleaned = mqadmin({"cleanExpiredCQ", "-c", "DefaultCluster"});
+  ASSERT_EQ(cleaned.code, 0) << cleaned.err;
+  EXPECT_EQ(cleaned.out, "clean expired consume queues on " + broker + " success. dropped 0 expired consume queue(s)\n");
+  auto unused = mqadmin({"cleanUnusedTopic", "--json"});  // every broker of every cluster
+  ASSERT_EQ(unused.code, 0) << unused.err;
+  ASSERT_FALSE(doc.Parse(unused.out.c_str()).HasParseError()) << unused.out;
+  ASSERT_EQ(doc.Size(), 1u);
+  EXPECT_STREQ(doc[0]["brokerAddr"].GetString(), broker.c_str());
+  EXPECT_TRUE(doc[0]["ok"].GetBool());
+  EXPECT_NE(mqadmin({"queryCq", "-t", "CqTopic", "-q", "0", "-i", "0"}).out.find("max: 3"), std::string::npos)
+      << "a configured topic keeps its queues";
+  EXPECT_EQ(mqadmin({"cleanExpiredCQ", "-b", "127.0.0.1:1", "--timeout", "1000"}).code, 1);
+
+  auto ha = mqadmin({"haStatus", "-b", broker});
+  ASSERT_EQ(ha.code, 0) << ha.err;
+  EXPECT_NE(ha.out.find("#MasterAddr\t" + broker + "\n#MasterCommitLogMaxOffset\t"), std::string::npos) << ha.out;
+  EXPECT_NE(ha.out.find("#SlaveNum\t0\n#InSyncSlaveNum\t0"), std::string::npos) << ha.out;
+  EXPECT_NE(ha.out.find("#SlaveAddr"), std::string::npos) << ha.out;
 }
 
 // statsAll sums what the broker counted per topic and per group; its minute window is sampled

@@ -21,6 +21,7 @@
 #include "mqkit/protocol/bodies.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/header_fields.hpp"
+#include "mqkit/protocol/store_bodies.hpp"
 #include "remoting_client.hpp"
 
 namespace mqkit::testing {
@@ -169,6 +170,31 @@ TEST_F(ReplicationTest, SlaveCopiesTheMasterRefusesSendsAndResumesAfterARestart)
   const std::string slave = cluster.broker_addr(1);
   produce(master, "ReplicatedTopic", 100, 100);
   expect_same_records(master, slave, "ReplicatedTopic", 200);
+
+  // GET_BROKER_HA_STATUS (mqadmin haStatus): the master sees one slave in sync, the slave its master.
+  const auto ha_status = [&](const std::string& broker) {
+    auto answer = client_.call(broker, request(code::kGetBrokerHaStatus, {}));
+    EXPECT_TRUE(answer.is_ok() && answer->code == rc::kSuccess);
+    auto info = protocol::decode_ha_runtime_info(answer ? protocol::body_text(*answer) : std::string_view("{}"));
+    EXPECT_TRUE(info.is_ok()) << info.status().to_string();
+    return info.value_or(protocol::HaRuntimeInfo{});
+  };
+  protocol::HaRuntimeInfo seen_by_master;
+  ASSERT_TRUE(eventually([&] {
+    seen_by_master = ha_status(master);
+    return seen_by_master.ha_connection_info.size() == 1 && seen_by_master.ha_connection_info[0].diff == 0;
+  }));
+  EXPECT_TRUE(seen_by_master.master);
+  EXPECT_EQ(seen_by_master.in_sync_slave_nums, 1);
+  EXPECT_GT(seen_by_master.master_commit_log_max_offset, 0);
+  EXPECT_EQ(seen_by_master.ha_connection_info[0].slave_ack_offset, seen_by_master.master_commit_log_max_offset);
+  EXPECT_EQ(seen_by_master.ha_connection_info[0].transfer_from_where, seen_by_master.master_commit_log_max_offset);
+  EXPECT_TRUE(seen_by_master.ha_connection_info[0].addr.starts_with("127.0.0.1:"));
+  const protocol::HaRuntimeInfo seen_by_slave = ha_status(slave);
+  EXPECT_FALSE(seen_by_slave.master);
+  EXPECT_EQ(seen_by_slave.ha_client_runtime_info.max_offset, seen_by_master.master_commit_log_max_offset);
+  EXPECT_FALSE(seen_by_slave.ha_client_runtime_info.master_addr.empty());
+  EXPECT_GT(seen_by_slave.ha_client_runtime_info.last_read_timestamp, 1'600'000'000'000);
 
   // A slave stores nothing a producer sends.
   EXPECT_EQ(send(slave, "ReplicatedTopic", 0, "refused"), rc::kServiceNotAvailable);

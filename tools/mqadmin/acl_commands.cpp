@@ -4,37 +4,21 @@
 #include <iostream>
 
 #include "admin.hpp"
-#include "json_output.hpp"
 
 namespace mqkit::admin {
 
 namespace {
 
-// Runs `change` on every target; prints RocketMQ's line `done` + address for each, or JSON
-// [{"brokerAddr", "ok"}]. A broker that refuses is named on err and the exit code is 1.
+// Runs `change` on one broker (-b) or every broker of a cluster, slaves too (-c).
 int on_every_target(AdminContext& ctx, const std::string& what, const std::string& broker_addr,
                     const std::string& cluster, const std::string& done,
                     const std::function<client::Status(const std::string&)>& change) {
   auto targets = command_targets(ctx, broker_addr, cluster, true);
   if (!targets) return ctx.fail(what, targets.status());
-  int code = 0;
-  JsonOut json;
-  json.w().StartArray();
-  for (const auto& broker : *targets) {
-    const client::Status changed = change(broker.address);
-    if (!changed) code = ctx.fail(what + " on " + broker.address, changed);
-    if (ctx.json) {
-      json.w().StartObject();
-      json.field("brokerAddr", broker.address);
-      json.field("ok", changed.is_ok());
-      json.w().EndObject();
-    } else if (changed) {
-      *ctx.out << done << broker.address << " success.\n";
-    }
-  }
-  json.w().EndArray();
-  if (ctx.json) json.print(*ctx.out);
-  return code;
+  return on_every_broker(ctx, what, *targets, done, [&](const std::string& address) -> client::Result<std::string> {
+    MQKIT_RETURN_IF_ERROR(change(address));
+    return std::string();
+  });
 }
 
 }  // namespace

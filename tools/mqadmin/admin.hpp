@@ -83,6 +83,15 @@ client::Result<std::vector<BrokerAddr>> cluster_brokers(AdminContext& ctx, const
 client::Result<std::vector<BrokerAddr>> command_targets(AdminContext& ctx, const std::string& broker_addr,
                                                         const std::string& cluster, bool with_slaves);
 
+// Every broker of every cluster, masters and slaves.
+client::Result<std::vector<BrokerAddr>> every_broker(AdminContext& ctx);
+// Runs `act` on every target and prints RocketMQ's line `done` + address + " success." for each,
+// followed by what the broker said (the action's text) when it said something; or, with --json,
+// [{"brokerAddr", "ok", "result"}]. A broker that fails is named on err and the exit code is 1.
+using BrokerAction = std::function<client::Result<std::string>(const std::string& address)>;
+int on_every_broker(AdminContext& ctx, const std::string& what, const std::vector<BrokerAddr>& targets,
+                    const std::string& done, const BrokerAction& act);
+
 // Master address of every broker of `cluster` (broker name → address); NotFound when the
 // cluster is unknown.
 client::Result<std::vector<std::pair<std::string, std::string>>> cluster_masters(AdminContext& ctx,
@@ -163,6 +172,26 @@ struct AllocateOptions {
 };
 // allocateMQ: the queues the allocator gives each client, from the topic's route.
 int allocate_mq(AdminContext& ctx, const AllocateOptions& options);
+
+// ---- store_commands.cpp ----
+enum class StoreMaintenance : std::uint8_t { kDeleteExpiredCommitLog, kCleanExpiredConsumeQueues, kCleanUnusedTopics };
+// deleteExpiredCommitLog / cleanExpiredCQ / cleanUnusedTopic on one broker (-b), every broker of
+// a cluster (-c), or with neither every broker the name servers know; slaves too.
+int store_maintenance(AdminContext& ctx, StoreMaintenance which, const std::string& broker_addr,
+                      const std::string& cluster);
+struct QueryCqOptions {
+  std::string topic;
+  std::int32_t queue_id = 0;
+  std::int64_t index = 0;
+  std::int32_t count = 10;
+  std::string broker_addr;  // -b; empty: the topic's first master
+  std::string group;        // -g: also show the group's subscription
+};
+// queryCq: a consume queue's units from an index, as RocketMQ's QueryConsumeQueueCommand prints.
+int query_cq(AdminContext& ctx, const QueryCqOptions& options);
+// haStatus: each master's slaves (-b one broker, -c a cluster's masters), or a slave's master;
+// again every `interval_s` seconds until killed when it is positive.
+int ha_status(AdminContext& ctx, const std::string& broker_addr, const std::string& cluster, int interval_s);
 
 // ---- acl_commands.cpp ----
 struct AclConfigOptions {

@@ -133,6 +133,41 @@ client::Result<std::vector<BrokerAddr>> command_targets(AdminContext& ctx, const
   return brokers;
 }
 
+client::Result<std::vector<BrokerAddr>> every_broker(AdminContext& ctx) {
+  auto info = ctx.api().get_cluster_info();
+  if (!info) return info.status();
+  std::vector<BrokerAddr> brokers;
+  for (const auto& [cluster, names] : info->cluster_addr_table) {
+    MQKIT_ASSIGN_OR_RETURN(auto members, cluster_brokers(ctx, cluster));
+    brokers.insert(brokers.end(), members.begin(), members.end());
+  }
+  if (brokers.empty()) return client::Status::not_found("the name servers know no broker");
+  return brokers;
+}
+
+int on_every_broker(AdminContext& ctx, const std::string& what, const std::vector<BrokerAddr>& targets,
+                    const std::string& done, const BrokerAction& act) {
+  int code = 0;
+  JsonOut json;
+  json.w().StartArray();
+  for (const auto& broker : targets) {
+    const client::Result<std::string> result = act(broker.address);
+    if (!result) code = ctx.fail(what + " on " + broker.address, result.status());
+    if (ctx.json) {
+      json.w().StartObject();
+      json.field("brokerAddr", broker.address);
+      json.field("ok", result.is_ok());
+      if (result) json.field("result", *result);
+      json.w().EndObject();
+    } else if (result) {
+      *ctx.out << done << broker.address << " success." << (result->empty() ? "" : " " + *result) << "\n";
+    }
+  }
+  json.w().EndArray();
+  if (ctx.json) json.print(*ctx.out);
+  return code;
+}
+
 client::Result<std::vector<std::pair<std::string, std::string>>> cluster_masters(AdminContext& ctx,
                                                                                   const std::string& cluster) {
   auto masters = command_targets(ctx, "", cluster, false);

@@ -229,6 +229,36 @@ int main(int argc, char** argv) {
   sub->add_option("-t,--topic", stats_all_options.topic, "only this topic");
   sub->callback([&] { command = [&](AdminContext& c) { return stats_all(c, stats_all_options); }; });
 
+  const auto add_store_maintenance = [&](const char* name, const char* description, StoreMaintenance which) {
+    auto* maintenance = app.add_subcommand(name, description);
+    maintenance->add_option("-b,--brokerAddr", broker_addr, "this broker");
+    maintenance->add_option("-c,--cluster", cluster, "every broker of this cluster (default: of every cluster)");
+    maintenance->callback([&, which] {
+      command = [&, which](AdminContext& c) { return store_maintenance(c, which, broker_addr, cluster); };
+    });
+  };
+  add_store_maintenance("deleteExpiredCommitLog", "delete the commit log files past their reserved time now",
+                        StoreMaintenance::kDeleteExpiredCommitLog);
+  add_store_maintenance("cleanExpiredCQ", "drop consume queues none of whose messages is left",
+                        StoreMaintenance::kCleanExpiredConsumeQueues);
+  add_store_maintenance("cleanUnusedTopic", "drop the queues of topics the broker has no config for",
+                        StoreMaintenance::kCleanUnusedTopics);
+  QueryCqOptions query_cq_options;
+  sub = app.add_subcommand("queryCq", "show a consume queue's units (commit offset, size, tag hash)");
+  sub->add_option("-t,--topic", query_cq_options.topic, "topic")->required();
+  sub->add_option("-q,--queue", query_cq_options.queue_id, "queue id")->required()->check(CLI::NonNegativeNumber);
+  sub->add_option("-i,--index", query_cq_options.index, "first queue offset")->required()->check(CLI::NonNegativeNumber);
+  sub->add_option("-c,--count", query_cq_options.count, "how many (default 10)")->check(CLI::Range(1, 10000));
+  sub->add_option("-b,--broker", query_cq_options.broker_addr, "broker address (default: the topic's first master)");
+  sub->add_option("-g,--consumer", query_cq_options.group, "also show this group's subscription");
+  sub->callback([&] { command = [&](AdminContext& c) { return query_cq(c, query_cq_options); }; });
+  int ha_interval_s = 0;
+  sub = app.add_subcommand("haStatus", "replication: each master's slaves, or a slave's master");
+  sub->add_option("-b,--brokerAddr", broker_addr, "this broker");
+  sub->add_option("-c,--clusterName", cluster, "every master of this cluster");
+  sub->add_option("-i,--interval", ha_interval_s, "print again every this many seconds")->check(CLI::PositiveNumber);
+  sub->callback([&] { command = [&](AdminContext& c) { return ha_status(c, broker_addr, cluster, ha_interval_s); }; });
+
   sub = app.add_subcommand("getBrokerConfig", "show a broker's configuration");
   sub->add_option("-b,--brokerAddr", broker_addr, "this broker");
   sub->add_option("-c,--clusterName", cluster, "every broker of this cluster, slaves too");

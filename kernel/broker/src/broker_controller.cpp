@@ -218,6 +218,7 @@ Status BrokerController::start_replication(bool any_listen_port) {
                             .max_unit_size = config_.max_message_size + 64 * 1024 * 1024});
     if (!config_.ha_master_address.empty()) ha_client_->set_master_address(config_.ha_master_address);
     ha_client_->start();
+    context_.ha_runtime_info = [client = ha_client_.get()] { return client->runtime_info(); };
     return Status::ok();
   }
   replicas_ = std::make_unique<ReplicaAcks>();
@@ -238,6 +239,9 @@ Status BrokerController::start_replication(bool any_listen_port) {
   config_.ha_listen_port = bound;  // registered as haServerAddr
   context_.replicas = replicas_.get();
   context_.ha_master = ha_master_.get();
+  context_.ha_runtime_info = [master = ha_master_.get(), max_gap = config_.ha_max_gap_not_in_sync] {
+    return master->runtime_info(max_gap);
+  };
   return Status::ok();
 }
 

@@ -100,6 +100,7 @@ const std::vector<std::pair<std::int32_t, AdminBrokerProcessor::Handler>>& Admin
       {rq::kDeleteAclConfig, &AdminBrokerProcessor::delete_acl_account},
       {rq::kUpdateGlobalWhiteAddrsConfig, &AdminBrokerProcessor::update_global_white_addresses},
       {rq::kUpdateBrokerConfig, &AdminBrokerProcessor::update_broker_config},
+      {rq::kGetBrokerHaStatus, &AdminBrokerProcessor::ha_status},
   };
   return kHandlers;
 }
@@ -251,6 +252,13 @@ void AdminBrokerProcessor::topic_stats(const RemotingCommand& request, const Res
   const auto topic = context_.topics->find(name);
   if (!topic) return responder.fail(rc::kTopicNotExist, "topic[" + name + "] not exist");
   respond_body(responder, protocol::encode(broker::topic_stats(context_, *topic)));
+}
+
+void AdminBrokerProcessor::ha_status(const RemotingCommand&, const Responder& responder) {
+  if (!context_.ha_runtime_info) return responder.fail(rc::kSystemError, "this broker runs no replication service");
+  auto info = context_.ha_runtime_info();
+  if (!info) return responder.fail(rc::kSystemError, "Can not get HARuntimeInfo: " + info.status().message());
+  respond_body(responder, protocol::encode(*info));
 }
 
 void AdminBrokerProcessor::runtime_info(const RemotingCommand&, const Responder& responder) {

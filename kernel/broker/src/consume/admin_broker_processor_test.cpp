@@ -12,6 +12,7 @@
 #include "mqkit/broker/consume/admin_bodies.hpp"
 #include "mqkit/plugin/v1/runtime_figures.hpp"
 #include "mqkit/protocol/broker_stats_data.hpp"
+#include "mqkit/protocol/store_bodies.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/connection.hpp"
 #include "mqkit/protocol/header_fields.hpp"
@@ -267,6 +268,32 @@ TEST_F(AdminBrokerProcessorTest, RuntimeInfoCarriesRocketMqsMessageCounters) {
                           "msgGetTotalYesterdayMorning", "putTps", "getTransferedTps"}) {
     EXPECT_TRUE(info->table.count(key)) << key;
   }
+}
+
+TEST_F(AdminBrokerProcessorTest, HaStatusAnswersWhatTheReplicationServiceSees) {
+  const RemotingCommand none = call(testing::make_request(rq::kGetBrokerHaStatus, {}));
+  EXPECT_EQ(none.code, rc::kSystemError);
+  EXPECT_EQ(none.remark.value_or(""), "this broker runs no replication service");
+
+  context().ha_runtime_info = [] {
+    protocol::HaRuntimeInfo info;
+    info.master = true;
+    info.master_commit_log_max_offset = 900;
+    info.ha_connection_info.push_back({"127.0.0.1:5000", 800, 100, true, 0, 800});
+    return plugin::v1::Result<protocol::HaRuntimeInfo>(info);
+  };
+  const RemotingCommand answer = call(testing::make_request(rq::kGetBrokerHaStatus, {}));
+  ASSERT_EQ(answer.code, rc::kSuccess) << answer.remark.value_or("");
+  const auto decoded = protocol::decode_ha_runtime_info(protocol::body_text(answer));
+  ASSERT_TRUE(decoded.is_ok()) << decoded.status().to_string();
+  EXPECT_EQ(decoded->ha_connection_info.at(0).slave_ack_offset, 800);
+
+  context().ha_runtime_info = [] {
+    return plugin::v1::Result<protocol::HaRuntimeInfo>(plugin::v1::Status::unavailable("the HA thread did not answer"));
+  };
+  const RemotingCommand stuck = call(testing::make_request(rq::kGetBrokerHaStatus, {}));
+  EXPECT_EQ(stuck.code, rc::kSystemError);
+  EXPECT_NE(stuck.remark.value_or("").find("did not answer"), std::string::npos);
 }
 
 // What mqadmin statsAll reads: one stats item's minute, hour and day, by RocketMQ's names and keys.

@@ -17,6 +17,7 @@ namespace mqkit::broker::ha {
 namespace asio = boost::asio;
 using asio::ip::tcp;
 using plugin::v1::Status;
+using plugin::v1::Result;
 
 namespace {
 constexpr auto steady_ms = &ReplicaAcks::steady_ms;
@@ -157,6 +158,7 @@ void HaClient::read() {
 void HaClient::on_read(const boost::system::error_code& error, std::size_t n) {
   if (error) return close(error == asio::error::eof ? "closed by the master" : error.message());
   last_read_ms_ = steady_ms();
+  rate_.add(static_cast<std::int64_t>(n), last_read_ms_);
   Status status = decoder_.feed(std::span<const std::uint8_t>(read_buffer_.data(), n),
                                 [this](FrameHeader header, std::span<const std::uint8_t> body) {
                                   return received_->add(header, body);
@@ -170,6 +172,25 @@ void HaClient::on_read(const boost::system::error_code& error, std::size_t n) {
   const std::int64_t stored = store_->stats().commit_log_max_offset;
   if (stored > reported_offset_) report(stored);
   read();
+}
+
+Result<protocol::HaRuntimeInfo> HaClient::runtime_info() {
+  struct Seen {
+    std::int64_t last_read_ms;
+    std::int64_t last_write_ms;
+    std::int64_t per_second;
+  };
+  MQKIT_ASSIGN_OR_RETURN(const Seen seen, ask_io_thread(io_, [this] {
+                           return Seen{last_read_ms_, last_write_ms_, rate_.per_second(steady_ms())};
+                         }));
+  protocol::HaRuntimeInfo info;
+  protocol::HaClientRuntimeInfo& client = info.ha_client_runtime_info;
+  client.master_addr = master_address();
+  client.max_offset = store_->stats().commit_log_max_offset;
+  client.last_read_timestamp = wall_time_of(seen.last_read_ms);
+  client.last_write_timestamp = wall_time_of(seen.last_write_ms);
+  client.transferred_byte_in_second = seen.per_second;
+  return info;
 }
 
 Status HaClient::store_whole_records() {

@@ -24,8 +24,10 @@
 #include <thread>
 
 #include "frame_codec.hpp"
+#include "ha_runtime.hpp"
 #include "mqkit/kernel/dispatch_pipeline.hpp"
 #include "mqkit/plugin/v1/store.hpp"
+#include "mqkit/protocol/store_bodies.hpp"
 
 namespace mqkit::broker::ha {
 
@@ -65,6 +67,8 @@ class HaClient {
   // "host:port" of the master's HA listener; a change drops the current connection.
   void set_master_address(const std::string& address);
   std::string master_address() const;
+  // This slave's view of its master (GET_BROKER_HA_STATUS). Any thread.
+  plugin::v1::Result<protocol::HaRuntimeInfo> runtime_info();
 
  private:
   void tick();
@@ -91,6 +95,7 @@ class HaClient {
   std::int64_t last_read_ms_ = 0;
   std::int64_t last_write_ms_ = 0;
   std::int64_t reported_offset_ = 0;
+  TransferRate rate_;
   ConnectFailureLog connect_failures_;
   FrameDecoder decoder_;
   std::optional<ReplicaBuffer> received_;

@@ -9,6 +9,7 @@
 #include <chrono>
 
 #include "frame_codec.hpp"
+#include "ha_runtime.hpp"
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
 #include "mqkit/plugin/v1/thread_name.hpp"
@@ -56,6 +57,9 @@ class HaMaster::Connection : public std::enable_shared_from_this<Connection> {
   std::uint64_t id() const noexcept { return id_; }
   const std::string& peer() const noexcept { return peer_; }
   std::int64_t last_read_ms() const noexcept { return last_read_ms_; }
+  // Where the next frame starts (RocketMQ's transferFromWhere); -1 before the slave's first report.
+  std::int64_t next_transfer() const noexcept { return next_transfer_; }
+  std::int64_t transferred_per_second(std::int64_t now_ms) noexcept { return rate_.per_second(now_ms); }
 
   void start() {
     master_.acks_.connected(id_);
@@ -179,6 +183,7 @@ class HaMaster::Connection : public std::enable_shared_from_this<Connection> {
   void send(std::span<const std::uint8_t> body) {
     header_ = encode_frame_header({next_transfer_, static_cast<std::int32_t>(body.size())});
     next_transfer_ += static_cast<std::int64_t>(body.size());
+    rate_.add(static_cast<std::int64_t>(body.size()), steady_ms());
     writing_ = true;
     const std::array<asio::const_buffer, 2> buffers{asio::buffer(header_), asio::buffer(body.data(), body.size())};
     asio::async_write(socket_, buffers,
@@ -215,6 +220,7 @@ class HaMaster::Connection : public std::enable_shared_from_this<Connection> {
   std::array<std::uint8_t, kFrameHeaderSize> header_{};
   std::int64_t last_read_ms_ = 0;
   std::int64_t last_write_ms_ = 0;
+  TransferRate rate_;
   bool writing_ = false;
   bool waiting_ = false;
   bool closed_ = false;
@@ -306,6 +312,40 @@ void HaMaster::tick() {
   tick_timer_.async_wait([this](const boost::system::error_code& error) {
     if (!error) tick();
   });
+}
+
+Result<protocol::HaRuntimeInfo> HaMaster::runtime_info(std::int64_t max_gap_not_in_sync) {
+  struct Seen {
+    std::uint64_t id;
+    std::string peer;
+    std::int64_t per_second;
+    std::int64_t next_transfer;
+  };
+  MQKIT_ASSIGN_OR_RETURN(const std::vector<Seen> seen, ask_io_thread(io_, [this] {
+                           std::vector<Seen> out;
+                           const std::int64_t now = steady_ms();
+                           for (auto& c : connections_) {
+                             out.push_back({c->id(), c->peer(), c->transferred_per_second(now), c->next_transfer()});
+                           }
+                           return out;
+                         }));
+  protocol::HaRuntimeInfo info;
+  info.master = true;
+  info.master_commit_log_max_offset = store_->stats().commit_log_max_offset;
+  const std::vector<ReplicaAcks::Slave> acked = acks_.slaves();
+  for (const Seen& slave : seen) {
+    protocol::HaConnectionRuntimeInfo c;
+    c.addr = slave.peer;
+    const auto it = std::find_if(acked.begin(), acked.end(), [&](const auto& a) { return a.id == slave.id; });
+    c.slave_ack_offset = it == acked.end() ? -1 : it->acked_offset;
+    c.diff = info.master_commit_log_max_offset - c.slave_ack_offset;
+    c.in_sync = c.slave_ack_offset >= 0 && c.diff < max_gap_not_in_sync;
+    c.transferred_byte_in_second = slave.per_second;
+    c.transfer_from_where = slave.next_transfer;
+    info.in_sync_slave_nums += c.in_sync ? 1 : 0;
+    info.ha_connection_info.push_back(std::move(c));
+  }
+  return info;
 }
 
 void HaMaster::remove(const Connection* connection) {

@@ -22,6 +22,7 @@
 
 #include "mqkit/broker/ha/replica_acks.hpp"
 #include "mqkit/plugin/v1/store.hpp"
+#include "mqkit/protocol/store_bodies.hpp"
 
 namespace mqkit::broker::ha {
 
@@ -46,6 +47,9 @@ class HaMaster {
   void stop();
   // New bytes were appended: wakes connections waiting for data (cheap when none waits).
   void notify_appended();
+  // The connected slaves (GET_BROKER_HA_STATUS); one is in sync when its acknowledged offset is
+  // less than `max_gap_not_in_sync` behind this master's log end. Any thread.
+  plugin::v1::Result<protocol::HaRuntimeInfo> runtime_info(std::int64_t max_gap_not_in_sync);
 
   class Connection;
 

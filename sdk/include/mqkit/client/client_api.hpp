@@ -33,6 +33,7 @@
 #include "mqkit/protocol/acl_signature.hpp"
 #include "mqkit/protocol/bodies.hpp"
 #include "mqkit/protocol/connection.hpp"
+#include "mqkit/protocol/store_bodies.hpp"
 #include "mqkit/protocol/subscription_group.hpp"
 #include "mqkit/protocol/transaction.hpp"
 
@@ -242,6 +243,21 @@ class ClientApi {
   // SYSTEM_ERROR "The stats <name> <key> not exist" then, as RocketMQ's do.
   Result<std::optional<protocol::BrokerStatsData>> view_broker_stats_data(std::string_view address, std::string_view name,
                                                            std::string_view key, std::chrono::milliseconds timeout = {});
+  // Store maintenance on one broker (docs/mqadmin.md); each answers what the broker did.
+  // DELETE_EXPIRED_COMMITLOG: commit log files past their reserved time go now.
+  Result<std::string> delete_expired_commit_log(std::string_view address, std::chrono::milliseconds timeout = {});
+  // CLEAN_EXPIRED_CONSUMEQUEUE: consume queues none of whose messages is left go.
+  Result<std::string> clean_expired_consume_queue(std::string_view address, std::chrono::milliseconds timeout = {});
+  // CLEAN_UNUSED_TOPIC: the queues of topics the broker has no config for go.
+  Result<std::string> clean_unused_topic(std::string_view address, std::chrono::milliseconds timeout = {});
+  // QUERY_CONSUME_QUEUE: up to `count` units of a queue from `index`; with `group`, the group's
+  // subscription to the topic too.
+  Result<protocol::QueryConsumeQueueResponse> query_consume_queue(std::string_view address, std::string_view topic,
+                                                                  std::int32_t queue_id, std::int64_t index,
+                                                                  std::int32_t count, std::string_view group = {},
+                                                                  std::chrono::milliseconds timeout = {});
+  // GET_BROKER_HA_STATUS: a master's slaves, or a slave's master.
+  Result<protocol::HaRuntimeInfo> get_broker_ha_status(std::string_view address, std::chrono::milliseconds timeout = {});
   // UPDATE_AND_CREATE_SUBSCRIPTIONGROUP: replaces the group's settings on one broker.
   Status update_subscription_group(std::string_view address, const protocol::SubscriptionGroupConfig& group,
                                    std::chrono::milliseconds timeout = {});
@@ -323,6 +339,8 @@ class ClientApi {
   Result<std::int64_t> call_for_int(std::string_view address, RemotingCommand request,
                                     std::chrono::milliseconds timeout, std::string_view field);
   Result<RemotingCommand> call_namesrv(RemotingCommand request, std::chrono::milliseconds timeout);
+  // A request with no header and the broker's remark, saying what it did.
+  Result<std::string> call_for_remark(std::string_view address, std::int32_t code, std::chrono::milliseconds timeout);
   // A GET_*_CONFIG request and its properties body, an UPDATE_*_CONFIG request with one.
   Result<std::map<std::string, std::string>> get_config(std::string_view address, std::int32_t code,
                                                         std::chrono::milliseconds timeout);

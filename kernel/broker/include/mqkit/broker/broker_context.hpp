@@ -19,6 +19,7 @@
 #include "mqkit/kernel/dispatch_pipeline.hpp"
 #include "mqkit/kernel/wall_clock.hpp"
 #include "mqkit/plugin/v1/store.hpp"
+#include "mqkit/protocol/store_bodies.hpp"
 
 namespace mqkit::plugin::v1 {
 class RequestQueue;  // runtime_figures.hpp
@@ -55,6 +56,8 @@ struct BrokerContext {
   TransactionService* transactions = nullptr;  // half messages, END_TRANSACTION, checks
   ReplicaAcks* replicas = nullptr;  // masters: what slaves acknowledged (SYNC_MASTER waits on it)
   ha::HaMaster* ha_master = nullptr;  // masters: woken after appends so slaves get them at once
+  // GET_BROKER_HA_STATUS: a master's slaves or a slave's master; empty until replication starts.
+  std::function<plugin::v1::Result<protocol::HaRuntimeInfo>()> ha_runtime_info;
   std::function<std::int64_t()> clock;  // milliseconds since the epoch
   // When the broker started (GET_BROKER_RUNTIME_INFO's bootTimestamp and runtime).
   std::int64_t boot_timestamp_ms = kernel::wall_clock_ms();

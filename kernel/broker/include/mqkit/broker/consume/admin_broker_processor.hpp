@@ -63,6 +63,7 @@ class AdminBrokerProcessor final : public RequestProcessor {
   void topic_stats(const RemotingCommand& request, const Responder& responder);
   void runtime_info(const RemotingCommand& request, const Responder& responder);
   void view_stats(const RemotingCommand& request, const Responder& responder);
+  void ha_status(const RemotingCommand& request, const Responder& responder);
   void topic_consumed_by(const RemotingCommand& request, const Responder& responder);
   void update_acl_account(const RemotingCommand& request, const Responder& responder);
   void delete_acl_account(const RemotingCommand& request, const Responder& responder);
