@@ -648,6 +648,22 @@ Result<std::optional<protocol::BrokerStatsData>> ClientApi::view_broker_stats_da
   return std::optional(std::move(data));
 }
 
+Result<protocol::TopicConfig> ClientApi::get_topic_config(std::string_view address, std::string_view topic,
+                                                          milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kGetTopicConfig);
+  put(request.ext_fields, "topic", topic);
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, call(address, std::move(request), timeout));
+  return protocol::decode_topic_config(protocol::body_text(response));
+}
+
+Result<protocol::SubscriptionGroupConfig> ClientApi::get_subscription_group(std::string_view address,
+                                                                          std::string_view group, milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kGetSubscriptionGroupConfig);
+  put(request.ext_fields, "group", group);
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, call(address, std::move(request), timeout));
+  return protocol::decode_subscription_group(protocol::body_text(response));
+}
+
 Result<std::string> ClientApi::delete_expired_commit_log(std::string_view address, milliseconds timeout) {
   return call_for_remark(address, rq::kDeleteExpiredCommitLog, timeout);
 }

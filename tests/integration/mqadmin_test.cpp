@@ -19,6 +19,7 @@
 #include "child_process.hpp"
 #include "client_cluster.hpp"
 #include "local_cluster.hpp"
+#include "mqkit/client/client_instance.hpp"
 #include "mqkit/client/producer.hpp"
 #include "mqkit/client/push_consumer.hpp"
 #include "mqkit/plugin/v1/java_hash.hpp"
@@ -145,9 +146,10 @@ TEST_F(MqadminTest, WipeAndAddWritePermOfABroker) {
   EXPECT_NE(mqadmin({"wipeWritePerm"}).code, 0);  // -b is required
 }
 
-// updateTopicPerm changes only the permission: the queue numbers stay.
+// updateTopicPerm changes only the permission: the queue numbers and the order flag stay.
 TEST_F(MqadminTest, UpdateTopicPermKeepsTheQueues) {
-  ASSERT_EQ(mqadmin({"updateTopic", "-t", "PermTopic", "-c", "DefaultCluster", "-r", "2", "-w", "2"}).code, 0);
+  ASSERT_EQ(mqadmin({"updateTopic", "-t", "PermTopic", "-c", "DefaultCluster", "-r", "2", "-w", "2", "-o", "true"}).code,
+            0);
   ASSERT_TRUE(eventually([&] { return mqadmin({"topicRoute", "-t", "PermTopic"}).code == 0; }));
   const std::string broker = cluster_->broker_addr(0);
   auto updated = mqadmin({"updateTopicPerm", "-t", "PermTopic", "-p", "4", "-c", "DefaultCluster"});
@@ -162,6 +164,18 @@ TEST_F(MqadminTest, UpdateTopicPermKeepsTheQueues) {
   }));
   EXPECT_EQ(doc["queueDatas"][0]["readQueueNums"].GetInt(), 2);
   EXPECT_EQ(doc["queueDatas"][0]["writeQueueNums"].GetInt(), 2);
+  // The broker's own config (GET_TOPIC_CONFIG, what the tool starts from) is still ordered.
+  auto instance = client::ClientInstance::get_or_create(fast_client_config(*cluster_));
+  ASSERT_TRUE(instance.is_ok()) << instance.status().to_string();
+  const auto config = (*instance)->api().get_topic_config(broker, "PermTopic");
+  ASSERT_TRUE(config.is_ok()) << config.status().to_string();
+  EXPECT_TRUE(config->order);
+  EXPECT_EQ(config->perm, 4);
+  EXPECT_EQ(config->read_queue_nums, 2);
+  EXPECT_FALSE((*instance)->api().get_topic_config(broker, "NoSuchTopic").is_ok());
+  const auto group = (*instance)->api().get_subscription_group(broker, "PermGroup");
+  ASSERT_TRUE(group.is_ok()) << group.status().to_string();
+  EXPECT_EQ(group->group_name, "PermGroup");
   auto again = mqadmin({"updateTopicPerm", "-t", "PermTopic", "-p", "4", "-b", broker});
   ASSERT_EQ(again.code, 0) << again.out << again.err;
   EXPECT_NE(again.out.find("new perm equals to the old one"), std::string::npos) << again.out;

@@ -69,18 +69,24 @@ int update_topic_perm(AdminContext& ctx, const std::string& topic, int perm, con
   JsonOut json;
   json.w().StartArray();
   for (const auto& [name, address] : targets) {
-    const auto queues = std::find_if(route->queue_datas.begin(), route->queue_datas.end(),
-                                     [&name = name](const protocol::QueueData& q) { return q.broker_name == name; });
-    if (queues == route->queue_datas.end()) return ctx.fail("the route of " + topic + " has no queues of " + name);
-    const int old_perm = queues->perm;
+    // The broker's own config, so that the change keeps everything but the permission (queue
+    // numbers, order, system flag), as RocketMQ 5.x's tool does. A broker without GET_TOPIC_CONFIG
+    // (RocketMQ 4.x) gets the route's queue data, as RocketMQ 4.x's tool sends.
+    auto config = ctx.api().get_topic_config(address, topic);
+    if (!config) {
+      const auto queues = std::find_if(route->queue_datas.begin(), route->queue_datas.end(),
+                                       [&name = name](const protocol::QueueData& q) { return q.broker_name == name; });
+      if (queues == route->queue_datas.end()) return ctx.fail("the route of " + topic + " has no queues of " + name);
+      config = protocol::TopicConfig{.topic_name = topic,
+                                     .read_queue_nums = queues->read_queue_nums,
+                                     .write_queue_nums = queues->write_queue_nums,
+                                     .perm = queues->perm,
+                                     .topic_sys_flag = queues->topic_sys_flag};
+    }
+    const int old_perm = config->perm;
     if (old_perm != perm) {
-      protocol::TopicConfig config;
-      config.topic_name = topic;
-      config.read_queue_nums = queues->read_queue_nums;
-      config.write_queue_nums = queues->write_queue_nums;
-      config.topic_sys_flag = queues->topic_sys_flag;
-      config.perm = perm;
-      if (auto updated = ctx.api().create_topic(address, config); !updated) {
+      config->perm = perm;
+      if (auto updated = ctx.api().create_topic(address, *config); !updated) {
         return ctx.fail("update topic " + topic + " perm on " + address, updated);
       }
     }

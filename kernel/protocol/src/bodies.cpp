@@ -307,6 +307,10 @@ std::string encode(const TopicConfigTable& t) {
   return write_json([&](Writer& w) { write(w, t); });
 }
 
+std::string encode(const TopicConfig& t) {
+  return write_json([&](Writer& w) { write(w, t); });
+}
+
 std::string encode(const TopicRouteData& r, JsonStyle style) {
   return write_json([&](Writer& w) {
     w.StartObject();
@@ -593,6 +597,11 @@ std::string encode(const GetConsumerStatusBody& b) {
 Result<DataVersion> decode_data_version(std::string_view json) {
   MQKIT_ASSIGN_OR_RETURN(auto doc, parse(json, "DataVersion"));
   return read_data_version(doc);
+}
+
+Result<TopicConfig> decode_topic_config(std::string_view json) {
+  MQKIT_ASSIGN_OR_RETURN(auto doc, parse(json, "TopicConfig"));
+  return read_topic_config(doc);
 }
 
 Result<TopicConfigTable> decode_topic_config_table(std::string_view json) {

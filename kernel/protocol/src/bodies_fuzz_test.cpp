@@ -81,6 +81,8 @@ std::vector<Case> cases() {
                            R"("topicName":"T","writeQueueNums":4,"order":"true"}}}})")}});
   out.push_back({"topic config table", round_trip("TopicConfigTable", decode_topic_config_table, encode_plain),
                  {bytes_of(encode(topics))}});
+  out.push_back({"topic config", round_trip("TopicConfig", decode_topic_config, encode_plain),
+                 {bytes_of(encode(topics.topic_config_table["T"]))}});
   out.push_back({"data version", round_trip("DataVersion", decode_data_version, encode_plain),
                  {bytes_of(encode(topics.data_version))}});
 

@@ -78,6 +78,8 @@ std::string_view request_code_name(std::int32_t code) noexcept {
     case c::kSendReplyMessage: return "send_reply_message";
     case c::kSendReplyMessageV2: return "send_reply_message_v2";
     case c::kPushReplyMessageToClient: return "push_reply_message_to_client";
+    case c::kGetTopicConfig: return "get_topic_config";
+    case c::kGetSubscriptionGroupConfig: return "get_subscriptiongroup_config";
     case c::kLitePullMessage: return "lite_pull_message";
     default: return {};
   }

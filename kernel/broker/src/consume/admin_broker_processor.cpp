@@ -73,6 +73,7 @@ const std::vector<std::pair<std::int32_t, AdminBrokerProcessor::Handler>>& Admin
       {rq::kUpdateAndCreateTopic, &AdminBrokerProcessor::update_and_create_topic},
       {rq::kDeleteTopicInBroker, &AdminBrokerProcessor::delete_topic},
       {rq::kGetAllTopicConfig, &AdminBrokerProcessor::all_topic_config},
+      {rq::kGetTopicConfig, &AdminBrokerProcessor::topic_config},
       {rq::kGetMaxOffset, &AdminBrokerProcessor::max_offset},
       {rq::kGetMinOffset, &AdminBrokerProcessor::min_offset},
       {rq::kSearchOffsetByTimestamp, &AdminBrokerProcessor::search_offset_by_time},
@@ -89,6 +90,7 @@ const std::vector<std::pair<std::int32_t, AdminBrokerProcessor::Handler>>& Admin
       {rq::kUpdateAndCreateSubscriptionGroup, &AdminBrokerProcessor::update_subscription_group},
       {rq::kDeleteSubscriptionGroup, &AdminBrokerProcessor::delete_subscription_group},
       {rq::kGetAllSubscriptionGroupConfig, &AdminBrokerProcessor::all_subscription_groups},
+      {rq::kGetSubscriptionGroupConfig, &AdminBrokerProcessor::subscription_group},
       {rq::kGetAllConsumerOffset, &AdminBrokerProcessor::all_consumer_offsets},
       {rq::kGetAllDelayOffset, &AdminBrokerProcessor::all_delay_offsets},
       {rq::kGetConsumerConnectionList, &AdminBrokerProcessor::consumer_connections},
@@ -165,6 +167,15 @@ void AdminBrokerProcessor::delete_topic(const RemotingCommand& request, const Re
 
 void AdminBrokerProcessor::all_topic_config(const RemotingCommand&, const Responder& responder) {
   respond_body(responder, protocol::encode(context_.topics->snapshot()));
+}
+
+void AdminBrokerProcessor::topic_config(const RemotingCommand& request, const Responder& responder) {
+  HeaderReader fields(request.ext_fields);
+  const std::string topic = fields.required("topic");
+  if (!fields.ok()) return responder.fail(rc::kSystemError, fields.error());
+  const auto config = context_.topics->find(topic);
+  if (!config) return responder.fail(rc::kTopicNotExist, "No topic in this broker. topic: " + topic);
+  respond_body(responder, protocol::encode(*config));
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -369,6 +380,17 @@ void AdminBrokerProcessor::delete_subscription_group(const RemotingCommand& requ
   kernel::logger("broker")->info("group {} deleted by {}", group, responder.channel()->remote_address());
   if (clean_offsets) context_.offsets->remove_group(group);
   respond_status(responder, context_.groups->remove(group));
+}
+
+void AdminBrokerProcessor::subscription_group(const RemotingCommand& request, const Responder& responder) {
+  HeaderReader fields(request.ext_fields);
+  const std::string group = fields.required("group");
+  if (!fields.ok()) return responder.fail(rc::kSystemError, fields.error());
+  // As RocketMQ's findSubscriptionGroupConfig: a group unknown here is created when the broker
+  // creates groups on demand.
+  const auto config = context_.groups->find_or_create(group);
+  if (!config) return responder.fail(rc::kSubscriptionGroupNotExist, "No group in this broker");
+  respond_body(responder, protocol::encode_subscription_group(*config));
 }
 
 void AdminBrokerProcessor::all_subscription_groups(const RemotingCommand&, const Responder& responder) {

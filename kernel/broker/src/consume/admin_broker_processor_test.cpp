@@ -13,6 +13,7 @@
 #include "mqkit/plugin/v1/runtime_figures.hpp"
 #include "mqkit/protocol/broker_stats_data.hpp"
 #include "mqkit/protocol/store_bodies.hpp"
+#include "mqkit/protocol/subscription_group.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/connection.hpp"
 #include "mqkit/protocol/header_fields.hpp"
@@ -95,6 +96,39 @@ TEST_F(AdminBrokerProcessorTest, CreateTopicBumpsTheDataVersion) {
   ASSERT_TRUE(table.is_ok()) << table.status().to_string();
   EXPECT_EQ(table->topic_config_table.at("Orders").write_queue_nums, 2);
   EXPECT_EQ(table->data_version, context().topics->snapshot().data_version);
+}
+
+// What RocketMQ 5.x tools and dashboards ask for one at a time.
+TEST_F(AdminBrokerProcessorTest, OneTopicsAndOneGroupsConfig) {
+  testing::create_topic(context(), "T", 3);
+  const RemotingCommand topic = call(testing::make_request(rq::kGetTopicConfig, {{"topic", "T"}}));
+  ASSERT_EQ(topic.code, rc::kSuccess) << topic.remark.value_or("");
+  const auto config = protocol::decode_topic_config(protocol::body_text(topic));
+  ASSERT_TRUE(config.is_ok()) << config.status().to_string();
+  EXPECT_EQ(*config, *context().topics->find("T"));
+  EXPECT_EQ(config->read_queue_nums, 3);
+  const RemotingCommand missing = call(testing::make_request(rq::kGetTopicConfig, {{"topic", "Nope"}}));
+  EXPECT_EQ(missing.code, rc::kTopicNotExist);
+  EXPECT_EQ(missing.remark.value_or(""), "No topic in this broker. topic: Nope");
+  EXPECT_EQ(call(testing::make_request(rq::kGetTopicConfig, {})).code, rc::kSystemError);
+
+  // The harness broker creates groups on demand, as RocketMQ's default does.
+  const RemotingCommand group = call(testing::make_request(rq::kGetSubscriptionGroupConfig, {{"group", "G1"}}));
+  ASSERT_EQ(group.code, rc::kSuccess) << group.remark.value_or("");
+  const auto settings = protocol::decode_subscription_group(protocol::body_text(group));
+  ASSERT_TRUE(settings.is_ok()) << settings.status().to_string();
+  EXPECT_EQ(settings->group_name, "G1");
+  EXPECT_EQ(settings->retry_max_times, 16);
+  EXPECT_TRUE(context().groups->find("G1").has_value());
+}
+
+TEST_F(AdminBrokerProcessorTest, AGroupUnknownWithoutAutoCreationIsNamedNotExisting) {
+  testing::BrokerHarness strict("auto_create_subscription_group = false");
+  AdminBrokerProcessor processor(strict.context());
+  const RemotingCommand group =
+      testing::call(processor, channel_, testing::make_request(rq::kGetSubscriptionGroupConfig, {{"group", "G2"}}));
+  EXPECT_EQ(group.code, rc::kSubscriptionGroupNotExist);
+  EXPECT_EQ(group.remark.value_or(""), "No group in this broker");
 }
 
 TEST_F(AdminBrokerProcessorTest, CreateTopicRefusesReservedAndInvalidNames) {

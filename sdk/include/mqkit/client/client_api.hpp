@@ -243,6 +243,13 @@ class ClientApi {
   // SYSTEM_ERROR "The stats <name> <key> not exist" then, as RocketMQ's do.
   Result<std::optional<protocol::BrokerStatsData>> view_broker_stats_data(std::string_view address, std::string_view name,
                                                            std::string_view key, std::chrono::milliseconds timeout = {});
+  // GET_TOPIC_CONFIG: one topic's config on one broker (TOPIC_NOT_EXIST when it has none).
+  Result<protocol::TopicConfig> get_topic_config(std::string_view address, std::string_view topic,
+                                                 std::chrono::milliseconds timeout = {});
+  // GET_SUBSCRIPTIONGROUP_CONFIG: one group's settings on one broker (created there when the
+  // broker creates groups on demand; SUBSCRIPTION_GROUP_NOT_EXIST otherwise).
+  Result<protocol::SubscriptionGroupConfig> get_subscription_group(std::string_view address, std::string_view group,
+                                                                   std::chrono::milliseconds timeout = {});
   // Store maintenance on one broker (docs/mqadmin.md); each answers what the broker did.
   // DELETE_EXPIRED_COMMITLOG: commit log files past their reserved time go now.
   Result<std::string> delete_expired_commit_log(std::string_view address, std::chrono::milliseconds timeout = {});

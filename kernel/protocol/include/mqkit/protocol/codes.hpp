@@ -86,6 +86,9 @@ inline constexpr std::int32_t kPushReplyMessageToClient = 326;
 inline constexpr std::int32_t kAddWritePermOfBroker = 327;
 inline constexpr std::int32_t kDeleteExpiredCommitLog = 329;
 // PULL_MESSAGE from a lite pull consumer (sysFlag has pull_sys_flag::kLitePull); same header and answer.
+// One topic's or one group's config (RocketMQ 5.x tools and dashboards ask for them one by one).
+inline constexpr std::int32_t kGetTopicConfig = 351;
+inline constexpr std::int32_t kGetSubscriptionGroupConfig = 352;
 inline constexpr std::int32_t kLitePullMessage = 361;
 inline constexpr std::int32_t kGetBrokerHaStatus = 907;
 }  // namespace request_code

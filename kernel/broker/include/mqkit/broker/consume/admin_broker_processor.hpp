@@ -1,6 +1,7 @@
 // AdminBrokerProcessor: the admin and queue-metadata requests of RocketMQ's AdminBrokerProcessor
 // that tools (mqadmin, dashboards) and consumers send to a broker:
-//   topics          UPDATE_AND_CREATE_TOPIC 17, DELETE_TOPIC_IN_BROKER 215, GET_ALL_TOPIC_CONFIG 21
+//   topics          UPDATE_AND_CREATE_TOPIC 17, DELETE_TOPIC_IN_BROKER 215, GET_ALL_TOPIC_CONFIG 21,
+//                   GET_TOPIC_CONFIG 351
 //   queue offsets   GET_MAX_OFFSET 30, GET_MIN_OFFSET 31, SEARCH_OFFSET_BY_TIMESTAMP 29,
 //                   GET_EARLIEST_MSG_STORETIME 32
 //   ordered locks   LOCK_BATCH_MQ 41, UNLOCK_BATCH_MQ 42
@@ -9,7 +10,8 @@
 //                   QUERY_TOPIC_CONSUME_BY_WHO 300
 //   offsets reset   INVOKE_BROKER_TO_RESET_OFFSET 222 (see reset_offset.hpp)
 //   groups          UPDATE_AND_CREATE_SUBSCRIPTIONGROUP 200, DELETE_SUBSCRIPTIONGROUP 207,
-//                   GET_ALL_SUBSCRIPTIONGROUP_CONFIG 201, GET_CONSUMER_CONNECTION_LIST 203
+//                   GET_ALL_SUBSCRIPTIONGROUP_CONFIG 201, GET_SUBSCRIPTIONGROUP_CONFIG 352,
+//                   GET_CONSUMER_CONNECTION_LIST 203
 //   producers       GET_PRODUCER_CONNECTION_LIST 204
 //   slave sync      GET_ALL_CONSUMER_OFFSET 43, GET_ALL_DELAY_OFFSET 45 (and 21, 201 above): what a
 //                   slave copies from its master every 10 s (RocketMQ's SlaveSynchronize)
@@ -22,6 +24,7 @@
 //                   update_live_settings; not written back to broker.toml)
 //   plain ACL       UPDATE_AND_CREATE_ACL_CONFIG 50, DELETE_ACL_CONFIG 51,
 //                   UPDATE_GLOBAL_WHITE_ADDRS_CONFIG 53: rewrite the ACL file (AccessControl::change)
+//   replication     GET_BROKER_HA_STATUS 907 (what the HA service sees; BrokerContext::ha_runtime_info)
 // Topic changes go through TopicConfigManager, which bumps the data version and so makes the
 // broker re-register with the name servers.
 //
@@ -52,6 +55,7 @@ class AdminBrokerProcessor final : public RequestProcessor {
   void update_and_create_topic(const RemotingCommand& request, const Responder& responder);
   void delete_topic(const RemotingCommand& request, const Responder& responder);
   void all_topic_config(const RemotingCommand& request, const Responder& responder);
+  void topic_config(const RemotingCommand& request, const Responder& responder);
   void max_offset(const RemotingCommand& request, const Responder& responder);
   void min_offset(const RemotingCommand& request, const Responder& responder);
   void search_offset_by_time(const RemotingCommand& request, const Responder& responder);
@@ -72,6 +76,7 @@ class AdminBrokerProcessor final : public RequestProcessor {
   void update_subscription_group(const RemotingCommand& request, const Responder& responder);
   void delete_subscription_group(const RemotingCommand& request, const Responder& responder);
   void all_subscription_groups(const RemotingCommand& request, const Responder& responder);
+  void subscription_group(const RemotingCommand& request, const Responder& responder);
   void all_consumer_offsets(const RemotingCommand& request, const Responder& responder);
   void all_delay_offsets(const RemotingCommand& request, const Responder& responder);
   void consumer_connections(const RemotingCommand& request, const Responder& responder);
