@@ -406,6 +406,16 @@ TEST_F(MqadminTest, SendConsumeStatusProgressAndQuery) {
     rapidjson::Document d;
     return after.code == 0 && !d.Parse(after.out.c_str()).HasParseError() && d["totalLag"].GetInt64() == 3;
   })) << after.out;
+  // And skipping the backlog moves it to the end of every queue.
+  auto skipped = mqadmin({"skipAccumulatedMessage", "-g", "AdminGroup", "-t", "MsgTopic"});
+  ASSERT_EQ(skipped.code, 0) << skipped.out << skipped.err;
+  EXPECT_NE(skipped.out.find("#brokerName"), std::string::npos) << skipped.out;
+  EXPECT_TRUE(eventually([&] {
+    after = mqadmin({"consumerProgress", "-g", "AdminGroup", "-t", "MsgTopic", "--json"});
+    rapidjson::Document d;
+    return after.code == 0 && !d.Parse(after.out.c_str()).HasParseError() && d["totalLag"].GetInt64() == 0;
+  })) << after.out;
+  EXPECT_NE(mqadmin({"skipAccumulatedMessage", "-g", "AdminGroup", "-t", "NoSuchTopic"}).code, 0);
 
   // The key index is built after the message is stored; wait for it.
   AdminRun found;

@@ -272,6 +272,9 @@ int consumer_progress(AdminContext& ctx, const std::string& group, const std::st
 // `timestamp`: milliseconds since the epoch, or "now" (the end of every queue).
 int reset_offset_by_time(AdminContext& ctx, const std::string& group, const std::string& topic,
                          const std::string& timestamp);
+// skipAccumulatedMessage: the group's offsets on every queue of `topic` move to the end of the
+// queue (RocketMQ's reset to timestamp -1), so its backlog is skipped.
+int skip_accumulated_messages(AdminContext& ctx, const std::string& group, const std::string& topic);
 // cloneGroupOffset: gives `dest` the offsets `src` committed on every queue of `topic`
 // (UPDATE_CONSUMER_OFFSET to each queue's master), so a renamed or new group goes on where the
 // old one stopped. Queues `src` consumed nothing from are left alone.

@@ -365,6 +365,11 @@ int main(int argc, char** argv) {
   sub->add_option("-s,--timestamp", timestamp, "ms since the epoch, or now")->required();
   sub->callback([&] { command = [&](AdminContext& c) { return reset_offset_by_time(c, group, topic, timestamp); }; });
 
+  sub = app.add_subcommand("skipAccumulatedMessage", "move a group's offsets on a topic to the end of every queue");
+  sub->add_option("-g,--group", group, "consumer group")->required();
+  sub->add_option("-t,--topic", topic, "topic name")->required();
+  sub->callback([&] { command = [&](AdminContext& c) { return skip_accumulated_messages(c, group, topic); }; });
+
   std::string src_group;
   std::string dest_group;
   bool offline = false;

@@ -155,6 +155,60 @@ int consumer_progress(AdminContext& ctx, const std::string& group, const std::st
   return 0;
 }
 
+namespace {
+
+// The new offset of every queue, and whether its broker reset it (or this tool wrote it).
+using ResetOffsets = std::map<client::MessageQueue, std::pair<std::int64_t, bool>>;
+
+// Moves the group's offsets on every queue of `topic` to `when` (ms since the epoch; -1 the end
+// of each queue, as RocketMQ's brokers read it).
+client::Result<ResetOffsets> reset_offsets(AdminContext& ctx, const std::string& group, const std::string& topic,
+                                           std::int64_t when) {
+  MQKIT_ASSIGN_OR_RETURN(auto route, ctx.instance->route(topic));
+  MQKIT_ASSIGN_OR_RETURN(auto masters, topic_masters(ctx, topic));
+  ResetOffsets reset;
+  for (const auto& [name, address] : masters) {
+    if (auto by_broker = ctx.api().reset_offset(address, topic, group, when)) {
+      for (const auto& [queue, offset] : *by_broker) reset[queue] = {offset, true};
+      continue;
+    }
+    // The broker refuses when no consumer of the group is online (RocketMQ's
+    // CONSUMER_NOT_ONLINE); then the offsets are searched and written one queue at a time, as
+    // RocketMQ's resetOffsetByTimeOld does.
+    for (const auto& queue : route->subscribe_queues) {
+      if (queue.broker_name != name) continue;
+      auto offset = when == -1 ? ctx.api().get_max_offset(address, queue) : ctx.api().search_offset(address, queue, when);
+      if (!offset) {
+        return client::Status(offset.status().code(), "offset of queue " + std::to_string(queue.queue_id) + ": " +
+                                                          offset.status().message());
+      }
+      if (auto updated = ctx.api().update_consumer_offset(address, group, queue, *offset); !updated) {
+        return client::Status(updated.code(), "update offset of queue " + std::to_string(queue.queue_id) + ": " +
+                                                  updated.message());
+      }
+      reset[queue] = {*offset, false};
+    }
+  }
+  return reset;
+}
+
+void print_reset_json(AdminContext& ctx, const ResetOffsets& reset) {
+  JsonOut json;
+  json.w().StartArray();
+  for (const auto& [queue, outcome] : reset) {
+    json.w().StartObject();
+    json.field("brokerName", queue.broker_name);
+    json.field("queueId", queue.queue_id);
+    json.field("offset", outcome.first);
+    json.field("resetByBroker", outcome.second);
+    json.w().EndObject();
+  }
+  json.w().EndArray();
+  json.print(*ctx.out);
+}
+
+}  // namespace
+
 int reset_offset_by_time(AdminContext& ctx, const std::string& group, const std::string& topic,
                          const std::string& timestamp) {
   std::int64_t when = 0;
@@ -167,52 +221,33 @@ int reset_offset_by_time(AdminContext& ctx, const std::string& group, const std:
       return ctx.fail("resetOffsetByTime: -s must be milliseconds since the epoch or \"now\", not \"" + timestamp + "\"");
     }
   }
-  auto route = ctx.instance->route(topic);
-  if (!route) return ctx.fail("resetOffsetByTime " + topic, route.status());
-  auto masters = topic_masters(ctx, topic);
-  if (!masters) return ctx.fail("resetOffsetByTime " + topic, masters.status());
-
-  // The new offset of every queue, and whether its broker reset it (or this tool wrote it).
-  std::map<client::MessageQueue, std::pair<std::int64_t, bool>> reset;
-  for (const auto& [name, address] : *masters) {
-    if (auto by_broker = ctx.api().reset_offset(address, topic, group, when)) {
-      for (const auto& [queue, offset] : *by_broker) reset[queue] = {offset, true};
-      continue;
-    }
-    // The broker refuses when no consumer of the group is online (RocketMQ's
-    // CONSUMER_NOT_ONLINE); then the offsets are searched and written one queue at a time, as
-    // RocketMQ's resetOffsetByTimeOld does.
-    for (const auto& queue : (*route)->subscribe_queues) {
-      if (queue.broker_name != name) continue;
-      auto offset = ctx.api().search_offset(address, queue, when);
-      if (!offset) return ctx.fail("search offset of queue " + std::to_string(queue.queue_id), offset.status());
-      if (auto updated = ctx.api().update_consumer_offset(address, group, queue, *offset); !updated) {
-        return ctx.fail("update offset of queue " + std::to_string(queue.queue_id), updated);
-      }
-      reset[queue] = {*offset, false};
-    }
-  }
+  auto reset = reset_offsets(ctx, group, topic, when);
+  if (!reset) return ctx.fail("resetOffsetByTime " + topic, reset.status());
   if (ctx.json) {
-    JsonOut json;
-    json.w().StartArray();
-    for (const auto& [queue, outcome] : reset) {
-      json.w().StartObject();
-      json.field("brokerName", queue.broker_name);
-      json.field("queueId", queue.queue_id);
-      json.field("offset", outcome.first);
-      json.field("resetByBroker", outcome.second);
-      json.w().EndObject();
-    }
-    json.w().EndArray();
-    json.print(*ctx.out);
+    print_reset_json(ctx, *reset);
     return 0;
   }
   *ctx.out << "rollback consumer offset by specified group[" << group << "], topic[" << topic << "], timestamp(long)["
            << when << "]\n";
   Table table({"#Broker Name", "#QID", "#New Offset", "#Reset By"});
-  for (const auto& [queue, outcome] : reset) {
+  for (const auto& [queue, outcome] : *reset) {
     table.add({queue.broker_name, std::to_string(queue.queue_id), std::to_string(outcome.first),
                outcome.second ? "broker" : "mqadmin"});
+  }
+  table.print(*ctx.out);
+  return 0;
+}
+
+int skip_accumulated_messages(AdminContext& ctx, const std::string& group, const std::string& topic) {
+  auto reset = reset_offsets(ctx, group, topic, -1);
+  if (!reset) return ctx.fail("skipAccumulatedMessage " + topic, reset.status());
+  if (ctx.json) {
+    print_reset_json(ctx, *reset);
+    return 0;
+  }
+  Table table({"#brokerName", "#queueId", "#offset"});
+  for (const auto& [queue, outcome] : *reset) {
+    table.add({queue.broker_name, std::to_string(queue.queue_id), std::to_string(outcome.first)});
   }
   table.print(*ctx.out);
   return 0;
