@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -562,6 +563,44 @@ TEST_F(MqadminTest, ConsumerStatusShowsALiveConsumersQueuesAndSettings) {
   ASSERT_EQ(groups_table.code, 0) << groups_table.out;
   EXPECT_NE(groups_table.out.find("#Diff Total"), std::string::npos) << groups_table.out;
   EXPECT_NE(groups_table.out.find("StatusGroup"), std::string::npos) << groups_table.out;
+}
+
+// exportMetadata writes the user topics and groups, without system ones, to a JSON file.
+TEST_F(MqadminTest, ExportMetadataWritesUserTopicsAndGroups) {
+  ASSERT_EQ(mqadmin({"updateTopic", "-t", "ExportTopic", "-c", "DefaultCluster", "-r", "3", "-w", "3"}).code, 0);
+  ASSERT_EQ(mqadmin({"updateSubGroup", "-c", "DefaultCluster", "-g", "ExportGroup", "-r", "9"}).code, 0);
+  const std::string dir = (cluster_->directory() / "export").string();
+  auto exported = mqadmin({"exportMetadata", "-c", "DefaultCluster", "-f", dir});
+  ASSERT_EQ(exported.code, 0) << exported.out << exported.err;
+  EXPECT_EQ(exported.out, "export " + dir + "/metadata.json success\n");
+  std::ifstream file(dir + "/metadata.json");
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  rapidjson::Document doc;
+  ASSERT_FALSE(doc.Parse(text.c_str()).HasParseError()) << text;
+  const auto& topics = doc["topicConfigTable"];
+  ASSERT_TRUE(topics.HasMember("ExportTopic")) << text;
+  EXPECT_EQ(topics["ExportTopic"]["readQueueNums"].GetInt(), 3);
+  EXPECT_FALSE(topics.HasMember("TBW102")) << "system topics stay out";
+  EXPECT_FALSE(topics.HasMember("broker-a")) << "so does the broker's own topic";
+  EXPECT_FALSE(topics.HasMember("DefaultCluster"));
+  for (const auto& topic : topics.GetObject()) {
+    EXPECT_FALSE(std::string(topic.name.GetString()).starts_with("%RETRY%")) << "without -s";
+  }
+  const auto& groups = doc["subscriptionGroupTable"];
+  ASSERT_TRUE(groups.HasMember("ExportGroup")) << text;
+  EXPECT_EQ(groups["ExportGroup"]["retryMaxTimes"].GetInt(), 9);
+  EXPECT_FALSE(groups.HasMember("TOOLS_CONSUMER"));
+  EXPECT_GT(doc["exportTime"].GetInt64(), 0);
+
+  auto topics_only = mqadmin({"exportMetadata", "-b", cluster_->broker_addr(0), "-f", dir, "-t", "-s", "--json"});
+  ASSERT_EQ(topics_only.code, 0) << topics_only.err;
+  ASSERT_FALSE(doc.Parse(topics_only.out.c_str()).HasParseError()) << topics_only.out;
+  EXPECT_EQ(std::string(doc["path"].GetString()), dir + "/topic.json");
+  std::ifstream topic_file(dir + "/topic.json");
+  const std::string topic_text((std::istreambuf_iterator<char>(topic_file)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(topic_text.find("subscriptionGroupTable"), std::string::npos) << topic_text;
+  EXPECT_NE(mqadmin({"exportMetadata", "-c", "DefaultCluster", "-f", "/proc/no-such-dir"}).code, 0);
+  EXPECT_NE(mqadmin({"exportMetadata", "-c", "DefaultCluster", "-t", "-g"}).code, 0);
 }
 
 TEST_F(MqadminTest, UpdateAndDeleteSubGroup) {

@@ -193,6 +193,19 @@ int query_cq(AdminContext& ctx, const QueryCqOptions& options);
 // again every `interval_s` seconds until killed when it is positive.
 int ha_status(AdminContext& ctx, const std::string& broker_addr, const std::string& cluster, int interval_s);
 
+// ---- metadata_commands.cpp ----
+struct ExportMetadataOptions {
+  std::string broker_addr;                        // -b
+  std::string cluster;                            // -c: every master of the cluster
+  std::string file_path = "/tmp/rocketmq/export";  // -f: the directory written into
+  bool topics_only = false;                       // -t: topic.json
+  bool groups_only = false;                       // -g: subscriptionGroup.json
+  bool special_topics = false;                    // -s: retry and dead-letter topics too
+};
+// exportMetadata: the user topics and subscription groups (metadata.json), summed over the
+// masters: {"topicConfigTable", "subscriptionGroupTable", "exportTime"}.
+int export_metadata(AdminContext& ctx, const ExportMetadataOptions& options);
+
 // ---- acl_commands.cpp ----
 struct AclConfigOptions {
   std::string broker_addr;

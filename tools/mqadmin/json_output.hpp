@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <ostream>
+#include <string>
 #include <string_view>
 
 namespace mqkit::admin {
@@ -22,6 +23,7 @@ class JsonOut {
   void field(std::string_view k, bool v) { key(k), writer_.Bool(v); }
   void field(std::string_view k, double v) { key(k), writer_.Double(v); }
   void print(std::ostream& out) const { out << buffer_.GetString() << "\n"; }
+  std::string text() const { return {buffer_.GetString(), buffer_.GetSize()}; }
 
  private:
   rapidjson::StringBuffer buffer_;

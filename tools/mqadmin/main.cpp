@@ -243,6 +243,18 @@ int main(int argc, char** argv) {
                         StoreMaintenance::kCleanExpiredConsumeQueues);
   add_store_maintenance("cleanUnusedTopic", "drop the queues of topics the broker has no config for",
                         StoreMaintenance::kCleanUnusedTopics);
+  ExportMetadataOptions export_options;
+  sub = app.add_subcommand("exportMetadata", "write the user topics and subscription groups to a JSON file");
+  sub->add_option("-b,--brokerAddr", export_options.broker_addr, "this broker");
+  sub->add_option("-c,--clusterName", export_options.cluster, "every master of this cluster (queue numbers summed)");
+  sub->add_option("-f,--filePath", export_options.file_path, "directory (default /tmp/rocketmq/export)");
+  sub->add_flag("-t,--topic", export_options.topics_only, "only topics (topic.json)");
+  sub->add_flag("-g,--subscriptionGroup", export_options.groups_only, "only subscription groups (subscriptionGroup.json)");
+  sub->add_flag("-s,--specialTopic", export_options.special_topics, "retry and dead-letter topics too");
+  sub->callback([&] {
+    if (export_options.topics_only && export_options.groups_only) throw CLI::ValidationError("-t and -g", "give one of them");
+    command = [&](AdminContext& c) { return export_metadata(c, export_options); };
+  });
   QueryCqOptions query_cq_options;
   sub = app.add_subcommand("queryCq", "show a consume queue's units (commit offset, size, tag hash)");
   sub->add_option("-t,--topic", query_cq_options.topic, "topic")->required();

@@ -59,6 +59,15 @@ bool contains(const std::string_view (&set)[N], std::string_view topic) {
 
 bool is_not_allowed_send_topic(std::string_view topic) { return contains(kNotAllowedSend, topic); }
 
+bool is_system_group(std::string_view group) {
+  static constexpr std::string_view kPredefined[] = {
+      "DEFAULT_CONSUMER",  "DEFAULT_PRODUCER",   "TOOLS_CONSUMER",        "SCHEDULE_CONSUMER",
+      "FILTERSRV_CONSUMER", "__MONITOR_CONSUMER", "CLIENT_INNER_PRODUCER", "SELF_TEST_P_GROUP",
+      "SELF_TEST_C_GROUP", "CID_ONS-HTTP-PROXY", "CID_ONSAPI_PERMISSION", "CID_ONSAPI_OWNER",
+      "CID_ONSAPI_PULL",   "CID_RMQ_SYS_TRANS"};
+  return group.starts_with("CID_RMQ_SYS_") || contains(kPredefined, group);
+}
+
 bool is_system_topic(std::string_view topic) {
   return is_not_allowed_send_topic(topic) || contains(kSendableSystem, topic) ||
          topic.starts_with(kSystemTopicPrefix);

@@ -25,6 +25,16 @@ TEST(ValidationTest, SystemTopicsAreTheTopicValidatorSet) {
   }
 }
 
+TEST(ValidationTest, SystemGroupsAreMixAllsPredefinedAndCidRmqSys) {
+  for (const char* group : {"TOOLS_CONSUMER", "DEFAULT_PRODUCER", "CID_RMQ_SYS_TRANS", "CID_RMQ_SYS_ANYTHING",
+                            "__MONITOR_CONSUMER", "CID_ONSAPI_PULL"}) {
+    EXPECT_TRUE(is_system_group(group)) << group;
+  }
+  for (const char* group : {"Billing", "TOOLS_CONSUMER_2", "CID_RMQ", "default_consumer"}) {
+    EXPECT_FALSE(is_system_group(group)) << group;
+  }
+}
+
 TEST(ValidationTest, OnlyBrokerOwnedTopicsRefuseProducers) {
   for (const char* topic : {"SCHEDULE_TOPIC_XXXX", "SCHEDULE_TOPIC_XXXX_V2", "RMQ_SYS_TRANS_HALF_TOPIC",
                             "RMQ_SYS_TRANS_OP_HALF_TOPIC", "TRANS_CHECK_MAX_TIME_TOPIC", "SELF_TEST_TOPIC",

@@ -30,6 +30,9 @@ bool is_system_topic(std::string_view topic);
 // self-test and offset-moved topics): producers are refused with NO_PERMISSION. TBW102,
 // BenchmarkTest, the trace topic and rmq_sys_* accept messages, as in RocketMQ.
 bool is_not_allowed_send_topic(std::string_view topic);
+// RocketMQ's own consumer and producer groups: CID_RMQ_SYS_* and MixAll's predefined groups
+// (DEFAULT_CONSUMER, TOOLS_CONSUMER, SCHEDULE_CONSUMER, ...). Tools leave them out of exports.
+bool is_system_group(std::string_view group);
 
 inline std::string retry_topic(std::string_view group) { return std::string(kRetryGroupTopicPrefix) + std::string(group); }
 inline std::string dlq_topic(std::string_view group) { return std::string(kDlqGroupTopicPrefix) + std::string(group); }
