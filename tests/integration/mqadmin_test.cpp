@@ -565,6 +565,50 @@ TEST_F(MqadminTest, ConsumerStatusShowsALiveConsumersQueuesAndSettings) {
   EXPECT_NE(groups_table.out.find("StatusGroup"), std::string::npos) << groups_table.out;
 }
 
+// printMsg prints a topic's messages between two store times, filtered by tag.
+TEST_F(MqadminTest, PrintMsgPrintsATimeRangeOfMessages) {
+  ASSERT_EQ(mqadmin({"updateTopic", "-t", "PrintTopic", "-c", "DefaultCluster", "-r", "1", "-w", "1"}).code, 0);
+  ASSERT_TRUE(eventually([&] { return mqadmin({"topicRoute", "-t", "PrintTopic"}).code == 0; }));
+  int sent = 0;
+  for (const char* tag : {"TagA", "TagB", "TagA"}) {
+    ASSERT_EQ(mqadmin({"sendMessage", "-t", "PrintTopic", "-p", "print-" + std::to_string(sent++), "-c", tag}).code, 0);
+  }
+  const auto count = [](const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  AdminRun all;
+  ASSERT_TRUE(eventually([&] {
+    all = mqadmin({"printMsg", "-t", "PrintTopic"});
+    return all.code == 0 && count(all.out, "MSGID: ") == 3;
+  })) << all.out << all.err;
+  EXPECT_NE(all.out.find("minOffset=0, maxOffset=3, MessageQueue [topic=PrintTopic, brokerName=broker-a, queueId=0]"),
+            std::string::npos)
+      << all.out;
+  EXPECT_NE(all.out.find("BODY: print-2"), std::string::npos) << all.out;
+
+  auto tagged = mqadmin({"printMsg", "-t", "PrintTopic", "-s", "TagA", "-d", "false"});
+  ASSERT_EQ(tagged.code, 0) << tagged.err;
+  EXPECT_EQ(count(tagged.out, "MSGID: "), 2u) << tagged.out;
+  EXPECT_EQ(count(tagged.out, "BODY: NOT PRINT BODY"), 2u) << tagged.out;
+
+  const std::string later = std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                               std::chrono::system_clock::now().time_since_epoch()).count() + 3'600'000);
+  auto none = mqadmin({"printMsg", "-t", "PrintTopic", "-b", later, "--json"});
+  ASSERT_EQ(none.code, 0) << none.err;
+  rapidjson::Document doc;
+  ASSERT_FALSE(doc.Parse(none.out.c_str()).HasParseError()) << none.out;
+  ASSERT_EQ(doc.Size(), 1u);
+  EXPECT_EQ(doc[0]["messages"].Size(), 0u) << none.out;
+  auto until_then = mqadmin({"printMsg", "-t", "PrintTopic", "-b", "2020-01-01#00:00:00:000", "-e", later, "--json"});
+  ASSERT_EQ(until_then.code, 0) << until_then.err;
+  ASSERT_FALSE(doc.Parse(until_then.out.c_str()).HasParseError()) << until_then.out;
+  EXPECT_EQ(doc[0]["messages"].Size(), 3u) << until_then.out;
+  EXPECT_NE(mqadmin({"printMsg", "-t", "PrintTopic", "-b", "yesterday"}).code, 0);
+  EXPECT_NE(mqadmin({"printMsg", "-t", "NoSuchTopic"}).code, 0);
+}
+
 // exportMetadata writes the user topics and groups, without system ones, to a JSON file.
 TEST_F(MqadminTest, ExportMetadataWritesUserTopicsAndGroups) {
   ASSERT_EQ(mqadmin({"updateTopic", "-t", "ExportTopic", "-c", "DefaultCluster", "-r", "3", "-w", "3"}).code, 0);

@@ -330,6 +330,19 @@ struct ConsumeOptions {
   int max_count = 32;
 };
 int consume_message(AdminContext& ctx, const ConsumeOptions& options);
+struct PrintMsgOptions {
+  std::string topic;
+  std::string sub_expression = "*";    // -s: tags, "TagA || TagB"
+  std::optional<std::int64_t> begin_ms;  // -b: from the first message stored at or after it
+  std::optional<std::int64_t> end_ms;    // -e: up to the messages stored before it
+  bool print_body = true;                // -d
+};
+// printMsg: every message of every queue of the topic between two store times (each queue's
+// ends when not given), as RocketMQ's PrintMessageSubCommand prints them.
+int print_msg(AdminContext& ctx, const PrintMsgOptions& options);
+// A time as RocketMQ's tools read one: milliseconds since the epoch, or local
+// "yyyy-MM-dd#HH:mm:ss:SSS"; InvalidArgument naming the text otherwise.
+client::Result<std::int64_t> parse_tool_time(const std::string& text);
 int query_msg_by_id(AdminContext& ctx, const std::string& offset_msg_id);
 int query_msg_by_key(AdminContext& ctx, const std::string& topic, const std::string& key);
 // The message whose unique (client) message id is `msg_id`, from the brokers' key index; a

@@ -1,5 +1,6 @@
 // The shared pieces of mqadmin: connecting, error reporting, tables and broker lookup.
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -85,6 +86,22 @@ std::string local_time(std::int64_t ms, bool with_millis) {
   char millis[8];
   std::snprintf(millis, sizeof millis, ".%03d", static_cast<int>(ms % 1000));
   return std::string(text, n) + millis;
+}
+
+client::Result<std::int64_t> parse_tool_time(const std::string& text) {
+  std::int64_t ms = 0;
+  const char* end = text.data() + text.size();
+  if (auto [ptr, ec] = std::from_chars(text.data(), end, ms); ec == std::errc() && ptr == end && ms >= 0) return ms;
+  std::tm tm{};
+  tm.tm_isdst = -1;
+  int millis = 0;
+  int consumed = 0;
+  const char* rest = strptime(text.c_str(), "%Y-%m-%d#%H:%M:%S", &tm);
+  if (rest != nullptr && std::sscanf(rest, ":%3d%n", &millis, &consumed) == 1 && rest[consumed] == '\0') {
+    const std::time_t seconds = std::mktime(&tm);
+    if (seconds != -1) return static_cast<std::int64_t>(seconds) * 1000 + millis;
+  }
+  return client::Status::invalid_argument("\"" + text + "\" is neither milliseconds since the epoch nor yyyy-MM-dd#HH:mm:ss:SSS");
 }
 
 void Table::print(std::ostream& out) const {

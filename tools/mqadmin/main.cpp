@@ -243,6 +243,27 @@ int main(int argc, char** argv) {
                         StoreMaintenance::kCleanExpiredConsumeQueues);
   add_store_maintenance("cleanUnusedTopic", "drop the queues of topics the broker has no config for",
                         StoreMaintenance::kCleanUnusedTopics);
+  PrintMsgOptions print_options;
+  std::string print_begin;
+  std::string print_end;
+  sub = app.add_subcommand("printMsg", "print every message of a topic between two store times");
+  sub->add_option("-t,--topic", print_options.topic, "topic name")->required();
+  sub->add_option("-s,--subExpression", print_options.sub_expression, "tags, e.g. TagA || TagB (default *)");
+  sub->add_option("-b,--beginTimestamp", print_begin, "ms since the epoch or yyyy-MM-dd#HH:mm:ss:SSS (default: the start)");
+  sub->add_option("-e,--endTimestamp", print_end, "ms since the epoch or yyyy-MM-dd#HH:mm:ss:SSS (default: the end)");
+  sub->add_option("-d,--printBody", print_options.print_body, "print the bodies (default true)");
+  std::string ignored_charset;
+  sub->add_option("-c,--charsetName", ignored_charset, "accepted for RocketMQ's scripts; bodies print as stored (UTF-8)");
+  sub->callback([&] {
+    for (auto [text, into] : {std::pair{&print_begin, &print_options.begin_ms}, std::pair{&print_end, &print_options.end_ms}}) {
+      if (text->empty()) continue;
+      auto parsed = parse_tool_time(*text);
+      if (!parsed) throw CLI::ValidationError("printMsg", parsed.status().message());
+      *into = *parsed;
+    }
+    command = [&](AdminContext& c) { return print_msg(c, print_options); };
+  });
+
   ExportMetadataOptions export_options;
   sub = app.add_subcommand("exportMetadata", "write the user topics and subscription groups to a JSON file");
   sub->add_option("-b,--brokerAddr", export_options.broker_addr, "this broker");

@@ -104,6 +104,35 @@ client::PullMessageRequest tool_pull(const std::string& group, const plugin::v1:
   return request;
 }
 
+// Pulls the messages of `queue` at offsets [from, to) matching `subscription` (tags), up to
+// `max_count`, into `out`; returns the offset after the last one read (what a consumer commits).
+client::Result<std::int64_t> pull_range(AdminContext& ctx, const std::string& address, const std::string& group,
+                                        const plugin::v1::MessageQueue& queue, std::int64_t from, std::int64_t to,
+                                        const std::string& subscription, std::size_t max_count,
+                                        std::vector<client::MessageExt>& out) {
+  std::int64_t offset = from;
+  const std::size_t limit = out.size() + max_count;
+  while (offset < to && out.size() < limit) {
+    auto request = tool_pull(group, queue, offset, static_cast<int>(std::min<std::size_t>(32, limit - out.size())));
+    request.subscription = subscription;
+    MQKIT_ASSIGN_OR_RETURN(auto pulled, ctx.api().pull_message(address, request));
+    if (pulled.status == client::PullStatus::kNoNewMsg) break;
+    if (pulled.status == client::PullStatus::kFound) {
+      for (auto& m : pulled.messages) {
+        if (m.queue_offset >= to || out.size() >= limit) break;
+        offset = m.queue_offset + 1;
+        m.broker_name = queue.broker_name;
+        out.push_back(std::move(m));
+      }
+      if (out.size() >= limit) break;
+    }
+    // Filtered out, moved, or the rest of a batch: the broker says where to go on.
+    if (pulled.next_begin_offset <= offset && pulled.status != client::PullStatus::kFound) break;
+    offset = std::max(offset, pulled.next_begin_offset);
+  }
+  return offset;
+}
+
 // QUERY_MESSAGE to every master of the topic (RocketMQ's queryMessage): messages indexed under
 // `key`, as a user key or, with `unique_key`, as a unique message id. Any store time.
 client::Result<std::vector<client::MessageExt>> query_index(AdminContext& ctx, const std::string& topic,
@@ -205,41 +234,73 @@ int consume_message(AdminContext& ctx, const ConsumeOptions& options) {
   const std::string group = options.group.empty() ? kToolsConsumerGroup : options.group;
   std::vector<client::MessageExt> messages;
   for (const auto& queue : (*route)->subscribe_queues) {
-    if (static_cast<int>(messages.size()) >= options.max_count) break;
+    const auto left = static_cast<std::size_t>(options.max_count) - messages.size();
+    if (left == 0) break;
     const auto address = ctx.instance->find_broker_master(queue.broker_name);
     if (address.empty()) return ctx.fail("consumeMessage: no master address for broker " + queue.broker_name);
     auto min_offset = ctx.api().get_min_offset(address, queue);
     if (!min_offset) return ctx.fail("consumeMessage: min offset of queue " + std::to_string(queue.queue_id), min_offset.status());
-    std::int64_t offset = *min_offset;
-    bool advanced = false;
-    while (static_cast<int>(messages.size()) < options.max_count) {
-      const auto request =
-          tool_pull(group, queue, offset, std::min(32, options.max_count - static_cast<int>(messages.size())));
-      auto pulled = ctx.api().pull_message(address, request);
-      if (!pulled) return ctx.fail("consumeMessage: pull queue " + std::to_string(queue.queue_id), pulled.status());
-      if (pulled->status == client::PullStatus::kOffsetIllegal) {
-        offset = pulled->next_begin_offset;
-        continue;
-      }
-      if (pulled->status != client::PullStatus::kFound || pulled->messages.empty()) break;
-      for (auto& m : pulled->messages) {
-        m.broker_name = queue.broker_name;
-        if (static_cast<int>(messages.size()) < options.max_count) {
-          offset = m.queue_offset + 1;
-          messages.push_back(std::move(m));
-        }
-      }
-      advanced = true;
-    }
+    auto reached = pull_range(ctx, address, group, queue, *min_offset, std::numeric_limits<std::int64_t>::max(), "*",
+                              left, messages);
+    if (!reached) return ctx.fail("consumeMessage: pull queue " + std::to_string(queue.queue_id), reached.status());
     // With a named group, what was printed counts as consumed: commit it so consumerProgress
     // and later consumers see it.
-    if (!options.group.empty() && advanced) {
-      if (auto committed = ctx.api().update_consumer_offset(address, group, queue, offset); !committed) {
+    if (!options.group.empty() && *reached > *min_offset) {
+      if (auto committed = ctx.api().update_consumer_offset(address, group, queue, *reached); !committed) {
         return ctx.fail("consumeMessage: commit offset of queue " + std::to_string(queue.queue_id), committed);
       }
     }
   }
   return print_messages(ctx, messages);
+}
+
+int print_msg(AdminContext& ctx, const PrintMsgOptions& options) {
+  auto route = ctx.instance->route(options.topic);
+  if (!route) return ctx.fail("printMsg " + options.topic, route.status());
+  JsonOut json;
+  json.w().StartArray();
+  for (const auto& queue : (*route)->subscribe_queues) {
+    const auto address = ctx.instance->find_broker_master(queue.broker_name);
+    if (address.empty()) return ctx.fail("printMsg: no master address for broker " + queue.broker_name);
+    const std::string what = "printMsg: queue " + std::to_string(queue.queue_id) + " of " + queue.broker_name;
+    // The queue's offsets at the two times, or its ends (RocketMQ's PrintMessageSubCommand).
+    auto from = options.begin_ms ? ctx.api().search_offset(address, queue, *options.begin_ms) : ctx.api().get_min_offset(address, queue);
+    if (!from) return ctx.fail(what, from.status());
+    auto to = options.end_ms ? ctx.api().search_offset(address, queue, *options.end_ms) : ctx.api().get_max_offset(address, queue);
+    if (!to) return ctx.fail(what, to.status());
+    std::vector<client::MessageExt> messages;
+    if (auto pulled = pull_range(ctx, address, kToolsConsumerGroup, queue, *from, *to, options.sub_expression,
+                                 std::numeric_limits<std::size_t>::max(), messages);
+        !pulled) {
+      return ctx.fail(what, pulled.status());
+    }
+    if (ctx.json) {
+      json.w().StartObject();
+      json.field("brokerName", queue.broker_name);
+      json.field("queueId", queue.queue_id);
+      json.field("minOffset", *from);
+      json.field("maxOffset", *to);
+      json.key("messages"), json.w().StartArray();
+      for (const auto& m : messages) write_message(json, m);
+      json.w().EndArray();
+      json.w().EndObject();
+      continue;
+    }
+    *ctx.out << "minOffset=" << *from << ", maxOffset=" << *to << ", MessageQueue [topic=" << queue.topic
+             << ", brokerName=" << queue.broker_name << ", queueId=" << queue.queue_id << "]\n";
+    for (const auto& m : messages) {
+      *ctx.out << "MSGID: " << m.msg_id() << " MessageExt [brokerName=" << m.broker_name << ", queueId=" << m.queue_id
+               << ", storeSize=" << m.store_size << ", queueOffset=" << m.queue_offset << ", sysFlag=" << m.sys_flag
+               << ", bornTimestamp=" << m.born_timestamp << ", bornHost=" << m.born_host
+               << ", storeTimestamp=" << m.store_timestamp << ", storeHost=" << m.store_host
+               << ", commitLogOffset=" << m.commit_log_offset << ", reconsumeTimes=" << m.reconsume_times
+               << ", topic=" << m.topic() << ", tags=" << m.tags() << ", keys=" << m.keys()
+               << "] BODY: " << (options.print_body ? m.body() : std::string("NOT PRINT BODY")) << "\n";
+    }
+  }
+  json.w().EndArray();
+  if (ctx.json) json.print(*ctx.out);
+  return 0;
 }
 
 int query_msg_by_id(AdminContext& ctx, const std::string& offset_msg_id) {
