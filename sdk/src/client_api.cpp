@@ -796,6 +796,12 @@ Result<protocol::ProducerConnection> ClientApi::get_producer_connection_list(std
   return protocol::decode_producer_connection(protocol::body_text(response));
 }
 
+Result<protocol::ProducerTableInfo> ClientApi::get_all_producer_info(std::string_view address, milliseconds timeout) {
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response,
+                         call(address, RemotingCommand::request(rq::kGetAllProducerInfo), timeout));
+  return protocol::decode_producer_table_info(protocol::body_text(response));
+}
+
 Result<QueryMessageResult> ClientApi::query_message(std::string_view address, const QueryMessageRequest& r,
                                                     milliseconds timeout) {
   auto request = RemotingCommand::request(rq::kQueryMessage);

@@ -986,6 +986,20 @@ TEST_F(MqadminTest, ConnectionsOfALiveConsumerAndProducer) {
   EXPECT_EQ(numbered.out.rfind("0001  " + producer_id, 0), 0u) << numbered.out;
   EXPECT_NE(numbered.out.find("CPP"), std::string::npos) << numbered.out;
   EXPECT_NE(numbered.out.find("V4_9_4"), std::string::npos) << numbered.out;
+  // Every producer of the broker, by group (GET_ALL_PRODUCER_INFO).
+  auto every = mqadmin({"producer", "-b", cluster_->broker_addr(0)});
+  ASSERT_EQ(every.code, 0) << every.err;
+  EXPECT_NE(every.out.find("producer group (ConnProducer) instance : clientId=" + producer_id + ",remoteIP=127.0.0.1:"),
+            std::string::npos)
+      << every.out;
+  EXPECT_NE(every.out.find(", language=CPP, version=401, lastUpdateTimestamp="), std::string::npos) << every.out;
+  auto every_json = mqadmin({"producer", "-b", cluster_->broker_addr(0), "--json"});
+  ASSERT_EQ(every_json.code, 0) << every_json.err;
+  rapidjson::Document producer_table;
+  ASSERT_FALSE(producer_table.Parse(every_json.out.c_str()).HasParseError()) << every_json.out;
+  ASSERT_TRUE(producer_table["data"].HasMember("ConnProducer")) << every_json.out;
+  EXPECT_GT(producer_table["data"]["ConnProducer"][0]["lastUpdateTimestamp"].GetInt64(), 0);
+  EXPECT_NE(mqadmin({"producer", "-b", "127.0.0.1:1", "--timeout", "1000"}).code, 0);
 
   // Unknown groups and topics are named.
   auto unknown_group = mqadmin({"consumerConnection", "-g", "NoSuchGroup"});

@@ -315,6 +315,8 @@ int consumer_connection(AdminContext& ctx, const std::string& group, const std::
 // RocketMQ's producerConnection: the group's live producers as a master of `topic` sees them
 // (GET_PRODUCER_CONNECTION_LIST).
 int producer_connection(AdminContext& ctx, const std::string& group, const std::string& topic);
+// producer: every producer connected to one broker, by group (GET_ALL_PRODUCER_INFO).
+int all_producers(AdminContext& ctx, const std::string& broker_addr);
 
 // ---- message_commands.cpp ----
 struct SendOptions {

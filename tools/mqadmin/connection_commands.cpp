@@ -73,4 +73,18 @@ int producer_connection(AdminContext& ctx, const std::string& group, const std::
   return 0;
 }
 
+int all_producers(AdminContext& ctx, const std::string& broker_addr) {
+  auto table = ctx.api().get_all_producer_info(broker_addr);
+  if (!table) return ctx.fail("producer " + broker_addr, table.status());
+  if (ctx.json) {
+    *ctx.out << protocol::encode(*table) << "\n";
+    return 0;
+  }
+  for (const auto& [group, producers] : table->data) {
+    if (producers.empty()) *ctx.out << "producer group (" << group << ") instances are empty\n";
+    for (const auto& p : producers) *ctx.out << "producer group (" << group << ") instance : " << protocol::to_string(p) << "\n";
+  }
+  return 0;
+}
+
 }  // namespace mqkit::admin

@@ -354,6 +354,9 @@ int main(int argc, char** argv) {
   sub->add_option("-g,--producerGroup", group, "producer group")->required();
   sub->add_option("-t,--topic", topic, "a topic the group sends to (its brokers are asked)")->required();
   sub->callback([&] { command = [&](AdminContext& c) { return producer_connection(c, group, topic); }; });
+  sub = app.add_subcommand("producer", "show every producer connected to a broker, by group");
+  sub->add_option("-b,--broker", broker_addr, "broker address")->required();
+  sub->callback([&] { command = [&](AdminContext& c) { return all_producers(c, broker_addr); }; });
 
   std::string msg_id;
   sub = app.add_subcommand("queryMsgById", "show a message by its offset message id");

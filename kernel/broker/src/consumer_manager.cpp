@@ -181,6 +181,16 @@ std::vector<ClientConnection> ProducerManager::all_connections() const {
   return out;
 }
 
+std::map<std::string, std::vector<ClientConnection>> ProducerManager::connections_by_group() const {
+  std::lock_guard lock(mutex_);
+  std::map<std::string, std::vector<ClientConnection>> out;
+  for (const auto& [group, members] : groups_) {
+    auto& connections = out[group];
+    for (const auto& [id, c] : members) connections.push_back(c);
+  }
+  return out;
+}
+
 std::shared_ptr<plugin::v1::Channel> ProducerManager::find_channel(std::string_view client_id) const {
   std::lock_guard lock(mutex_);
   for (const auto& [group, members] : groups_) {

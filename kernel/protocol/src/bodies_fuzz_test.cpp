@@ -172,6 +172,11 @@ std::vector<Case> cases() {
   out.push_back({"consumer running info", round_trip("ConsumerRunningInfo", decode_consumer_running_info, encode_plain),
                  {bytes_of(encode(info))}});
 
+  ProducerTableInfo producer_table;
+  producer_table.data["PG"] = {{"192.0.2.2@p1", "10.0.0.5:52144", "JAVA", 479, 1700000000000}};
+  producer_table.data["Empty"] = {};
+  out.push_back({"producer table", round_trip("ProducerTableInfo", decode_producer_table_info, encode_plain),
+                 {bytes_of(encode(producer_table))}});
   ConsumerConnection consumers;
   consumers.connection_set = {{"192.0.2.2@c1", "10.0.0.5:52144", "CPP", 401}, {"c2", "10.0.0.6:1", "JAVA", 479}};
   consumers.consume_type = "CONSUME_PASSIVELY";

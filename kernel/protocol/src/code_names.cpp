@@ -69,6 +69,7 @@ std::string_view request_code_name(std::int32_t code) noexcept {
     case c::kGetConsumerRunningInfo: return "get_consumer_running_info";
     case c::kCleanUnusedTopic: return "clean_unused_topic";
     case c::kQueryConsumeQueue: return "query_consume_queue";
+    case c::kGetAllProducerInfo: return "get_all_producer_info";
     case c::kDeleteExpiredCommitLog: return "delete_expired_commitlog";
     case c::kGetBrokerHaStatus: return "get_broker_ha_status";
     case c::kConsumeMessageDirectly: return "consume_message_directly";

@@ -101,6 +101,58 @@ Result<ProducerConnection> decode_producer_connection(std::string_view json) {
   return p;
 }
 
+std::string encode(const ProducerTableInfo& table) {
+  return write_json([&](Writer& w) {
+    w.StartObject();
+    key(w, "data"), w.StartObject();
+    for (const auto& [group, producers] : table.data) {
+      key(w, group), w.StartArray();
+      for (const ProducerInfo& p : producers) {
+        w.StartObject();
+        key(w, "clientId"), str(w, p.client_id);
+        key(w, "language"), str(w, p.language);
+        key(w, "lastUpdateTimestamp"), w.Int64(p.last_update_timestamp);
+        key(w, "remoteIP"), str(w, p.remote_ip);
+        key(w, "version"), w.Int(p.version);
+        w.EndObject();
+      }
+      w.EndArray();
+    }
+    w.EndObject();
+    w.EndObject();
+  });
+}
+
+Result<ProducerTableInfo> decode_producer_table_info(std::string_view json) {
+  MQKIT_ASSIGN_OR_RETURN(auto doc, detail::parse(json, "ProducerTableInfo"));
+  ProducerTableInfo table;
+  Status error;
+  if (const Value* data = Fields(doc, "ProducerTableInfo").object("data", error)) {
+    for (const auto& group : data->GetObject()) {
+      if (!group.value.IsArray()) return detail::wrong("ProducerTableInfo.data", group.name.GetString(), "an array");
+      auto& producers = table.data[std::string(group.name.GetString(), group.name.GetStringLength())];
+      for (const auto& item : group.value.GetArray()) {
+        if (!item.IsObject()) return Status::invalid_argument("ProducerTableInfo: a producer must be an object");
+        Fields pf(item, "ProducerInfo");
+        ProducerInfo p;
+        MQKIT_RETURN_IF_ERROR(pf.get("clientId", p.client_id));
+        MQKIT_RETURN_IF_ERROR(pf.get("remoteIP", p.remote_ip));
+        MQKIT_RETURN_IF_ERROR(pf.get("language", p.language));
+        MQKIT_RETURN_IF_ERROR(pf.get("version", p.version));
+        MQKIT_RETURN_IF_ERROR(pf.get("lastUpdateTimestamp", p.last_update_timestamp));
+        producers.push_back(std::move(p));
+      }
+    }
+  }
+  MQKIT_RETURN_IF_ERROR(error);
+  return table;
+}
+
+std::string to_string(const ProducerInfo& p) {
+  return "clientId=" + p.client_id + ",remoteIP=" + p.remote_ip + ", language=" + p.language +
+         ", version=" + std::to_string(p.version) + ", lastUpdateTimestamp=" + std::to_string(p.last_update_timestamp);
+}
+
 std::string version_desc(std::int32_t version) {
   // MQVersion.Version opens with the 3.0.0 pre-releases ...
   static constexpr std::array<std::string_view, 16> kFirst = {

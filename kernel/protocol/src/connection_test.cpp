@@ -133,5 +133,19 @@ TEST(ConnectionTest, VersionNamesFollowRocketMqsVersionEnum) {
   EXPECT_EQ(version_desc(-1), "-1");
 }
 
+TEST(ProducerTableInfoTest, EncodesAsFastjsonAndPrintsAsRocketMQ) {
+  ProducerTableInfo table;
+  table.data["PG"] = {{"c1", "10.0.0.5:1", "JAVA", 479, 1700000000000}};
+  EXPECT_EQ(encode(table), R"({"data":{"PG":[{"clientId":"c1","language":"JAVA","lastUpdateTimestamp":1700000000000,)"
+                           R"("remoteIP":"10.0.0.5:1","version":479}]}})");
+  const auto decoded = decode_producer_table_info(encode(table));
+  ASSERT_TRUE(decoded.is_ok()) << decoded.status().to_string();
+  EXPECT_EQ(*decoded, table);
+  EXPECT_EQ(to_string(table.data["PG"][0]),
+            "clientId=c1,remoteIP=10.0.0.5:1, language=JAVA, version=479, lastUpdateTimestamp=1700000000000");
+  EXPECT_FALSE(decode_producer_table_info(R"({"data":{"PG":{}}})").is_ok());
+  EXPECT_FALSE(decode_producer_table_info(R"({"data":{"PG":[1]}})").is_ok());
+}
+
 }  // namespace
 }  // namespace mqkit::protocol

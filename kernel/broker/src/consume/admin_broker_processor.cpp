@@ -95,6 +95,7 @@ const std::vector<std::pair<std::int32_t, AdminBrokerProcessor::Handler>>& Admin
       {rq::kGetAllDelayOffset, &AdminBrokerProcessor::all_delay_offsets},
       {rq::kGetConsumerConnectionList, &AdminBrokerProcessor::consumer_connections},
       {rq::kGetProducerConnectionList, &AdminBrokerProcessor::producer_connections},
+      {rq::kGetAllProducerInfo, &AdminBrokerProcessor::all_producers},
       {rq::kGetConsumerRunningInfo, &AdminBrokerProcessor::consumer_running_info},
       {rq::kInvokeBrokerToGetConsumerStatus, &AdminBrokerProcessor::consumer_status},
       {rq::kGetBrokerConfig, &AdminBrokerProcessor::broker_config},
@@ -431,6 +432,18 @@ void AdminBrokerProcessor::producer_connections(const RemotingCommand& request, 
   protocol::ProducerConnection body;
   for (const auto& c : connections) body.connection_set.push_back(connection_of(c));
   respond_body(responder, protocol::encode(body));
+}
+
+void AdminBrokerProcessor::all_producers(const RemotingCommand&, const Responder& responder) {
+  protocol::ProducerTableInfo table;
+  for (const auto& [group, connections] : context_.producers->connections_by_group()) {
+    auto& producers = table.data[group];
+    for (const auto& c : connections) {
+      producers.push_back({c.client_id, c.channel ? c.channel->remote_address() : std::string(),
+                           std::string(plugin::v1::to_string(c.language)), c.version, c.last_update_ms});
+    }
+  }
+  respond_body(responder, protocol::encode(table));
 }
 
 void AdminBrokerProcessor::consumer_running_info(const RemotingCommand& request, const Responder& responder) {

@@ -306,6 +306,9 @@ class ClientApi {
   // producer of the group answers SYSTEM_ERROR (Unavailable here), as RocketMQ's do.
   Result<protocol::ProducerConnection> get_producer_connection_list(std::string_view address, std::string_view group,
                                                                     std::chrono::milliseconds timeout = {});
+  // GET_ALL_PRODUCER_INFO: every producer connected to one broker, by group.
+  Result<protocol::ProducerTableInfo> get_all_producer_info(std::string_view address,
+                                                           std::chrono::milliseconds timeout = {});
   // Messages of one broker matching the key; empty when none (QUERY_NOT_FOUND).
   Result<QueryMessageResult> query_message(std::string_view address, const QueryMessageRequest& request,
                                            std::chrono::milliseconds timeout = {});

@@ -78,6 +78,8 @@ class ProducerManager {
   std::vector<ClientConnection> connections(const std::string& group) const;
   // Every group's connections (a client in two groups appears twice).
   std::vector<ClientConnection> all_connections() const;
+  // The same by group.
+  std::map<std::string, std::vector<ClientConnection>> connections_by_group() const;
   // The connection of the producer client `client_id` (any group), nullptr when it has none:
   // where a reply to its request is pushed (RocketMQ's findChannel).
   std::shared_ptr<plugin::v1::Channel> find_channel(std::string_view client_id) const;

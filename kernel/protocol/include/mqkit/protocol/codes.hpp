@@ -84,6 +84,7 @@ inline constexpr std::int32_t kSendReplyMessage = 324;
 inline constexpr std::int32_t kSendReplyMessageV2 = 325;
 inline constexpr std::int32_t kPushReplyMessageToClient = 326;
 inline constexpr std::int32_t kAddWritePermOfBroker = 327;
+inline constexpr std::int32_t kGetAllProducerInfo = 328;
 inline constexpr std::int32_t kDeleteExpiredCommitLog = 329;
 // PULL_MESSAGE from a lite pull consumer (sysFlag has pull_sys_flag::kLitePull); same header and answer.
 // One topic's or one group's config (RocketMQ 5.x tools and dashboards ask for them one by one).

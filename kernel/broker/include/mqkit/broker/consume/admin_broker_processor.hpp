@@ -12,7 +12,7 @@
 //   groups          UPDATE_AND_CREATE_SUBSCRIPTIONGROUP 200, DELETE_SUBSCRIPTIONGROUP 207,
 //                   GET_ALL_SUBSCRIPTIONGROUP_CONFIG 201, GET_SUBSCRIPTIONGROUP_CONFIG 352,
 //                   GET_CONSUMER_CONNECTION_LIST 203
-//   producers       GET_PRODUCER_CONNECTION_LIST 204
+//   producers       GET_PRODUCER_CONNECTION_LIST 204, GET_ALL_PRODUCER_INFO 328
 //   slave sync      GET_ALL_CONSUMER_OFFSET 43, GET_ALL_DELAY_OFFSET 45 (and 21, 201 above): what a
 //                   slave copies from its master every 10 s (RocketMQ's SlaveSynchronize)
 //   consumers       GET_CONSUMER_RUNNING_INFO 307: forwarded to the named client over its own
@@ -83,6 +83,7 @@ class AdminBrokerProcessor final : public RequestProcessor {
   void consumer_running_info(const RemotingCommand& request, const Responder& responder);
   void consumer_status(const RemotingCommand& request, const Responder& responder);
   void producer_connections(const RemotingCommand& request, const Responder& responder);
+  void all_producers(const RemotingCommand& request, const Responder& responder);
   void broker_config(const RemotingCommand& request, const Responder& responder);
   void update_broker_config(const RemotingCommand& request, const Responder& responder);
 
