@@ -606,6 +606,20 @@ TEST_F(MqadminTest, PrintMsgPrintsATimeRangeOfMessages) {
   ASSERT_FALSE(doc.Parse(until_then.out.c_str()).HasParseError()) << until_then.out;
   EXPECT_EQ(doc[0]["messages"].Size(), 3u) << until_then.out;
   EXPECT_NE(mqadmin({"printMsg", "-t", "PrintTopic", "-b", "yesterday"}).code, 0);
+
+  // One queue: messages with -p, tag counts with -f (most first).
+  auto by_queue = mqadmin({"printMsgByQueue", "-t", "PrintTopic", "-a", "broker-a", "-i", "0", "-p", "true", "-f", "true"});
+  ASSERT_EQ(by_queue.code, 0) << by_queue.err;
+  EXPECT_EQ(count(by_queue.out, "MSGID: "), 3u) << by_queue.out;
+  EXPECT_EQ(count(by_queue.out, "BODY: NOT PRINT BODY"), 3u) << "bodies only with -d true: " << by_queue.out;
+  const auto tag_a = by_queue.out.find("Tag: TagA                           Count: 2");
+  const auto tag_b = by_queue.out.find("Tag: TagB                           Count: 1");
+  EXPECT_NE(tag_a, std::string::npos) << by_queue.out;
+  EXPECT_LT(tag_a, tag_b) << by_queue.out;
+  auto counted = mqadmin({"printMsgByQueue", "-t", "PrintTopic", "-a", "broker-a", "-i", "0", "-f", "true", "-s", "TagB"});
+  ASSERT_EQ(counted.code, 0) << counted.err;
+  EXPECT_EQ(counted.out, "Tag: TagB                           Count: 1\n");
+  EXPECT_NE(mqadmin({"printMsgByQueue", "-t", "PrintTopic", "-a", "no-such-broker", "-i", "0"}).code, 0);
   EXPECT_NE(mqadmin({"printMsg", "-t", "NoSuchTopic"}).code, 0);
 }
 

@@ -342,6 +342,10 @@ struct PrintMsgOptions {
 // printMsg: every message of every queue of the topic between two store times (each queue's
 // ends when not given), as RocketMQ's PrintMessageSubCommand prints them.
 int print_msg(AdminContext& ctx, const PrintMsgOptions& options);
+// printMsgByQueue: the same for one queue, printing the messages only with `show_messages` (-p)
+// and, with `count_by_tag` (-f), how many carry each tag, most first.
+int print_msg_by_queue(AdminContext& ctx, const PrintMsgOptions& options, const std::string& broker_name,
+                       std::int32_t queue_id, bool show_messages, bool count_by_tag);
 // A time as RocketMQ's tools read one: milliseconds since the epoch, or local
 // "yyyy-MM-dd#HH:mm:ss:SSS"; InvalidArgument naming the text otherwise.
 client::Result<std::int64_t> parse_tool_time(const std::string& text);

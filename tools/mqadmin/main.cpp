@@ -243,6 +243,16 @@ int main(int argc, char** argv) {
                         StoreMaintenance::kCleanExpiredConsumeQueues);
   add_store_maintenance("cleanUnusedTopic", "drop the queues of topics the broker has no config for",
                         StoreMaintenance::kCleanUnusedTopics);
+  // -b and -e of printMsg and printMsgByQueue, as RocketMQ's tools read times.
+  const auto read_times = [](const char* name, const std::string& begin, const std::string& end,
+                             PrintMsgOptions& options) {
+    for (auto [text, into] : {std::pair{&begin, &options.begin_ms}, std::pair{&end, &options.end_ms}}) {
+      if (text->empty()) continue;
+      auto parsed = parse_tool_time(*text);
+      if (!parsed) throw CLI::ValidationError(name, parsed.status().message());
+      *into = *parsed;
+    }
+  };
   PrintMsgOptions print_options;
   std::string print_begin;
   std::string print_end;
@@ -255,13 +265,35 @@ int main(int argc, char** argv) {
   std::string ignored_charset;
   sub->add_option("-c,--charsetName", ignored_charset, "accepted for RocketMQ's scripts; bodies print as stored (UTF-8)");
   sub->callback([&] {
-    for (auto [text, into] : {std::pair{&print_begin, &print_options.begin_ms}, std::pair{&print_end, &print_options.end_ms}}) {
-      if (text->empty()) continue;
-      auto parsed = parse_tool_time(*text);
-      if (!parsed) throw CLI::ValidationError("printMsg", parsed.status().message());
-      *into = *parsed;
-    }
+    read_times("printMsg", print_begin, print_end, print_options);
     command = [&](AdminContext& c) { return print_msg(c, print_options); };
+  });
+
+  PrintMsgOptions by_queue_options;
+  by_queue_options.print_body = false;
+  std::string by_queue_broker;
+  std::int32_t by_queue_id = 0;
+  bool by_queue_print = false;
+  bool by_queue_count = false;
+  std::string by_queue_begin;
+  std::string by_queue_end;
+  sub = app.add_subcommand("printMsgByQueue", "print or count by tag the messages of one queue between two store times");
+  sub->add_option("-t,--topic", by_queue_options.topic, "topic name")->required();
+  sub->add_option("-a,--brokerName", by_queue_broker, "broker name")->required();
+  sub->add_option("-i,--queueId", by_queue_id, "queue id")->required()->check(CLI::NonNegativeNumber);
+  sub->add_option("-s,--subExpression", by_queue_options.sub_expression, "tags, e.g. TagA || TagB (default *)");
+  sub->add_option("-b,--beginTimestamp", by_queue_begin, "ms since the epoch or yyyy-MM-dd#HH:mm:ss:SSS (default: the start)");
+  sub->add_option("-e,--endTimestamp", by_queue_end, "ms since the epoch or yyyy-MM-dd#HH:mm:ss:SSS (default: the end)");
+  sub->add_option("-p,--printMsg", by_queue_print, "print each message (default false)");
+  sub->add_option("-d,--printBody", by_queue_options.print_body, "print the bodies (default false)");
+  sub->add_option("-f,--calculate", by_queue_count, "count the messages of each tag (default false)");
+  std::string ignored_queue_charset;
+  sub->add_option("-c,--charsetName", ignored_queue_charset, "accepted for RocketMQ's scripts; bodies print as stored");
+  sub->callback([&] {
+    read_times("printMsgByQueue", by_queue_begin, by_queue_end, by_queue_options);
+    command = [&](AdminContext& c) {
+      return print_msg_by_queue(c, by_queue_options, by_queue_broker, by_queue_id, by_queue_print, by_queue_count);
+    };
   });
 
   ExportMetadataOptions export_options;

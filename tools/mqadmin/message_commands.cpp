@@ -254,6 +254,63 @@ int consume_message(AdminContext& ctx, const ConsumeOptions& options) {
   return print_messages(ctx, messages);
 }
 
+namespace {
+
+// RocketMQ's printMsg line of one message (mqkit's fields, not Java's toString).
+void print_message_line(std::ostream& out, const client::MessageExt& m, bool print_body) {
+  out << "MSGID: " << m.msg_id() << " MessageExt [brokerName=" << m.broker_name << ", queueId=" << m.queue_id
+      << ", storeSize=" << m.store_size << ", queueOffset=" << m.queue_offset << ", sysFlag=" << m.sys_flag
+      << ", bornTimestamp=" << m.born_timestamp << ", bornHost=" << m.born_host << ", storeTimestamp=" << m.store_timestamp
+      << ", storeHost=" << m.store_host << ", commitLogOffset=" << m.commit_log_offset
+      << ", reconsumeTimes=" << m.reconsume_times << ", topic=" << m.topic() << ", tags=" << m.tags()
+      << ", keys=" << m.keys() << "] BODY: " << (print_body ? m.body() : std::string("NOT PRINT BODY")) << "\n";
+}
+
+// The queue's offsets at the two times, or its ends.
+client::Result<std::pair<std::int64_t, std::int64_t>> offset_range(AdminContext& ctx, const std::string& address,
+                                                                    const plugin::v1::MessageQueue& queue,
+                                                                    const PrintMsgOptions& options) {
+  MQKIT_ASSIGN_OR_RETURN(const std::int64_t from, options.begin_ms ? ctx.api().search_offset(address, queue, *options.begin_ms)
+                                                                   : ctx.api().get_min_offset(address, queue));
+  MQKIT_ASSIGN_OR_RETURN(const std::int64_t to, options.end_ms ? ctx.api().search_offset(address, queue, *options.end_ms)
+                                                               : ctx.api().get_max_offset(address, queue));
+  return std::pair{from, to};
+}
+
+}  // namespace
+
+int print_msg_by_queue(AdminContext& ctx, const PrintMsgOptions& options, const std::string& broker_name,
+                       std::int32_t queue_id, bool show_messages, bool count_by_tag) {
+  auto route = ctx.instance->route(options.topic);
+  if (!route) return ctx.fail("printMsgByQueue " + options.topic, route.status());
+  const plugin::v1::MessageQueue queue{options.topic, broker_name, queue_id};
+  const std::string what = "printMsgByQueue: queue " + std::to_string(queue_id) + " of " + broker_name;
+  const auto address = ctx.instance->find_broker_master(broker_name);
+  if (address.empty()) return ctx.fail(what + ": no master address for the broker");
+  auto range = offset_range(ctx, address, queue, options);
+  if (!range) return ctx.fail(what, range.status());
+  std::vector<client::MessageExt> messages;
+  if (auto pulled = pull_range(ctx, address, kToolsConsumerGroup, queue, range->first, range->second,
+                               options.sub_expression, std::numeric_limits<std::size_t>::max(), messages);
+      !pulled) {
+    return ctx.fail(what, pulled.status());
+  }
+  if (ctx.json) return print_messages(ctx, messages);
+  if (show_messages) {
+    for (const auto& m : messages) print_message_line(*ctx.out, m, options.print_body);
+  }
+  if (count_by_tag) {
+    std::map<std::string, std::int64_t> counts;
+    for (const auto& m : messages) {
+      if (!m.tags().empty()) ++counts[std::string(m.tags())];
+    }
+    std::vector<std::pair<std::string, std::int64_t>> sorted(counts.begin(), counts.end());
+    std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    for (const auto& [tag, count] : sorted) *ctx.out << "Tag: " << padded(tag, 30) << " Count: " << count << "\n";
+  }
+  return 0;
+}
+
 int print_msg(AdminContext& ctx, const PrintMsgOptions& options) {
   auto route = ctx.instance->route(options.topic);
   if (!route) return ctx.fail("printMsg " + options.topic, route.status());
@@ -263,13 +320,11 @@ int print_msg(AdminContext& ctx, const PrintMsgOptions& options) {
     const auto address = ctx.instance->find_broker_master(queue.broker_name);
     if (address.empty()) return ctx.fail("printMsg: no master address for broker " + queue.broker_name);
     const std::string what = "printMsg: queue " + std::to_string(queue.queue_id) + " of " + queue.broker_name;
-    // The queue's offsets at the two times, or its ends (RocketMQ's PrintMessageSubCommand).
-    auto from = options.begin_ms ? ctx.api().search_offset(address, queue, *options.begin_ms) : ctx.api().get_min_offset(address, queue);
-    if (!from) return ctx.fail(what, from.status());
-    auto to = options.end_ms ? ctx.api().search_offset(address, queue, *options.end_ms) : ctx.api().get_max_offset(address, queue);
-    if (!to) return ctx.fail(what, to.status());
+    auto range = offset_range(ctx, address, queue, options);
+    if (!range) return ctx.fail(what, range.status());
+    const auto [from, to] = *range;
     std::vector<client::MessageExt> messages;
-    if (auto pulled = pull_range(ctx, address, kToolsConsumerGroup, queue, *from, *to, options.sub_expression,
+    if (auto pulled = pull_range(ctx, address, kToolsConsumerGroup, queue, from, to, options.sub_expression,
                                  std::numeric_limits<std::size_t>::max(), messages);
         !pulled) {
       return ctx.fail(what, pulled.status());
@@ -278,25 +333,17 @@ int print_msg(AdminContext& ctx, const PrintMsgOptions& options) {
       json.w().StartObject();
       json.field("brokerName", queue.broker_name);
       json.field("queueId", queue.queue_id);
-      json.field("minOffset", *from);
-      json.field("maxOffset", *to);
+      json.field("minOffset", from);
+      json.field("maxOffset", to);
       json.key("messages"), json.w().StartArray();
       for (const auto& m : messages) write_message(json, m);
       json.w().EndArray();
       json.w().EndObject();
       continue;
     }
-    *ctx.out << "minOffset=" << *from << ", maxOffset=" << *to << ", MessageQueue [topic=" << queue.topic
+    *ctx.out << "minOffset=" << from << ", maxOffset=" << to << ", MessageQueue [topic=" << queue.topic
              << ", brokerName=" << queue.broker_name << ", queueId=" << queue.queue_id << "]\n";
-    for (const auto& m : messages) {
-      *ctx.out << "MSGID: " << m.msg_id() << " MessageExt [brokerName=" << m.broker_name << ", queueId=" << m.queue_id
-               << ", storeSize=" << m.store_size << ", queueOffset=" << m.queue_offset << ", sysFlag=" << m.sys_flag
-               << ", bornTimestamp=" << m.born_timestamp << ", bornHost=" << m.born_host
-               << ", storeTimestamp=" << m.store_timestamp << ", storeHost=" << m.store_host
-               << ", commitLogOffset=" << m.commit_log_offset << ", reconsumeTimes=" << m.reconsume_times
-               << ", topic=" << m.topic() << ", tags=" << m.tags() << ", keys=" << m.keys()
-               << "] BODY: " << (options.print_body ? m.body() : std::string("NOT PRINT BODY")) << "\n";
-    }
+    for (const auto& m : messages) print_message_line(*ctx.out, m, options.print_body);
   }
   json.w().EndArray();
   if (ctx.json) json.print(*ctx.out);
