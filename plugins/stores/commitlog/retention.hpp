@@ -50,6 +50,13 @@ class Retention {
   // Measures disk use and updates the disk-full state; returns the used ratio (-1 unknown).
   double check_disk();
 
+  // Runs `fn` while no pass is under way: a queue dropped by hand is not one a pass is cleaning.
+  template <typename Fn>
+  auto between_passes(Fn&& fn) {
+    std::lock_guard lock(pass_mutex_);
+    return fn();
+  }
+
   bool disk_full() const noexcept { return disk_full_.load(std::memory_order_acquire); }
   double disk_used_ratio() const noexcept { return used_ratio_.load(std::memory_order_acquire); }
   // The error an append gets while the disk is full.

@@ -57,17 +57,20 @@ v1::Result<bool> CommitLogStore::drop_expired_queue(std::string_view topic, std:
   const auto queue = queues_.find(topic, queue_id);
   if (!queue) return false;
   v1::Status removed;
-  const bool dropped = commit_log_.remove_queue_if(topic, queue_id, [&](std::int64_t next_queue_offset) {
+  // Runs under the put lock, so no message for this queue can be appended (and dispatched into a
+  // new queue with the same files) before the old files are gone.
+  const auto remove_if_expired = [&](std::int64_t next_queue_offset) {
     const std::int64_t max = queue->max_offset();
     // Appended but not yet dispatched messages are on their way into the queue.
     if (max == 0 || next_queue_offset != max) return false;
     const bool all_gone = queue->min_offset() == max || queue->last_commit_end() <= commit_log_.min_offset();
     if (!all_gone) return false;
-    // Under the put lock: no message for this queue can be appended (and dispatched into a new
-    // queue with the same files) before the old files are gone.
     removed = queues_.remove_queue(queue);
     return removed.is_ok();
-  });
+  };
+  // Between retention passes: a pass must not be cleaning the files of the queue going away.
+  const bool dropped =
+      retention_.between_passes([&] { return commit_log_.remove_queue_if(topic, queue_id, remove_if_expired); });
   MQKIT_RETURN_IF_ERROR(removed);
   if (dropped) {
     log_.info("dropped consume queue " + std::string(topic) + "/" + std::to_string(queue_id) +
