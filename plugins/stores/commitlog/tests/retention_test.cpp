@@ -180,5 +180,35 @@ TEST_F(RetentionTest, StoreAdminDeletesExpiredFilesAndDropsQueuesWithNothingLeft
   EXPECT_EQ(store.bodies("Old", 0), (std::vector<std::string>{"new life"}));
 }
 
+// A queue dropped while messages are being sent to it: either the drop happens before a send (which
+// then starts the queue again at 0) or not at all; no sent message is lost from the queue.
+TEST_F(RetentionTest, DroppingAnExpiredQueueRacesSafelyWithSendsToIt) {
+  TestStore store(options_, env_);
+  ASSERT_TRUE(store.open().is_ok());
+  auto* admin = static_cast<v1::StoreAdmin*>(store.store().extension(v1::kStoreAdminId));
+  ASSERT_NE(admin, nullptr);
+  ASSERT_TRUE(store.append(message("Old", 0, "old")).is_ok());
+  fill(store, 600);
+  std::this_thread::sleep_for(5ms);
+  env_->set_disk_used_ratio(0.10);
+  ASSERT_GT(admin->delete_expired_files().value(), 0);
+
+  constexpr int kSends = 200;
+  std::thread sender([&] {
+    for (int i = 0; i < kSends; ++i) ASSERT_TRUE(store.append(message("Old", 0, "new" + std::to_string(i))).is_ok());
+  });
+  int drops = 0;
+  for (int i = 0; i < 2000 && drops == 0; ++i) drops += admin->drop_expired_queue("Old", 0).value() ? 1 : 0;
+  sender.join();
+  ASSERT_TRUE(store.wait_dispatched());
+  EXPECT_LE(drops, 1);
+  const std::vector<std::string> bodies = store.bodies("Old", 0);
+  ASSERT_GE(bodies.size(), static_cast<std::size_t>(kSends));
+  // Whatever happened first, every sent message is in the queue, in order, after what remains.
+  const std::vector<std::string> sent(bodies.end() - kSends, bodies.end());
+  for (int i = 0; i < kSends; ++i) EXPECT_EQ(sent[static_cast<std::size_t>(i)], "new" + std::to_string(i));
+  EXPECT_FALSE(admin->drop_expired_queue("Old", 0).value()) << "its messages are in the log";
+}
+
 }  // namespace
 }  // namespace mqkit::plugins::stores::commitlog::testing
