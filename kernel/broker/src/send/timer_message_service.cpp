@@ -181,6 +181,7 @@ Status TimerMessageService::load_checkpoint() {
   scan_offset_ = std::max(loaded.rescan_from, context_.store->min_offset(protocol::timer::kTopic, 0));
   pending_.clear();
   pending_offsets_.clear();
+  by_delete_key_.clear();
   return Status::ok();
 }
 
@@ -279,13 +280,22 @@ bool TimerMessageService::scan() {
                                         queue_offset, record.status().to_string());
         continue;
       }
+      if (const auto cancelled = v1::find_property(record->properties, timer_property::kDeleteUniqueKey)) {
+        cancel(*cancelled);
+        continue;
+      }
       // An entry without a readable TIMER_OUT_MS was not parked by this broker: due at once.
       const std::int64_t deliver_ms =
           parse_long(v1::find_property(record->properties, timer_property::kOutMs).value_or(""))
               .value_or(record->store_timestamp);
       if (queue_offset < restored_.scanned_to && deliver_ms <= restored_.delivered_through_ms) continue;
-      pending_.insert({deliver_ms, queue_offset, record->commit_offset});
+      const auto unique_key = v1::find_property(record->properties, v1::property::kUniqueKey);
+      const auto real_topic = v1::find_property(record->properties, v1::property::kRealTopic);
+      Pending entry{deliver_ms, queue_offset, record->commit_offset,
+                    unique_key && real_topic ? protocol::timer::delete_key(*real_topic, *unique_key) : std::string()};
+      if (!entry.delete_key.empty()) by_delete_key_.insert_or_assign(entry.delete_key, entry);
       pending_offsets_.insert(queue_offset);
+      pending_.insert(std::move(entry));
     }
     progress_unrecorded_ = true;
     if (read->records.empty() || read->next_begin_offset >= read->max_offset) return false;
@@ -305,9 +315,32 @@ bool TimerMessageService::deliver_due(std::int64_t now_ms) {
     if (!deliver(entry, now_ms)) return false;
     progress_unrecorded_ = true;
     std::lock_guard lock(mutex_);
-    pending_.erase(entry);
-    pending_offsets_.erase(entry.queue_offset);
+    forget(entry);
   }
+}
+
+void TimerMessageService::forget(const Pending& entry) {
+  if (!entry.delete_key.empty()) {
+    // A message sent twice under one UNIQ_KEY (a retried send) is indexed twice: keep the other.
+    if (const auto it = by_delete_key_.find(entry.delete_key);
+        it != by_delete_key_.end() && it->second.queue_offset == entry.queue_offset) {
+      by_delete_key_.erase(it);
+    }
+  }
+  pending_offsets_.erase(entry.queue_offset);
+  pending_.erase(entry);
+}
+
+void TimerMessageService::cancel(std::string_view delete_key) {
+  const auto it = by_delete_key_.find(std::string(delete_key));
+  if (it == by_delete_key_.end()) {
+    kernel::logger("broker")->info("timer message {}: nothing waiting to cancel (delivered already, or unknown)",
+                                   delete_key);
+    return;
+  }
+  const Pending entry = it->second;
+  forget(entry);
+  kernel::logger("broker")->info("timer message {} due at {} cancelled before its delivery", delete_key, entry.deliver_ms);
 }
 
 bool TimerMessageService::deliver(const Pending& entry, std::int64_t now_ms) {

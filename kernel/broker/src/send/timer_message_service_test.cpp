@@ -169,6 +169,43 @@ TEST_F(TimerDeliveryTest, MessagesAreDeliveredWhenDueEarliestFirst) {
   EXPECT_EQ(service->pending_count(), 0u);
 }
 
+// A deletion marker (TIMER_DEL_UNIQKEY "topic+UNIQ_KEY", what RECALL_MESSAGE writes) cancels the
+// waiting message it names; the marker itself is never delivered, nor is one naming nothing.
+TEST_F(TimerDeliveryTest, ADeletionMarkerCancelsTheWaitingMessageItNames) {
+  auto service = start_service();
+  const auto send_held = [&](plugin::v1::Properties properties, const std::string& body) {
+    SendRequest request;
+    request.queue_id = 1;
+    request.body = body;
+    request.properties = std::move(properties);
+    request.properties.emplace_back("TIMER_DELAY_MS", "10500");
+    const auto held_before = delivered(kTimerTopic, 0);
+    auto answer = f_.send(request);
+    ASSERT_EQ(answer.code, rc::kSuccess) << answer.remark.value_or("");
+    ASSERT_TRUE(eventually([&] { return delivered(kTimerTopic, 0) == held_before + 1; }));
+  };
+  send_held({{"UNIQ_KEY", "U1"}}, "recalled");
+  send_held({{"UNIQ_KEY", "U2"}}, "kept");
+  ASSERT_TRUE(eventually([&] { return service->pending_count() == 2; }));
+  send_held({{"UNIQ_KEY", "U1"}, {"TIMER_DEL_UNIQKEY", "T+U1"}}, "0");
+  send_held({{"UNIQ_KEY", "U9"}, {"TIMER_DEL_UNIQKEY", "T+U9"}}, "0");  // names nothing waiting
+  ASSERT_TRUE(eventually([&] { return service->pending_count() == 1; }));
+
+  advance_clock(11'000);
+  ASSERT_TRUE(eventually_delivered(1));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(delivered(), 1);
+  EXPECT_EQ(body_at(0), "kept");
+  EXPECT_EQ(service->pending_count(), 0u);
+
+  // After a restart the queue is read again from the checkpoint: the cancelled one stays cancelled.
+  service->stop();
+  service = start_service();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(delivered(), 1);
+  EXPECT_EQ(service->pending_count(), 0u);
+}
+
 TEST_F(TimerDeliveryTest, DeliveredCopyKeepsTheMessageAndIsStampedAsRocketMQDoes) {
   auto service = start_service();
   const std::int64_t sent_at = f_.harness().now();

@@ -3,6 +3,7 @@
 // messages wait in. Shared by the broker and the SDK so that each is spelled in one place.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 namespace mqkit::protocol::timer {
@@ -23,6 +24,16 @@ inline constexpr std::string_view kOutMs = "TIMER_OUT_MS";
 // Set on the delivered copy: when the broker took the message in, and when it let it out.
 inline constexpr std::string_view kEnqueueMs = "TIMER_ENQUEUE_MS";
 inline constexpr std::string_view kDequeueMs = "TIMER_DEQUEUE_MS";
+// On a deletion marker (RECALL_MESSAGE writes one): the waiting message it cancels, as
+// delete_key() names it.
+inline constexpr std::string_view kDeleteUniqueKey = "TIMER_DEL_UNIQKEY";
 }  // namespace property
+
+// RocketMQ's TimerMessageStore.buildDeleteKey: a waiting message by its real topic and UNIQ_KEY.
+inline std::string delete_key(std::string_view real_topic, std::string_view unique_key) {
+  std::string key(real_topic);
+  key.append(1, '+').append(unique_key);
+  return key;
+}
 
 }  // namespace mqkit::protocol::timer

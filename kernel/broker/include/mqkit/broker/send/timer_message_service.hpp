@@ -10,6 +10,8 @@
 // names the earliest queue offset not yet delivered, and which entries before the read position
 // were all delivered by then, so a restart reads the queue again from there and skips what was
 // delivered. Delivery is at least once: a crash between a delivery and the next save repeats it.
+// A deletion marker in the timer queue (TIMER_DEL_UNIQKEY, written by RECALL_MESSAGE) is never
+// delivered: read, it cancels the waiting message of that real topic and UNIQ_KEY.
 // At most timer_max_pending_in_memory entries are indexed; past that the thread stops reading
 // the queue until deliveries make room, so a message further on is late if it is due sooner than
 // the ones indexed.
@@ -24,6 +26,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include "mqkit/broker/broker_context.hpp"
 #include "mqkit/broker/metadata_files.hpp"
@@ -90,6 +93,7 @@ class TimerMessageService {
     std::int64_t deliver_ms = 0;
     std::int64_t queue_offset = 0;
     std::int64_t commit_offset = 0;
+    std::string delete_key{};  // protocol::timer::delete_key of it; empty without UNIQ_KEY
     auto operator<=>(const Pending& other) const {
       if (auto order = deliver_ms <=> other.deliver_ms; order != 0) return order;
       return queue_offset <=> other.queue_offset;
@@ -106,6 +110,11 @@ class TimerMessageService {
   // Appends a copy of the entry's message to its real topic; false when it must be tried again.
   // A message that can never be delivered (gone from the store, no REAL_TOPIC) is dropped.
   bool deliver(const Pending& entry, std::int64_t now_ms);
+  // Under mutex_: forgets an indexed entry.
+  void forget(const Pending& entry);
+  // Under mutex_: a deletion marker read from the timer queue cancels the waiting message it
+  // names, if it is still waiting.
+  void cancel(std::string_view delete_key);
   plugin::v1::Status load_checkpoint();
   void persist_checkpoint();
 
@@ -119,6 +128,7 @@ class TimerMessageService {
   mutable std::mutex mutex_;
   std::set<Pending> pending_;           // guarded by mutex_: by delivery time
   std::set<std::int64_t> pending_offsets_;  // guarded by mutex_: the same entries' queue offsets
+  std::unordered_map<std::string, Pending> by_delete_key_;  // guarded by mutex_: the same, by delete key
   std::int64_t scan_offset_ = 0;        // guarded by mutex_: next timer queue offset to read
   TimerCheckpoint checkpoint_;          // guarded by mutex_: as of the last complete delivery pass
   TimerCheckpoint restored_;            // as loaded at start: what the first reads skip
