@@ -14,7 +14,8 @@ set(MQKIT_BROKER_SEND_SOURCES
   src/send/schedule_message_service.cpp
   src/send/timer_message_service.cpp
   src/send/transaction_service.cpp
-  src/send/end_transaction_processor.cpp)
+  src/send/end_transaction_processor.cpp
+  src/send/recall_message_processor.cpp)
 set(MQKIT_BROKER_SEND_TESTS
   src/send/send_test_support.cpp
   src/send/send_request_headers_test.cpp
@@ -24,4 +25,5 @@ set(MQKIT_BROKER_SEND_TESTS
   src/send/consumer_send_back_test.cpp
   src/send/schedule_message_service_test.cpp
   src/send/timer_message_service_test.cpp
+  src/send/recall_message_processor_test.cpp
   src/send/transaction_service_test.cpp)

@@ -134,6 +134,7 @@ Result<SendResult> send_result_of(const RemotingCommand& response, SentTo sent) 
   result.message_queue =
       MessageQueue{std::move(sent.topic), std::move(sent.broker_name), static_cast<std::int32_t>(queue_id)};
   result.transaction_id = std::string(response.ext_fields.get("transactionId").value_or(""));
+  result.recall_handle = std::string(response.ext_fields.get("recallHandle").value_or(""));
   result.region_id =
       std::string(response.ext_fields.get(protocol::property::kMsgRegion).value_or(protocol::kDefaultRegionId));
   result.trace_on = response.ext_fields.get(protocol::property::kTraceSwitch).value_or("true") != "false";
@@ -794,6 +795,17 @@ Result<protocol::ProducerConnection> ClientApi::get_producer_connection_list(std
   put(request.ext_fields, "producerGroup", group);
   MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, call(address, std::move(request), timeout));
   return protocol::decode_producer_connection(protocol::body_text(response));
+}
+
+Result<std::string> ClientApi::recall_message(std::string_view address, std::string_view producer_group,
+                                              std::string_view topic, std::string_view recall_handle,
+                                              milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kRecallMessage);
+  put(request.ext_fields, "producerGroup", producer_group);
+  put(request.ext_fields, "topic", topic);
+  put(request.ext_fields, "recallHandle", recall_handle);
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, call(address, std::move(request), timeout));
+  return std::string(response.ext_fields.get("msgId").value_or(""));
 }
 
 Result<protocol::ProducerTableInfo> ClientApi::get_all_producer_info(std::string_view address, milliseconds timeout) {

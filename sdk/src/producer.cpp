@@ -6,6 +6,7 @@
 #include "message_sender.hpp"
 #include "namespaced_names.hpp"
 #include "mqkit/kernel/logging.hpp"
+#include "mqkit/protocol/timer.hpp"
 #include "outgoing_message.hpp"
 #include "pending_requests.hpp"
 #include "request_message.hpp"
@@ -375,6 +376,19 @@ Status Producer::request_async(Message message, RequestCallback callback, std::c
 
 Result<std::shared_ptr<QueueSelector>> Producer::make_selector(const PluginChoice& choice) const {
   return create_plugin_as<QueueSelector>(impl_->config_.client.plugin_dirs, choice);
+}
+
+Result<std::string> Producer::recall_message(std::string_view topic, std::string_view recall_handle) {
+  GatePass pass(impl_->gate_);
+  if (!pass) return impl_->not_running();
+  MQKIT_ASSIGN_OR_RETURN(const protocol::timer::RecallHandle handle, protocol::timer::decode_recall_handle(recall_handle));
+  const std::string wrapped = protocol::wrap_namespace(impl_->name_space(), topic);
+  // The broker holding the message may be unknown to this client yet: learn the topic's route.
+  MQKIT_RETURN_IF_ERROR(impl_->instance_->publish_route(wrapped, impl_->sender_->fallback()).status());
+  const std::string address = impl_->instance_->find_broker_master(handle.broker_name);
+  if (address.empty()) return Status::not_found("no master address for broker " + handle.broker_name);
+  return impl_->instance_->api().recall_message(address, impl_->config_.group, wrapped, recall_handle,
+                                               impl_->config_.send_msg_timeout);
 }
 
 Result<std::vector<MessageQueue>> Producer::fetch_publish_message_queues(std::string_view topic) {

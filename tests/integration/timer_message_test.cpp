@@ -67,7 +67,8 @@ class TimerMessageIntegrationTest : public ::testing::Test {
     cluster_ = std::make_unique<mqkit::testing::LocalCluster>(
         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     ASSERT_TRUE(cluster_->add_namesrv().is_ok());
-    ASSERT_TRUE(cluster_->add_broker({.name = "broker-a"}).is_ok());  // the commit log store: it survives restarts
+    // The commit log store: it survives restarts. Recall on, as RocketMQ 5.3 brokers can.
+    ASSERT_TRUE(cluster_->add_broker({.name = "broker-a", .overrides = {"broker.recall_message_enable=true"}}).is_ok());
     ProducerConfig config;
     config.group = "timer_it_producer";
     config.client = mqkit::testing::fast_client_config(*cluster_);
@@ -167,6 +168,43 @@ TEST_F(TimerMessageIntegrationTest, APendingTimerMessageSurvivesABrokerCrash) {
   ASSERT_TRUE(eventually([&] { return arrivals.at("across-crash") >= 0; }, std::chrono::seconds(30)))
       << "the pending timer message was lost in the crash";
   EXPECT_GE(arrivals.at("across-crash"), sent_at + 4000 - kPrecisionMs);
+}
+
+// RocketMQ 5.3's recall: the send answer of a held timer message carries a recall handle; with it
+// the producer cancels the message, which is then never delivered, while its neighbour is.
+TEST_F(TimerMessageIntegrationTest, ARecalledTimerMessageIsNeverDelivered) {
+  Arrivals arrivals;
+  start_consumer(arrivals);
+  send(Message(kTopic, "warm-up"));
+  ASSERT_TRUE(eventually([&] { return arrivals.at("warm-up") >= 0; })) << "the consumer never started receiving";
+
+  Message recalled(kTopic, "recalled");
+  recalled.set_delay_time_sec(3);
+  auto sent = producer_->send(std::move(recalled));
+  ASSERT_TRUE(sent.is_ok()) << sent.status().to_string();
+  ASSERT_FALSE(sent->recall_handle.empty()) << "a held timer message's answer carries a recall handle";
+  Message kept(kTopic, "kept");
+  kept.set_delay_time_sec(3);
+  send(std::move(kept));
+
+  const auto id = producer_->recall_message(kTopic, sent->recall_handle);
+  ASSERT_TRUE(id.is_ok()) << id.status().to_string();
+  EXPECT_EQ(*id, sent->msg_id);
+  ASSERT_TRUE(eventually([&] { return arrivals.at("kept") >= 0; }, std::chrono::seconds(15)));
+  std::this_thread::sleep_for(milliseconds(1500));
+  EXPECT_EQ(arrivals.at("recalled"), -1) << "a recalled message is never delivered";
+
+  // Too late now, and a handle that is not one, are refused with the broker's reason.
+  const auto late = producer_->recall_message(kTopic, sent->recall_handle);
+  ASSERT_FALSE(late.is_ok());
+  EXPECT_NE(late.status().message().find("timestamp invalid"), std::string::npos) << late.status().to_string();
+  const auto garbage = producer_->recall_message(kTopic, "not-a-handle");
+  ASSERT_FALSE(garbage.is_ok());
+  EXPECT_EQ(garbage.status().code(), StatusCode::kInvalidArgument);
+  // A message that is not held has no handle.
+  auto plain = producer_->send(Message(kTopic, "plain"));
+  ASSERT_TRUE(plain.is_ok());
+  EXPECT_TRUE(plain->recall_handle.empty());
 }
 
 }  // namespace

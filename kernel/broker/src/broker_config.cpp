@@ -68,6 +68,11 @@ constexpr plugin::v1::ConfigField kFields[] = {
     {.key = "timer_wheel_enable", .type = ValueType::kBool, .default_value = "true",
      .description = "Hold messages with TIMER_DELIVER_MS / TIMER_DELAY_SEC / TIMER_DELAY_MS until then (false: "
                     "refuse them)"},
+    {.key = "recall_message_enable", .type = ValueType::kBool, .default_value = "false",
+     .description = "Answer RECALL_MESSAGE: a producer may cancel a timer message before its delivery "
+                    "(RocketMQ 5.3's recallMessageEnable; false: NO_PERMISSION)"},
+    {.key = "allow_recall_when_broker_not_writeable", .type = ValueType::kBool, .default_value = "true",
+     .description = "Recall timer messages even while the broker takes no sends (brokerPermission without write)"},
     {.key = "timer_max_delay_sec", .type = ValueType::kInt, .default_value = "259200",
      .description = "Longest delay a timer message may ask for, in seconds (further: MESSAGE_ILLEGAL)", .min = 1,
      .max = 2'147'483'647},
@@ -197,6 +202,8 @@ plugin::v1::ConfigValues values_of(const BrokerConfig& c) {
   v.set("max_message_size", c.max_message_size);
   v.set("message_delay_level", delays);
   v.set("timer_wheel_enable", c.timer_wheel_enable);
+  v.set("recall_message_enable", c.recall_message_enable);
+  v.set("allow_recall_when_broker_not_writeable", c.allow_recall_when_broker_not_writeable);
   v.set("timer_max_delay_sec", c.timer_max_delay_sec);
   v.set("timer_precision_ms", c.timer_precision_ms);
   v.set("timer_max_pending_in_memory", c.timer_max_pending_in_memory);
@@ -328,6 +335,8 @@ Result<BrokerConfig> broker_config_from(const plugin::v1::ConfigValues& v, const
   c.max_message_size = v.get_size("max_message_size");
   MQKIT_ASSIGN_OR_RETURN(c.delay_level_ms, parse_delay_levels(v.get_string("message_delay_level")));
   c.timer_wheel_enable = v.get_bool("timer_wheel_enable");
+  c.recall_message_enable = v.get_bool("recall_message_enable");
+  c.allow_recall_when_broker_not_writeable = v.get_bool("allow_recall_when_broker_not_writeable");
   c.timer_max_delay_sec = v.get_int("timer_max_delay_sec");
   c.timer_precision_ms = timer_precision_from(v.get_int("timer_precision_ms"));
   c.timer_max_pending_in_memory = v.get_int("timer_max_pending_in_memory");

@@ -7,6 +7,7 @@
 #include "mqkit/broker/consume/query_message_processor.hpp"
 #include "mqkit/broker/consume/store_admin_processor.hpp"
 #include "mqkit/broker/send/end_transaction_processor.hpp"
+#include "mqkit/broker/send/recall_message_processor.hpp"
 #include "mqkit/broker/send/reply_message_processor.hpp"
 #include "mqkit/broker/send/schedule_message_service.hpp"
 #include "mqkit/broker/send/send_message_processor.hpp"
@@ -37,6 +38,7 @@ plugin::v1::Result<std::shared_ptr<void>> install_processors(BrokerRequestHandle
   handler.add(std::make_shared<SendMessageProcessor>(context));
   handler.add(std::make_shared<ReplyMessageProcessor>(context));
   handler.add(std::make_shared<EndTransactionProcessor>(context));
+  handler.add(std::make_shared<RecallMessageProcessor>(context));
   handler.add(std::make_shared<PullMessageProcessor>(context));
   handler.add(std::make_shared<ClientManageProcessor>(context));
   handler.add(std::make_shared<ConsumerManageProcessor>(context));

@@ -82,6 +82,7 @@ std::string_view request_code_name(std::int32_t code) noexcept {
     case c::kGetTopicConfig: return "get_topic_config";
     case c::kGetSubscriptionGroupConfig: return "get_subscriptiongroup_config";
     case c::kLitePullMessage: return "lite_pull_message";
+    case c::kRecallMessage: return "recall_message";
     default: return {};
   }
 }
@@ -124,6 +125,7 @@ std::string_view response_code_name(std::int32_t code) noexcept {
     case c::kConsumeMsgTimeout: return "consume_msg_timeout";
     case c::kNoMessage: return "no_message";
     case c::kFlowControl: return "flow_control";
+    case c::kIllegalOperation: return "illegal_operation";
     case c::kGoAway: return "go_away";
     default: return {};
   }

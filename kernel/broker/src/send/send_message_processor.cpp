@@ -63,15 +63,21 @@ OutgoingMessage sent_message_from(const SendMessageRequestHeader& header, const 
   return m;
 }
 
-// Answers an append with send_response(); a half message's answer also names its transaction
-// (the UNIQ_KEY the producer's END_TRANSACTION will carry).
+// What a stored message's answer carries beyond send_response()'s fields.
+struct AnswerExtras {
+  std::string transaction_id;  // a half message's: the UNIQ_KEY its END_TRANSACTION will carry
+  std::string recall_handle;   // a held timer message's (RocketMQ 5.3)
+};
+
+// Answers an append with send_response() and `extras`.
 AppendedCallback answer_with(const BrokerContext& context, const Responder& responder, std::int32_t queue_id,
-                             CountedAs counted, std::string transaction_id = {}) {
+                             CountedAs counted, AnswerExtras extras = {}) {
   return [responder, store_host = context.store_host, config = context.config, queue_id, counted = std::move(counted),
-          transaction_id = std::move(transaction_id)](v1::Result<AppendedMessages> appended) {
+          extras = std::move(extras)](v1::Result<AppendedMessages> appended) {
     if (appended) counted.count(*appended);
     RemotingCommand response = send_response(appended, store_host, queue_id, *config);
-    if (appended && !transaction_id.empty()) response.ext_fields.set("transactionId", transaction_id);
+    if (appended && !extras.transaction_id.empty()) response.ext_fields.set("transactionId", extras.transaction_id);
+    if (appended && !extras.recall_handle.empty()) response.ext_fields.set("recallHandle", extras.recall_handle);
     responder.respond(std::move(response));
   };
 }
@@ -152,8 +158,10 @@ void SendMessageProcessor::send_message(RemotingCommand request, const Responder
     // Parked, the message keeps its DELAY or timer properties: it counts as delayed, in the
     // schedule or timer topic.
     CountedAs counted = counted_as(context_, message.topic, message.properties);
+    AnswerExtras extras;
+    if (parking == TimerParking::kHeld) extras.recall_handle = TimerMessageService::recall_handle(config, message);
     return append_message(context_, std::move(message), wait_for_flush,
-                          answer_with(context_, responder, target.queue_id, std::move(counted)));
+                          answer_with(context_, responder, target.queue_id, std::move(counted), std::move(extras)));
   }
   // A half message keeps its DELAY and timer properties until it is committed.
   if (auto prepared = context_.transactions->prepare(message); !prepared) {
@@ -162,7 +170,7 @@ void SendMessageProcessor::send_message(RemotingCommand request, const Responder
   std::string transaction_id(get_property(message.properties, v1::property::kUniqueKey).value_or(""));
   CountedAs counted = counted_as(context_, message.topic, message.properties);  // TRAN_MSG kept, half topic
   append_message(context_, std::move(message), wait_for_flush,
-                 answer_with(context_, responder, target.queue_id, std::move(counted), std::move(transaction_id)));
+                 answer_with(context_, responder, target.queue_id, std::move(counted), {std::move(transaction_id), {}}));
 }
 
 void SendMessageProcessor::send_batch(RemotingCommand request, const Responder& responder) {

@@ -13,6 +13,7 @@
 #include "append_messages.hpp"
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/protocol/timer.hpp"
+#include "mqkit/protocol/validation.hpp"
 
 namespace mqkit::broker {
 
@@ -147,6 +148,16 @@ std::string TimerMessageService::encode_checkpoint(const TimerCheckpoint& checkp
   w.Int64(checkpoint.delivered_through_ms);
   w.EndObject();
   return {buffer.GetString(), buffer.GetSize()};
+}
+
+std::string TimerMessageService::recall_handle(const BrokerConfig& config, const OutgoingMessage& held) {
+  const auto real_topic = get_property(held.properties, v1::property::kRealTopic);
+  const auto unique_key = get_property(held.properties, v1::property::kUniqueKey);
+  const auto out_ms = integer_property(held.properties, timer_property::kOutMs);
+  if (!real_topic || !unique_key || !out_ms || real_topic->starts_with(protocol::kRetryGroupTopicPrefix)) return {};
+  // One past the slot's time: a marker for it, rounded down like any timer message, lands there.
+  return protocol::timer::encode(protocol::timer::RecallHandle{std::string(*real_topic), config.broker_name,
+                                                               std::to_string(*out_ms + 1), std::string(*unique_key)});
 }
 
 Result<TimerCheckpoint> TimerMessageService::decode_checkpoint(std::string_view json) {

@@ -306,6 +306,10 @@ class ClientApi {
   // producer of the group answers SYSTEM_ERROR (Unavailable here), as RocketMQ's do.
   Result<protocol::ProducerConnection> get_producer_connection_list(std::string_view address, std::string_view group,
                                                                     std::chrono::milliseconds timeout = {});
+  // RECALL_MESSAGE: cancels the timer message of `recall_handle` on the broker at `address`;
+  // the recalled message's id.
+  Result<std::string> recall_message(std::string_view address, std::string_view producer_group, std::string_view topic,
+                                     std::string_view recall_handle, std::chrono::milliseconds timeout = {});
   // GET_ALL_PRODUCER_INFO: every producer connected to one broker, by group.
   Result<protocol::ProducerTableInfo> get_all_producer_info(std::string_view address,
                                                            std::chrono::milliseconds timeout = {});

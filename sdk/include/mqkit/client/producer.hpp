@@ -109,6 +109,11 @@ class Producer {
   Status request_async(Message message, RequestCallback callback, std::chrono::milliseconds timeout,
                        const SendOptions& options = {});
 
+  // Cancels a timer message before its delivery (RocketMQ 5.3's recallMessage): `recall_handle`
+  // is its SendResult's. The broker named in the handle must have recall_message_enable on;
+  // InvalidArgument for a handle that is not one. Returns the recalled message's id.
+  Result<std::string> recall_message(std::string_view topic, std::string_view recall_handle);
+
   // A selector plugin by name ("hash", "random", "SelectMessageQueueByHash", ...).
   Result<std::shared_ptr<QueueSelector>> make_selector(const PluginChoice& choice) const;
   // The queues sends to `topic` choose from.

@@ -30,6 +30,9 @@ struct SendResult {
   MessageQueue message_queue{};
   std::int64_t queue_offset = -1;  // of the first message of a batch
   std::string transaction_id{};
+  // A timer message the broker holds (RocketMQ 5.3 brokers and mqkit): what Producer::recall_message
+  // takes to cancel it before its delivery. Empty otherwise.
+  std::string recall_handle{};
   std::string region_id{};
   bool trace_on = true;
 };

@@ -70,6 +70,8 @@ struct BrokerConfig {
   // RocketMQ 5's timerWheelEnable / timerMaxDelaySec / timerPrecisionMs (docs/timer-messages.md);
   // timer_max_pending_in_memory is mqkit's bound on the timer service's index.
   bool timer_wheel_enable = true;
+  bool recall_message_enable = false;  // RECALL_MESSAGE answered (RocketMQ 5.3)
+  bool allow_recall_when_broker_not_writeable = true;
   std::int64_t timer_max_delay_sec = 3 * 24 * 3600;
   std::int64_t timer_precision_ms = 1000;
   std::int64_t timer_max_pending_in_memory = 1'000'000;

@@ -91,6 +91,8 @@ inline constexpr std::int32_t kDeleteExpiredCommitLog = 329;
 inline constexpr std::int32_t kGetTopicConfig = 351;
 inline constexpr std::int32_t kGetSubscriptionGroupConfig = 352;
 inline constexpr std::int32_t kLitePullMessage = 361;
+// RocketMQ 5.3: cancel a timer message before its delivery, by the recall handle of its send.
+inline constexpr std::int32_t kRecallMessage = 370;
 inline constexpr std::int32_t kGetBrokerHaStatus = 907;
 }  // namespace request_code
 
@@ -133,6 +135,7 @@ inline constexpr std::int32_t kUpdateAndCreateAclConfigFailed = 209;
 inline constexpr std::int32_t kDeleteAclConfigFailed = 210;
 inline constexpr std::int32_t kUpdateGlobalWhiteAddrsConfigFailed = 211;
 inline constexpr std::int32_t kFlowControl = 215;
+inline constexpr std::int32_t kIllegalOperation = 604;
 inline constexpr std::int32_t kGoAway = 1500;
 }  // namespace response_code
 

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "mqkit/plugin/v1/status.hpp"
+
 namespace mqkit::protocol::timer {
 
 // Timer messages wait here, queue 0, with their real topic and queue in REAL_TOPIC / REAL_QID.
@@ -28,6 +30,20 @@ inline constexpr std::string_view kDequeueMs = "TIMER_DEQUEUE_MS";
 // delete_key() names it.
 inline constexpr std::string_view kDeleteUniqueKey = "TIMER_DEL_UNIQKEY";
 }  // namespace property
+
+// What a producer needs to recall a timer message before its delivery (RocketMQ 5.3's
+// RecallMessageHandle.HandleV1): the send answer's `recallHandle`, given back in RECALL_MESSAGE.
+struct RecallHandle {
+  std::string topic;        // the message's real topic
+  std::string broker_name;  // the broker holding it
+  std::string timestamp;    // its TIMER_OUT_MS + 1, as text (a marker for it lands in the same slot)
+  std::string message_id;   // its UNIQ_KEY
+  bool operator==(const RecallHandle&) const = default;
+};
+// URL-safe Base64 (with padding) of "v1 <topic> <broker> <timestamp> <id>", as Java writes it.
+std::string encode(const RecallHandle& handle);
+// InvalidArgument "recall handle is invalid" for anything else (padding may be left out).
+plugin::v1::Result<RecallHandle> decode_recall_handle(std::string_view text);
 
 // RocketMQ's TimerMessageStore.buildDeleteKey: a waiting message by its real topic and UNIQ_KEY.
 inline std::string delete_key(std::string_view real_topic, std::string_view unique_key) {

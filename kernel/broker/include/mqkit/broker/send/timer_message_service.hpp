@@ -74,6 +74,10 @@ class TimerMessageService {
   // is rounded down to timer_precision_ms (a whole multiple goes one step earlier, as in
   // RocketMQ) and the message moved to the timer topic.
   static TimerParking park(const BrokerConfig& config, std::int64_t now_ms, OutgoingMessage& message);
+  // The recall handle of a message park() held (RocketMQ's attachRecallHandle): its real topic,
+  // this broker, TIMER_OUT_MS + 1 and its UNIQ_KEY; empty for a message to a retry topic or
+  // without UNIQ_KEY.
+  static std::string recall_handle(const BrokerConfig& config, const OutgoingMessage& held);
 
   // Loads the checkpoint (missing = the queue's start) and starts the timer thread; nothing on a
   // slave. Call after the store has recovered and the dispatch pipeline has started.
