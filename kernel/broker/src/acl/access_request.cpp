@@ -69,6 +69,7 @@ Result<AccessRequest> access_request_of(const plugin::v1::RemotingCommand& reque
   Needs needs(fields, access);
   switch (request.code) {
     case rq::kSendMessage:
+    case rq::kRecallMessage:  // cancels a message sent to the topic: a producer's right
       needs.sent_to("topic");
       break;
     case rq::kSendMessageV2:

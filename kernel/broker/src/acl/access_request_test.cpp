@@ -27,6 +27,7 @@ Needed needed(const RemotingCommand& command) {
 
 TEST(AccessRequestTest, SendsNeedPubOnTheTopicAndSubOnARetryTopic) {
   EXPECT_EQ(needed(request(rq::kSendMessage, {{"topic", "T"}, {"producerGroup", "PG"}})), (Needed{{"T", kPub}}));
+  EXPECT_EQ(needed(request(rq::kRecallMessage, {{"topic", "T"}, {"recallHandle", "h"}})), (Needed{{"T", kPub}}));
   EXPECT_EQ(needed(request(rq::kSendMessageV2, {{"a", "PG"}, {"b", "T"}})), (Needed{{"T", kPub}}));
   EXPECT_EQ(needed(request(rq::kSendBatchMessage, {{"a", "PG"}, {"b", "T"}})), (Needed{{"T", kPub}}));
   EXPECT_EQ(needed(request(rq::kSendMessageV2, {{"a", "PG"}, {"b", "%RETRY%G"}})), (Needed{{"%RETRY%G", kSub}}));
