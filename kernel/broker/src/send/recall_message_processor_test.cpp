@@ -5,6 +5,7 @@
 #include "mqkit/broker/send/timer_message_service.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/timer.hpp"
+#include "../consume/consume_test_support.hpp"
 #include "mqkit/broker/testing/fake_channel.hpp"
 #include "send_test_support.hpp"
 
@@ -36,17 +37,7 @@ class RecallMessageTest : public ::testing::Test {
     request.ext_fields.set("producerGroup", std::string("PG"));
     request.ext_fields.set("topic", topic);
     request.ext_fields.set("recallHandle", handle);
-    return call(processor, std::move(request));
-  }
-  RemotingCommand call(RecallMessageProcessor& processor, RemotingCommand request) {
-    const std::size_t before = channel_->sent().size();
-    Responder responder(channel_, request);
-    processor.process(std::move(request), responder);
-    if (!channel_->wait_for(before + 1)) {
-      ADD_FAILURE() << "no answer";
-      return {};
-    }
-    return channel_->sent().at(before);
+    return testing::call(processor, channel_, std::move(request));
   }
 
   SendFixture f_;
@@ -108,7 +99,7 @@ TEST_F(RecallMessageTest, BadRecallsGetRocketMQsAnswers) {
             std::pair(rc::kIllegalOperation, std::string("recall failed, timestamp invalid")));
   auto missing = RemotingCommand::request(rq::kRecallMessage);
   missing.ext_fields.set("topic", std::string("T"));
-  EXPECT_EQ(call(processor, std::move(missing)).code, rc::kSystemError);
+  EXPECT_EQ(testing::call(processor, channel_, std::move(missing)).code, rc::kSystemError);
 
   f_.harness().config().recall_message_enable = false;
   EXPECT_EQ(code_and_remark(recall("T", handle, processor)),
