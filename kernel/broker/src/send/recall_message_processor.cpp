@@ -7,7 +7,6 @@
 #include "mqkit/plugin/v1/message_record.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/timer.hpp"
-#include "send_response.hpp"
 
 namespace mqkit::broker {
 
