@@ -174,6 +174,12 @@ TEST_F(TimerMessageIntegrationTest, APendingTimerMessageSurvivesABrokerCrash) {
 // the producer cancels the message, which is then never delivered, while its neighbour is.
 TEST_F(TimerMessageIntegrationTest, ARecalledTimerMessageIsNeverDelivered) {
   Arrivals arrivals;
+  // The consumer calls into `arrivals`: it stops first, however the test ends (the last message
+  // below may arrive after the checks).
+  struct StopFirst {
+    std::unique_ptr<PushConsumer>& consumer;
+    ~StopFirst() { consumer.reset(); }
+  } stop_first{consumer_};
   start_consumer(arrivals);
   send(Message(kTopic, "warm-up"));
   ASSERT_TRUE(eventually([&] { return arrivals.at("warm-up") >= 0; })) << "the consumer never started receiving";
