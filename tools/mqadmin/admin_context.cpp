@@ -122,17 +122,27 @@ void Table::print(std::ostream& out) const {
   for (const auto& row : rows_) line(row);
 }
 
+namespace {
+
+// Every broker of `cluster` in `info`, masters and slaves, by name then id.
+std::vector<BrokerAddr> brokers_of(const protocol::ClusterInfo& info, const std::set<std::string>& names) {
+  std::vector<BrokerAddr> brokers;
+  for (const auto& name : names) {
+    auto broker = info.broker_addr_table.find(name);
+    if (broker == info.broker_addr_table.end()) continue;
+    for (const auto& [id, address] : broker->second.broker_addrs) brokers.push_back({name, id, address});
+  }
+  return brokers;
+}
+
+}  // namespace
+
 client::Result<std::vector<BrokerAddr>> cluster_brokers(AdminContext& ctx, const std::string& cluster) {
   auto info = ctx.api().get_cluster_info();
   if (!info) return info.status();
   auto names = info->cluster_addr_table.find(cluster);
   if (names == info->cluster_addr_table.end()) return client::Status::not_found("no cluster named " + cluster);
-  std::vector<BrokerAddr> brokers;
-  for (const auto& name : names->second) {
-    auto broker = info->broker_addr_table.find(name);
-    if (broker == info->broker_addr_table.end()) continue;
-    for (const auto& [id, address] : broker->second.broker_addrs) brokers.push_back({name, id, address});
-  }
+  std::vector<BrokerAddr> brokers = brokers_of(*info, names->second);
   if (brokers.empty()) return client::Status::not_found("cluster " + cluster + " has no broker");
   return brokers;
 }
@@ -155,7 +165,8 @@ client::Result<std::vector<BrokerAddr>> every_broker(AdminContext& ctx) {
   if (!info) return info.status();
   std::vector<BrokerAddr> brokers;
   for (const auto& [cluster, names] : info->cluster_addr_table) {
-    MQKIT_ASSIGN_OR_RETURN(auto members, cluster_brokers(ctx, cluster));
+    const std::vector<BrokerAddr> members = brokers_of(*info, names);
+    if (members.empty()) return client::Status::not_found("cluster " + cluster + " has no broker");
     brokers.insert(brokers.end(), members.begin(), members.end());
   }
   if (brokers.empty()) return client::Status::not_found("the name servers know no broker");

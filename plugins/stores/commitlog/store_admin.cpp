@@ -39,7 +39,7 @@ v1::Result<plugin::v1::QueueUnits> CommitLogStore::queue_units(std::string_view 
   out.min_offset = queue->min_offset();
   out.max_offset = queue->max_offset();
   std::int64_t next = std::max(from, out.min_offset);
-  const std::int64_t end = std::min(out.max_offset, from + std::max<std::int32_t>(count, 0));
+  const std::int64_t end = plugin::v1::queue_units_end(from, count, out.max_offset);
   while (next < end) {
     const UnitRun run = queue->units(next, end - next);
     if (run.count == 0) break;  // its file went with retention meanwhile

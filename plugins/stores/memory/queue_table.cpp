@@ -117,7 +117,7 @@ plugin::v1::QueueUnits ConsumeQueue::units(std::int64_t from, std::int32_t count
   plugin::v1::QueueUnits out;
   out.min_offset = live_begin(log_min_offset);
   out.max_offset = end();
-  const std::int64_t stop = std::min(out.max_offset, from + std::max<std::int32_t>(count, 0));
+  const std::int64_t stop = plugin::v1::queue_units_end(from, count, out.max_offset);
   for (std::int64_t offset = std::max(from, out.min_offset); offset < stop; ++offset) {
     const QueueEntry& entry = at(offset);
     out.units.push_back({offset, entry.commit_offset, entry.size, entry.tags_code});

@@ -534,6 +534,18 @@ TYPED_TEST(StoreConformance, StoreAdminListsQueuesAndTheirUnits) {
   EXPECT_EQ(this->store().max_offset("TopicA", 1), 4);
 }
 
+// A request's index may be anything: no arithmetic overflow, just no units.
+TYPED_TEST(StoreConformance, StoreAdminTakesAnyIndex) {
+  auto* admin = static_cast<v1::StoreAdmin*>(this->store().extension(v1::kStoreAdminId));
+  ASSERT_NE(admin, nullptr);
+  this->append_bodies("TopicA", 0, numbered("a", 2));
+  ASSERT_TRUE(this->harness().wait_dispatched());
+  EXPECT_TRUE(admin->queue_units("TopicA", 0, std::numeric_limits<std::int64_t>::max(), 10000).value().units.empty());
+  // Counted from the index, as RocketMQ counts: 10,000 units from far below 0 reach none.
+  EXPECT_TRUE(admin->queue_units("TopicA", 0, std::numeric_limits<std::int64_t>::min(), 10000).value().units.empty());
+  EXPECT_EQ(admin->queue_units("TopicA", 0, -1, 3).value().units.size(), 2u);
+}
+
 TYPED_TEST(StoreConformance, MetadataRoundTrip) {
   const auto missing = this->store().load_metadata("topics.json");
   ASSERT_TRUE(missing.is_ok()) << missing.status().to_string();

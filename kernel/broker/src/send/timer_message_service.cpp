@@ -304,7 +304,7 @@ bool TimerMessageService::scan() {
       const auto real_topic = v1::find_property(record->properties, v1::property::kRealTopic);
       Pending entry{deliver_ms, queue_offset, record->commit_offset,
                     unique_key && real_topic ? protocol::timer::delete_key(*real_topic, *unique_key) : std::string()};
-      if (!entry.delete_key.empty()) by_delete_key_.insert_or_assign(entry.delete_key, entry);
+      if (!entry.delete_key.empty()) by_delete_key_.insert_or_assign(entry.delete_key, std::pair{deliver_ms, queue_offset});
       pending_offsets_.insert(queue_offset);
       pending_.insert(std::move(entry));
     }
@@ -334,7 +334,7 @@ void TimerMessageService::forget(const Pending& entry) {
   if (!entry.delete_key.empty()) {
     // A message sent twice under one UNIQ_KEY (a retried send) is indexed twice: keep the other.
     if (const auto it = by_delete_key_.find(entry.delete_key);
-        it != by_delete_key_.end() && it->second.queue_offset == entry.queue_offset) {
+        it != by_delete_key_.end() && it->second.second == entry.queue_offset) {
       by_delete_key_.erase(it);
     }
   }
@@ -349,9 +349,17 @@ void TimerMessageService::cancel(std::string_view delete_key) {
                                    delete_key);
     return;
   }
-  const Pending entry = it->second;
-  forget(entry);
-  kernel::logger("broker")->info("timer message {} due at {} cancelled before its delivery", delete_key, entry.deliver_ms);
+  // Pending orders by delivery time and queue offset alone: the key finds the entry itself.
+  const auto [deliver_ms, queue_offset] = it->second;
+  const auto entry = pending_.find(Pending{deliver_ms, queue_offset, 0, {}});
+  if (entry == pending_.end()) {
+    kernel::logger("broker")->error("timer index out of step: {} is indexed by key but not waiting", delete_key);
+    by_delete_key_.erase(it);
+    return;
+  }
+  const Pending found = *entry;  // forget() erases the element the reference would point into
+  forget(found);
+  kernel::logger("broker")->info("timer message {} due at {} cancelled before its delivery", delete_key, deliver_ms);
 }
 
 bool TimerMessageService::deliver(const Pending& entry, std::int64_t now_ms) {

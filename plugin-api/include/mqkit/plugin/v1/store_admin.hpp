@@ -38,6 +38,13 @@ struct QueueUnits {
   std::vector<QueueUnit> units;  // consecutive queue offsets
 };
 
+// Where queue_units() stops for `count` units from `from` in a queue ending at `max_offset`: the
+// one computation both stores share, safe for any `from` a request carries (no overflow).
+inline std::int64_t queue_units_end(std::int64_t from, std::int32_t count, std::int64_t max_offset) noexcept {
+  const std::int64_t wanted = count > 0 ? count : 0;
+  return from > max_offset - wanted ? max_offset : from + wanted;
+}
+
 class StoreAdmin {
  public:
   // Deletes now the commit log files past their reserved time, whatever the hour and disk use

@@ -132,7 +132,9 @@ class TimerMessageService {
   mutable std::mutex mutex_;
   std::set<Pending> pending_;           // guarded by mutex_: by delivery time
   std::set<std::int64_t> pending_offsets_;  // guarded by mutex_: the same entries' queue offsets
-  std::unordered_map<std::string, Pending> by_delete_key_;  // guarded by mutex_: the same, by delete key
+  // guarded by mutex_: the same entries by delete key, as their place in pending_ (deliver_ms,
+  // queue_offset), so the key is kept once.
+  std::unordered_map<std::string, std::pair<std::int64_t, std::int64_t>> by_delete_key_;
   std::int64_t scan_offset_ = 0;        // guarded by mutex_: next timer queue offset to read
   TimerCheckpoint checkpoint_;          // guarded by mutex_: as of the last complete delivery pass
   TimerCheckpoint restored_;            // as loaded at start: what the first reads skip
