@@ -704,6 +704,21 @@ Status ClientApi::update_subscription_group(std::string_view address, const prot
   return call(address, std::move(request), timeout).status();
 }
 
+Status ClientApi::update_subscription_groups(std::string_view address,
+                                             const std::vector<protocol::SubscriptionGroupConfig>& groups,
+                                             milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kUpdateAndCreateSubscriptionGroupList);
+  protocol::set_body(request, protocol::encode_subscription_group_list(groups));
+  return call(address, std::move(request), timeout).status();
+}
+
+Status ClientApi::create_topics(std::string_view address, const std::vector<protocol::TopicConfig>& topics,
+                                milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kUpdateAndCreateTopicList);
+  protocol::set_body(request, protocol::encode_topic_config_list(topics));
+  return call(address, std::move(request), timeout).status();
+}
+
 Status ClientApi::delete_subscription_group(std::string_view address, std::string_view group, milliseconds timeout) {
   auto request = RemotingCommand::request(rq::kDeleteSubscriptionGroup);
   put(request.ext_fields, "groupName", group);

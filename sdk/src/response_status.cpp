@@ -13,6 +13,7 @@ StatusCode status_code_of_response(std::int32_t code) noexcept {
     case rc::kTopicNotExist:
     case rc::kQueryNotFound:
     case rc::kConsumerNotOnline:
+    case rc::kSubscriptionGroupNotExist:
       return StatusCode::kNotFound;
     case rc::kServiceNotAvailable:
     case rc::kSystemError:

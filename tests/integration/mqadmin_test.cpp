@@ -694,6 +694,59 @@ TEST_F(MqadminTest, UpdateAndDeleteSubGroup) {
   EXPECT_NE(mqadmin({"deleteSubGroup", "-b", "127.0.0.1:1", "-g", "AdminSubGroup", "--timeout", "1000"}).code, 0);
 }
 
+// updateTopicList / updateSubGroupList read RocketMQ's JSON arrays and send one batch request;
+// getConsumerConfig shows a group on every broker.
+TEST_F(MqadminTest, TopicAndGroupListsFromFilesAndConsumerConfig) {
+  const auto write = [&](const std::string& name, const std::string& text) {
+    const std::string path = (cluster_->directory() / name).string();
+    std::ofstream(path) << text;
+    return path;
+  };
+  const std::string topics = write("topics.json", R"([{"topicName":"ListTopicA","readQueueNums":3,"writeQueueNums":3,)"
+                                                  R"("perm":6},{"topicName":"ListTopicB","readQueueNums":2,)"
+                                                  R"("writeQueueNums":2,"perm":6,"order":true}])");
+  auto created = mqadmin({"updateTopicList", "-c", "DefaultCluster", "-f", topics});
+  ASSERT_EQ(created.code, 0) << created.out << created.err;
+  EXPECT_EQ(created.out, "submit batch of topic config to " + cluster_->broker_addr(0) + " success. 2 topic(s)\n");
+  ASSERT_TRUE(eventually([&] { return mqadmin({"topicRoute", "-t", "ListTopicB"}).code == 0; }));
+  auto route = mqadmin({"topicRoute", "-t", "ListTopicA", "--json"});
+  ASSERT_EQ(route.code, 0) << route.err;
+  rapidjson::Document doc;
+  ASSERT_FALSE(doc.Parse(route.out.c_str()).HasParseError()) << route.out;
+  EXPECT_EQ(doc["queueDatas"][0]["writeQueueNums"].GetInt(), 3) << route.out;
+
+  const std::string groups =
+      write("groups.json", R"([{"groupName":"ListGroupA","retryMaxTimes":4},{"groupName":"ListGroupB"}])");
+  auto updated = mqadmin({"updateSubGroupList", "-b", cluster_->broker_addr(0), "-f", groups, "--json"});
+  ASSERT_EQ(updated.code, 0) << updated.out << updated.err;
+  ASSERT_FALSE(doc.Parse(updated.out.c_str()).HasParseError()) << updated.out;
+  EXPECT_TRUE(doc[0]["ok"].GetBool());
+  auto shown = mqadmin({"getConsumerConfig", "-g", "ListGroupA"});
+  ASSERT_EQ(shown.code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("=============================DefaultCluster:broker-a============================="),
+            std::string::npos)
+      << shown.out;
+  EXPECT_NE(shown.out.find("retryMaxTimes                           =  4\n"), std::string::npos) << shown.out;
+  auto shown_json = mqadmin({"getConsumerConfig", "-g", "ListGroupA", "--json"});
+  ASSERT_EQ(shown_json.code, 0) << shown_json.err;
+  ASSERT_FALSE(doc.Parse(shown_json.out.c_str()).HasParseError()) << shown_json.out;
+  EXPECT_EQ(doc[0]["subscriptionGroupConfig"]["retryMaxTimes"].GetInt(), 4);
+
+  // Files that cannot be read, hold no array or refused names: clear errors, exit 1, nothing applied.
+  const auto missing = mqadmin({"updateTopicList", "-b", cluster_->broker_addr(0), "-f", "/nonexistent/x.json"});
+  EXPECT_NE(missing.code, 0);
+  EXPECT_NE(missing.err.find("cannot read /nonexistent/x.json"), std::string::npos) << missing.err;
+  const auto object = mqadmin({"updateTopicList", "-b", cluster_->broker_addr(0), "-f", write("o.json", "{}")});
+  EXPECT_NE(object.err.find("does not hold a JSON array"), std::string::npos) << object.err;
+  EXPECT_NE(mqadmin({"updateTopicList", "-b", cluster_->broker_addr(0), "-f", write("e.json", "[]")}).code, 0);
+  const auto refused = mqadmin({"updateTopicList", "-b", cluster_->broker_addr(0), "-f",
+                                write("r.json", R"([{"topicName":"ListTopicC"},{"topicName":"TBW102"}])")});
+  EXPECT_NE(refused.code, 0);
+  EXPECT_NE(refused.err.find("conflict with system topic"), std::string::npos) << refused.err;
+  EXPECT_NE(mqadmin({"topicRoute", "-t", "ListTopicC"}).code, 0);
+  EXPECT_NE(mqadmin({"updateSubGroupList", "-f", groups}).code, 0) << "needs -b or -c";
+}
+
 TEST_F(MqadminTest, BrokerStatusCountsPutAndGet) {
   ASSERT_EQ(mqadmin({"updateTopic", "-t", "StatsTopic", "-b", cluster_->broker_addr(0), "-r", "1", "-w", "1"}).code,
             0);

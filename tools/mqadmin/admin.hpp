@@ -123,6 +123,35 @@ struct UpdateTopicOptions {
   bool order = false;
 };
 int update_topic(AdminContext& ctx, const UpdateTopicOptions& options);
+// updateTopicList / updateSubGroupList: the JSON array of TopicConfig / SubscriptionGroupConfig
+// in `file` (as RocketMQ's tools read it), in one request to -b one broker or -c every master.
+int update_topic_list(AdminContext& ctx, const std::string& file, const std::string& broker_addr,
+                      const std::string& cluster);
+// RocketMQ's getConsumerConfig: the group's settings on every broker that has it.
+int get_consumer_config(AdminContext& ctx, const std::string& group);
+int update_sub_group_list(AdminContext& ctx, const std::string& file, const std::string& broker_addr,
+                          const std::string& cluster);
+// The JSON array in `file`, named in the error when it cannot be read or holds something else.
+client::Result<std::string> read_json_array_file(const std::string& file);
+// What updateTopicList and updateSubGroupList share: `file`'s array becomes the request body's
+// `list_key` member (`decode` checks it), then `send` takes the items to -b or every master of -c.
+template <typename Decode, typename Send>
+int submit_config_list(AdminContext& ctx, const std::string& command, const std::string& list_key,
+                       const std::string& noun, const std::string& file, const std::string& broker_addr,
+                       const std::string& cluster, Decode decode, Send send) {
+  auto text = read_json_array_file(file);
+  if (!text) return ctx.fail(command, text.status());
+  auto items = decode("{\"" + list_key + "\":" + *text + "}");
+  if (!items) return ctx.fail(command + ": " + file, items.status());
+  if (items->empty()) return ctx.fail(command + ": " + file + " lists no " + noun);
+  auto targets = command_targets(ctx, broker_addr, cluster, false);
+  if (!targets) return ctx.fail(command, targets.status());
+  return on_every_broker(ctx, command, *targets, "submit batch of " + noun + " config to ",
+                         [&](const std::string& address) -> client::Result<std::string> {
+                           if (auto sent = send(address, *items); !sent) return sent;
+                           return std::to_string(items->size()) + " " + noun + "(s)";
+                         });
+}
 int delete_topic(AdminContext& ctx, const std::string& topic, const std::string& cluster);
 // updateTopicPerm: `perm` for the topic on one master (-b) or every master of a cluster (-c) that
 // serves it, keeping its queue numbers and system flag (RocketMQ's UpdateTopicPermSubCommand).

@@ -4,7 +4,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "admin.hpp"
 #include "json_output.hpp"
@@ -86,6 +88,20 @@ std::string local_time(std::int64_t ms, bool with_millis) {
   char millis[8];
   std::snprintf(millis, sizeof millis, ".%03d", static_cast<int>(ms % 1000));
   return std::string(text, n) + millis;
+}
+
+client::Result<std::string> read_json_array_file(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return client::Status::not_found("cannot read " + file);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return client::Status::io_error("cannot read " + file);
+  const std::string content = text.str();
+  const auto first = content.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos || content[first] != '[') {
+    return client::Status::invalid_argument(file + " does not hold a JSON array");
+  }
+  return content;
 }
 
 client::Result<std::int64_t> parse_tool_time(const std::string& text) {

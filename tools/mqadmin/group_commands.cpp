@@ -1,5 +1,6 @@
 // Consumer group settings: updateSubGroup (UPDATE_AND_CREATE_SUBSCRIPTIONGROUP) and
 // deleteSubGroup (DELETE_SUBSCRIPTIONGROUP), on one broker (-b) or every master of a cluster (-c).
+#include <cstdio>
 #include <iostream>
 
 #include "admin.hpp"
@@ -21,6 +22,20 @@ void write_group(JsonOut& json, const protocol::SubscriptionGroupConfig& g) {
   json.field("whichBrokerWhenConsumeSlowly", g.which_broker_when_consume_slowly);
   json.field("notifyConsumerIdsChangedEnable", g.notify_consumer_ids_changed_enable);
   json.w().EndObject();
+}
+
+// The settings as RocketMQ's tools list them (SubscriptionGroupConfig's field order).
+std::vector<std::pair<std::string, std::string>> settings_of(const protocol::SubscriptionGroupConfig& g) {
+  const auto flag = [](bool on) { return std::string(on ? "true" : "false"); };
+  return {{"groupName", g.group_name},
+          {"consumeEnable", flag(g.consume_enable)},
+          {"consumeFromMinEnable", flag(g.consume_from_min_enable)},
+          {"consumeBroadcastEnable", flag(g.consume_broadcast_enable)},
+          {"retryQueueNums", std::to_string(g.retry_queue_nums)},
+          {"retryMaxTimes", std::to_string(g.retry_max_times)},
+          {"brokerId", std::to_string(g.broker_id)},
+          {"whichBrokerWhenConsumeSlowly", std::to_string(g.which_broker_when_consume_slowly)},
+          {"notifyConsumerIdsChangedEnable", flag(g.notify_consumer_ids_changed_enable)}};
 }
 
 }  // namespace
@@ -46,20 +61,58 @@ int update_sub_group(AdminContext& ctx, const UpdateSubGroupOptions& options) {
   if (ctx.json) {
     json.print(*ctx.out);
   } else {
-    const auto& g = options.group;
     Table table({"#Setting", "#Value"});
-    table.add({"groupName", g.group_name});
-    table.add({"consumeEnable", g.consume_enable ? "true" : "false"});
-    table.add({"consumeFromMinEnable", g.consume_from_min_enable ? "true" : "false"});
-    table.add({"consumeBroadcastEnable", g.consume_broadcast_enable ? "true" : "false"});
-    table.add({"retryQueueNums", std::to_string(g.retry_queue_nums)});
-    table.add({"retryMaxTimes", std::to_string(g.retry_max_times)});
-    table.add({"brokerId", std::to_string(g.broker_id)});
-    table.add({"whichBrokerWhenConsumeSlowly", std::to_string(g.which_broker_when_consume_slowly)});
-    table.add({"notifyConsumerIdsChangedEnable", g.notify_consumer_ids_changed_enable ? "true" : "false"});
+    for (auto& [name, value] : settings_of(options.group)) table.add({name, value});
     table.print(*ctx.out);
   }
   return 0;
+}
+
+int get_consumer_config(AdminContext& ctx, const std::string& group) {
+  auto info = ctx.api().get_cluster_info();
+  if (!info) return ctx.fail("getConsumerConfig: cluster info", info.status());
+  JsonOut json;
+  json.w().StartArray();
+  bool found = false;
+  for (const auto& [broker_name, broker] : info->broker_addr_table) {
+    if (broker.broker_addrs.empty()) continue;
+    // RocketMQ's selectBrokerAddr: the master, else a slave.
+    const auto master = broker.broker_addrs.find(0);
+    const std::string& address = master != broker.broker_addrs.end() ? master->second : broker.broker_addrs.begin()->second;
+    auto config = ctx.api().get_subscription_group(address, group);
+    if (!config && config.status().code() == client::StatusCode::kNotFound) continue;
+    if (!config) return ctx.fail("getConsumerConfig: " + group + " on " + address, config.status());
+    found = true;
+    if (ctx.json) {
+      json.w().StartObject();
+      json.field("clusterName", broker.cluster);
+      json.field("brokerName", broker_name);
+      json.key("subscriptionGroupConfig");
+      write_group(json, *config);
+      json.w().EndObject();
+    } else {
+      *ctx.out << "=============================" << broker.cluster << ":" << broker_name
+               << "=============================\n";
+      for (const auto& [name, value] : settings_of(*config)) {
+        char line[96];
+        std::snprintf(line, sizeof line, "%-40s=  ", name.c_str());
+        *ctx.out << line << value << "\n";
+      }
+    }
+  }
+  json.w().EndArray();
+  if (!found) return ctx.fail("getConsumerConfig: no broker has subscription group " + group);
+  if (ctx.json) json.print(*ctx.out);
+  return 0;
+}
+
+int update_sub_group_list(AdminContext& ctx, const std::string& file, const std::string& broker_addr,
+                          const std::string& cluster) {
+  return submit_config_list(ctx, "updateSubGroupList", "groupConfigList", "group", file, broker_addr, cluster,
+                            protocol::decode_subscription_group_list,
+                            [&](const std::string& address, const std::vector<protocol::SubscriptionGroupConfig>& groups) {
+                              return ctx.api().update_subscription_groups(address, groups);
+                            });
 }
 
 int delete_sub_group(AdminContext& ctx, const std::string& group, const std::string& broker_addr,

@@ -60,6 +60,13 @@ int main(int argc, char** argv) {
   sub->add_option("-c,--clusterName", cluster, "on every master of this cluster that serves the topic");
   sub->callback([&] { command = [&](AdminContext& c) { return update_topic_perm(c, topic, perm, broker_addr, cluster); }; });
 
+  std::string list_file;
+  sub = app.add_subcommand("updateTopicList", "create or update topics in batch, from a JSON file");
+  sub->add_option("-b,--brokerAddr", broker_addr, "on this broker");
+  sub->add_option("-c,--clusterName", cluster, "on every master of this cluster");
+  sub->add_option("-f,--filename", list_file, "JSON array of TopicConfig")->required();
+  sub->callback([&] { command = [&](AdminContext& c) { return update_topic_list(c, list_file, broker_addr, cluster); }; });
+
   sub = app.add_subcommand("deleteTopic", "delete a topic from a cluster and the name servers");
   sub->add_option("-t,--topic", topic, "topic name")->required();
   sub->add_option("-c,--clusterName", cluster, "cluster")->required();
@@ -363,6 +370,16 @@ int main(int argc, char** argv) {
   sub->add_option("-c,--clusterName", cluster, "from every master of this cluster, with its retry and DLQ topics");
   sub->add_option("-g,--groupName", group, "consumer group")->required();
   sub->callback([&] { command = [&](AdminContext& c) { return delete_sub_group(c, group, broker_addr, cluster); }; });
+
+  sub = app.add_subcommand("getConsumerConfig", "show a consumer group's settings on every broker that has it");
+  sub->add_option("-g,--groupName", group, "consumer group")->required();
+  sub->callback([&] { command = [&](AdminContext& c) { return get_consumer_config(c, group); }; });
+
+  sub = app.add_subcommand("updateSubGroupList", "create or update consumer groups in batch, from a JSON file");
+  sub->add_option("-b,--brokerAddr", broker_addr, "on this broker");
+  sub->add_option("-c,--clusterName", cluster, "on every master of this cluster");
+  sub->add_option("-f,--filename", list_file, "JSON array of SubscriptionGroupConfig")->required();
+  sub->callback([&] { command = [&](AdminContext& c) { return update_sub_group_list(c, list_file, broker_addr, cluster); }; });
 
   sub = app.add_subcommand("consumerProgress", "show a consumer group's offsets and lag, or every group's summary");
   sub->add_option("-g,--groupName", group, "consumer group (none: every group, one line each)");

@@ -45,6 +45,15 @@ int update_topic(AdminContext& ctx, const UpdateTopicOptions& options) {
   return 0;
 }
 
+int update_topic_list(AdminContext& ctx, const std::string& file, const std::string& broker_addr,
+                      const std::string& cluster) {
+  return submit_config_list(ctx, "updateTopicList", "topicConfigList", "topic", file, broker_addr, cluster,
+                            protocol::decode_topic_config_list,
+                            [&](const std::string& address, const std::vector<protocol::TopicConfig>& topics) {
+                              return ctx.api().create_topics(address, topics);
+                            });
+}
+
 int update_topic_perm(AdminContext& ctx, const std::string& topic, int perm, const std::string& broker_addr,
                       const std::string& cluster) {
   if (cluster.empty() == broker_addr.empty()) return ctx.fail("updateTopicPerm needs exactly one of -c and -b");

@@ -72,9 +72,16 @@ std::optional<SubscriptionGroupConfig> SubscriptionGroupManager::find_or_create(
 }
 
 Status SubscriptionGroupManager::update(SubscriptionGroupConfig config) {
-  MQKIT_RETURN_IF_ERROR(protocol::validate_group(config.group_name));
+  std::vector<SubscriptionGroupConfig> one;
+  one.push_back(std::move(config));
+  return update_all(std::move(one));
+}
+
+Status SubscriptionGroupManager::update_all(std::vector<SubscriptionGroupConfig> configs) {
+  for (const auto& config : configs) MQKIT_RETURN_IF_ERROR(protocol::validate_group(config.group_name));
+  if (configs.empty()) return Status::ok();
   std::lock_guard lock(mutex_);
-  groups_[config.group_name] = config;
+  for (auto& config : configs) groups_[config.group_name] = std::move(config);
   return persist_locked();
 }
 

@@ -70,14 +70,23 @@ std::optional<TopicConfig> TopicConfigManager::find(const std::string& topic) co
 }
 
 Status TopicConfigManager::update(TopicConfig config) {
-  MQKIT_RETURN_IF_ERROR(protocol::validate_topic(config.topic_name));
-  if (config.read_queue_nums < 0 || config.write_queue_nums < 0 || config.read_queue_nums > 1024 ||
-      config.write_queue_nums > 1024) {
-    return Status::invalid_argument("topic '" + config.topic_name + "': queue counts must be between 0 and 1024");
+  std::vector<TopicConfig> one;
+  one.push_back(std::move(config));
+  return update_all(std::move(one));
+}
+
+Status TopicConfigManager::update_all(std::vector<TopicConfig> configs) {
+  for (const auto& config : configs) {
+    MQKIT_RETURN_IF_ERROR(protocol::validate_topic(config.topic_name));
+    if (config.read_queue_nums < 0 || config.write_queue_nums < 0 || config.read_queue_nums > 1024 ||
+        config.write_queue_nums > 1024) {
+      return Status::invalid_argument("topic '" + config.topic_name + "': queue counts must be between 0 and 1024");
+    }
   }
+  if (configs.empty()) return Status::ok();
   {
     std::lock_guard lock(mutex_);
-    table_.topic_config_table[config.topic_name] = config;
+    for (auto& config : configs) table_.topic_config_table[config.topic_name] = std::move(config);
     bump_version_locked();
     MQKIT_RETURN_IF_ERROR(persist_locked());
   }

@@ -311,6 +311,16 @@ std::string encode(const TopicConfig& t) {
   return write_json([&](Writer& w) { write(w, t); });
 }
 
+std::string encode_topic_config_list(const std::vector<TopicConfig>& topics) {
+  return write_json([&](Writer& w) {
+    w.StartObject();
+    key(w, "topicConfigList"), w.StartArray();
+    for (const auto& topic : topics) write(w, topic);
+    w.EndArray();
+    w.EndObject();
+  });
+}
+
 std::string encode(const TopicRouteData& r, JsonStyle style) {
   return write_json([&](Writer& w) {
     w.StartObject();
@@ -602,6 +612,18 @@ Result<DataVersion> decode_data_version(std::string_view json) {
 Result<TopicConfig> decode_topic_config(std::string_view json) {
   MQKIT_ASSIGN_OR_RETURN(auto doc, parse(json, "TopicConfig"));
   return read_topic_config(doc);
+}
+
+Result<std::vector<TopicConfig>> decode_topic_config_list(std::string_view json) {
+  MQKIT_ASSIGN_OR_RETURN(auto doc, parse(json, "CreateTopicListRequestBody"));
+  std::vector<TopicConfig> topics;
+  MQKIT_RETURN_IF_ERROR(Fields(doc, "CreateTopicListRequestBody")
+                            .each("topicConfigList", topics, [](const Value& item, std::vector<TopicConfig>& out) {
+                              MQKIT_ASSIGN_OR_RETURN(TopicConfig topic, read_topic_config(item));
+                              out.push_back(std::move(topic));
+                              return Status::ok();
+                            }));
+  return topics;
 }
 
 Result<TopicConfigTable> decode_topic_config_table(std::string_view json) {

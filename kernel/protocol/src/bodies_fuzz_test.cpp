@@ -83,6 +83,10 @@ std::vector<Case> cases() {
                  {bytes_of(encode(topics))}});
   out.push_back({"topic config", round_trip("TopicConfig", decode_topic_config, encode_plain),
                  {bytes_of(encode(topics.topic_config_table["T"]))}});
+  const auto encode_topic_list = [](const std::vector<TopicConfig>& list) { return encode_topic_config_list(list); };
+  out.push_back({"topic config list", round_trip("CreateTopicListRequestBody", decode_topic_config_list, encode_topic_list),
+                 {bytes_of(encode_topic_config_list({topics.topic_config_table["T"], TopicConfig{.topic_name = "U"}})),
+                  bytes_of(R"({"topicConfigList":[{"topicName":"V","readQueueNums":"8","order":"true"}]})")}});
   out.push_back({"data version", round_trip("DataVersion", decode_data_version, encode_plain),
                  {bytes_of(encode(topics.data_version))}});
 

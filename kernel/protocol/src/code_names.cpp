@@ -13,6 +13,7 @@ std::string_view request_code_name(std::int32_t code) noexcept {
     case c::kQueryConsumerOffset: return "query_consumer_offset";
     case c::kUpdateConsumerOffset: return "update_consumer_offset";
     case c::kUpdateAndCreateTopic: return "update_and_create_topic";
+    case c::kUpdateAndCreateTopicList: return "update_and_create_topic_list";
     case c::kGetAllTopicConfig: return "get_all_topic_config";
     case c::kUpdateBrokerConfig: return "update_broker_config";
     case c::kGetBrokerConfig: return "get_broker_config";
@@ -50,6 +51,7 @@ std::string_view request_code_name(std::int32_t code) noexcept {
     case c::kGetRouteInfoByTopic: return "get_routeinfo_by_topic";
     case c::kGetBrokerClusterInfo: return "get_broker_cluster_info";
     case c::kUpdateAndCreateSubscriptionGroup: return "update_and_create_subscriptiongroup";
+    case c::kUpdateAndCreateSubscriptionGroupList: return "update_and_create_subscriptiongroup_list";
     case c::kGetAllSubscriptionGroupConfig: return "get_all_subscriptiongroup_config";
     case c::kGetTopicStatsInfo: return "get_topic_stats_info";
     case c::kGetConsumerConnectionList: return "get_consumer_connection_list";

@@ -107,6 +107,29 @@ Result<SubscriptionGroupConfig> decode_subscription_group(std::string_view json)
   return read_group(doc);
 }
 
+std::string encode_subscription_group_list(const std::vector<SubscriptionGroupConfig>& groups) {
+  return write_json([&](Writer& w) {
+    w.StartObject();
+    key(w, "groupConfigList"), w.StartArray();
+    for (const auto& group : groups) write(w, group);
+    w.EndArray();
+    w.EndObject();
+  });
+}
+
+Result<std::vector<SubscriptionGroupConfig>> decode_subscription_group_list(std::string_view json) {
+  MQKIT_ASSIGN_OR_RETURN(auto doc, parse_object(json, "SubscriptionGroupList"));
+  std::vector<SubscriptionGroupConfig> groups;
+  const auto list = doc.FindMember("groupConfigList");
+  if (list == doc.MemberEnd() || list->value.IsNull()) return groups;
+  if (!list->value.IsArray()) return Status::invalid_argument("SubscriptionGroupList: groupConfigList is not an array");
+  for (const auto& item : list->value.GetArray()) {
+    MQKIT_ASSIGN_OR_RETURN(auto group, read_group(item));
+    groups.push_back(std::move(group));
+  }
+  return groups;
+}
+
 std::string encode_subscription_group_table(const std::map<std::string, SubscriptionGroupConfig>& groups) {
   return write_json([&](Writer& w) {
     w.StartObject();

@@ -42,6 +42,32 @@ TEST(SubscriptionGroupTest, SubscriptionGroupDecoderSurvivesCorruption) {
             std::nullopt);
 }
 
+std::optional<std::string> check_group_list(std::span<const std::uint8_t> input) {
+  const auto groups = decode_subscription_group_list(text_of(input));
+  if (!groups.is_ok()) return mqkit::testing::value_or_explained_error(groups, "decode_subscription_group_list");
+  const std::string first = encode_subscription_group_list(*groups);
+  const auto again = decode_subscription_group_list(first);
+  if (!again.is_ok()) return "re-encoded " + first + " does not decode: " + again.status().to_string();
+  if (encode_subscription_group_list(*again) != first) return "round trip changed " + first;
+  return std::nullopt;
+}
+
+// UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST's body (mqadmin updateSubGroupList).
+TEST(SubscriptionGroupTest, GroupListRoundTripsAndSurvivesCorruption) {
+  const std::vector<SubscriptionGroupConfig> groups = {{.group_name = "a", .retry_max_times = 3}, {.group_name = "b"}};
+  const std::string json = encode_subscription_group_list(groups);
+  EXPECT_EQ(json.rfind(R"({"groupConfigList":[{"brokerId":0,)", 0), 0u) << json;
+  auto decoded = decode_subscription_group_list(json);
+  ASSERT_TRUE(decoded.is_ok()) << decoded.status().to_string();
+  EXPECT_EQ(*decoded, groups);
+  EXPECT_FALSE(decode_subscription_group_list(R"({"groupConfigList":{"groupName":"a"}})").is_ok());
+  EXPECT_FALSE(decode_subscription_group_list(R"({"groupConfigList":[{"retryMaxTimes":1}]})").is_ok());
+  const std::vector<Bytes> seeds = {mqkit::testing::bytes_of(json)};
+  EXPECT_EQ(mqkit::testing::check_seeds_truncations_and_mutations(seeds, check_group_list,
+                                                                   {.iterations = 2000, .dictionary = kTokens}),
+            std::nullopt);
+}
+
 TEST(SubscriptionGroupTest, OutOfRangeAndDeeplyNestedGroupsAreRefused) {
   EXPECT_FALSE(decode_subscription_group(R"({"groupName":"G","retryQueueNums":4294967297})").is_ok());
   EXPECT_FALSE(decode_subscription_group(std::string(1'000'000, '[')).is_ok());

@@ -42,9 +42,11 @@ class Needs {
 bool needs_admin(std::int32_t request_code) {
   switch (request_code) {
     case rq::kUpdateAndCreateTopic:
+    case rq::kUpdateAndCreateTopicList:
     case rq::kUpdateBrokerConfig:
     case rq::kDeleteTopicInBroker:
     case rq::kUpdateAndCreateSubscriptionGroup:
+    case rq::kUpdateAndCreateSubscriptionGroupList:
     case rq::kDeleteSubscriptionGroup:
     // RocketMQ lets any signed account change the ACL, or delete files and queues; mqkit asks
     // for an admin.

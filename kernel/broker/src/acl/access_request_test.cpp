@@ -67,7 +67,8 @@ TEST(AccessRequestTest, AHeartbeatNeedsSubOnEveryConsumerGroupAndTopic) {
 
 TEST(AccessRequestTest, AdminCodesAndEverythingElse) {
   for (const std::int32_t code : {rq::kUpdateAndCreateTopic, rq::kUpdateBrokerConfig, rq::kDeleteTopicInBroker,
-                                  rq::kUpdateAndCreateSubscriptionGroup, rq::kDeleteSubscriptionGroup}) {
+                                  rq::kUpdateAndCreateSubscriptionGroup, rq::kDeleteSubscriptionGroup,
+                                  rq::kUpdateAndCreateTopicList, rq::kUpdateAndCreateSubscriptionGroupList}) {
     EXPECT_TRUE(needs_admin(code)) << code;
     EXPECT_TRUE(access_request_of(request(code, {{"topic", "T"}}))->needs_admin) << code;
   }

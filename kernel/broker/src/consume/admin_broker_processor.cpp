@@ -71,6 +71,7 @@ protocol::ConsumerConnection consumer_connection_of(const ConsumerGroupInfo& gro
 const std::vector<std::pair<std::int32_t, AdminBrokerProcessor::Handler>>& AdminBrokerProcessor::handlers() {
   static const std::vector<std::pair<std::int32_t, Handler>> kHandlers = {
       {rq::kUpdateAndCreateTopic, &AdminBrokerProcessor::update_and_create_topic},
+      {rq::kUpdateAndCreateTopicList, &AdminBrokerProcessor::update_and_create_topic_list},
       {rq::kDeleteTopicInBroker, &AdminBrokerProcessor::delete_topic},
       {rq::kGetAllTopicConfig, &AdminBrokerProcessor::all_topic_config},
       {rq::kGetTopicConfig, &AdminBrokerProcessor::topic_config},
@@ -88,6 +89,7 @@ const std::vector<std::pair<std::int32_t, AdminBrokerProcessor::Handler>>& Admin
       {rq::kQueryTopicConsumeByWho, &AdminBrokerProcessor::topic_consumed_by},
       {rq::kInvokeBrokerToResetOffset, &AdminBrokerProcessor::reset_offset},
       {rq::kUpdateAndCreateSubscriptionGroup, &AdminBrokerProcessor::update_subscription_group},
+      {rq::kUpdateAndCreateSubscriptionGroupList, &AdminBrokerProcessor::update_subscription_group_list},
       {rq::kDeleteSubscriptionGroup, &AdminBrokerProcessor::delete_subscription_group},
       {rq::kGetAllSubscriptionGroupConfig, &AdminBrokerProcessor::all_subscription_groups},
       {rq::kGetSubscriptionGroupConfig, &AdminBrokerProcessor::subscription_group},
@@ -137,12 +139,7 @@ void AdminBrokerProcessor::update_and_create_topic(const RemotingCommand& reques
   topic.topic_sys_flag = static_cast<std::int32_t>(fields.optional_int("topicSysFlag", 0));
   topic.order = fields.optional_bool("order", false);
   if (!fields.ok()) return responder.fail(rc::kSystemError, fields.error());
-  if (topic.topic_name == context_.config->cluster_name) {
-    return responder.fail(rc::kSystemError, "the topic[" + topic.topic_name + "] is conflict with system reserved words.");
-  }
-  if (protocol::is_system_topic(topic.topic_name)) {
-    return responder.fail(rc::kSystemError, "The topic[" + topic.topic_name + "] is conflict with system topic.");
-  }
+  if (const auto refused = refuse_topic_update(topic)) return responder.fail(rc::kSystemError, *refused);
   const plugin::v1::Status updated = context_.topics->update(topic);
   if (updated) {
     kernel::logger("broker")->info("topic {} created or updated by {}: {} read / {} write queues, perm {}",
@@ -150,6 +147,34 @@ void AdminBrokerProcessor::update_and_create_topic(const RemotingCommand& reques
                                    topic.write_queue_nums, topic.perm);
     if (context_.register_now) context_.register_now();
   }
+  respond_status(responder, updated);
+}
+
+std::optional<std::string> AdminBrokerProcessor::refuse_topic_update(const protocol::TopicConfig& topic) const {
+  if (topic.topic_name == context_.config->cluster_name) {
+    return "the topic[" + topic.topic_name + "] is conflict with system reserved words.";
+  }
+  if (protocol::is_system_topic(topic.topic_name)) {
+    return "The topic[" + topic.topic_name + "] is conflict with system topic.";
+  }
+  return std::nullopt;
+}
+
+// RocketMQ 5's batch form. RocketMQ answers SUCCESS without applying anything as soon as one
+// topic of the list is unchanged; here every topic is applied (or, when one is refused, none).
+void AdminBrokerProcessor::update_and_create_topic_list(const RemotingCommand& request, const Responder& responder) {
+  auto topics = protocol::decode_topic_config_list(protocol::body_text(request));
+  if (!topics) return responder.fail(rc::kInvalidParameter, topics.status().message());
+  if (topics->empty()) return responder.fail(rc::kInvalidParameter, "topicConfigList is empty");
+  std::string names;
+  for (const auto& topic : *topics) {
+    if (const auto refused = refuse_topic_update(topic)) return responder.fail(rc::kInvalidParameter, *refused);
+    names += topic.topic_name + ";";
+  }
+  const plugin::v1::Status updated = context_.topics->update_all(std::move(topics).value());
+  if (!updated) return responder.fail(rc::kInvalidParameter, updated.message());
+  kernel::logger("broker")->info("topics {} created or updated by {}", names, responder.channel()->remote_address());
+  if (context_.register_now) context_.register_now();
   respond_status(responder, updated);
 }
 
@@ -371,6 +396,18 @@ void AdminBrokerProcessor::update_subscription_group(const RemotingCommand& requ
   kernel::logger("broker")->info("group {} created or updated by {}", group->group_name,
                                  responder.channel()->remote_address());
   respond_status(responder, context_.groups->update(std::move(group).value()));
+}
+
+void AdminBrokerProcessor::update_subscription_group_list(const RemotingCommand& request, const Responder& responder) {
+  auto groups = protocol::decode_subscription_group_list(protocol::body_text(request));
+  if (!groups) return responder.fail(rc::kInvalidParameter, groups.status().message());
+  if (groups->empty()) return responder.fail(rc::kInvalidParameter, "groupConfigList is empty");
+  std::string names;
+  for (const auto& group : *groups) names += group.group_name + ";";
+  const plugin::v1::Status updated = context_.groups->update_all(std::move(groups).value());
+  if (!updated) return responder.fail(rc::kInvalidParameter, updated.message());
+  kernel::logger("broker")->info("groups {} created or updated by {}", names, responder.channel()->remote_address());
+  respond_status(responder, updated);
 }
 
 void AdminBrokerProcessor::delete_subscription_group(const RemotingCommand& request, const Responder& responder) {

@@ -528,6 +528,59 @@ TEST_F(AdminBrokerProcessorTest, ResetOffsetByTimeCommitsAndTellsOnlineConsumers
   EXPECT_TRUE(context().offsets->offsets("typo", "T").empty());
 }
 
+// RocketMQ 5's batch requests (mqadmin updateTopicList / updateSubGroupList).
+TEST_F(AdminBrokerProcessorTest, TopicAndGroupListsAreAppliedWholeOrNotAtAll) {
+  const auto before = context().topics->snapshot().data_version;
+  protocol::TopicConfig a;
+  a.topic_name = "ListA";
+  a.read_queue_nums = a.write_queue_nums = 2;
+  protocol::TopicConfig b = a;
+  b.topic_name = "ListB";
+  b.order = true;
+  auto topics = testing::make_request(rq::kUpdateAndCreateTopicList, {});
+  protocol::set_body(topics, protocol::encode_topic_config_list({a, b}));
+  const RemotingCommand created = call(std::move(topics));
+  ASSERT_EQ(created.code, rc::kSuccess) << created.remark.value_or("");
+  EXPECT_EQ(context().topics->find("ListA"), a);
+  EXPECT_EQ(context().topics->find("ListB"), b);
+  EXPECT_GT(context().topics->snapshot().data_version.counter, before.counter);
+
+  // One refused topic and nothing of the list is applied; the remark names it.
+  protocol::TopicConfig c = a;
+  c.topic_name = "ListC";
+  protocol::TopicConfig system = a;
+  system.topic_name = "TBW102";
+  auto refused = testing::make_request(rq::kUpdateAndCreateTopicList, {});
+  protocol::set_body(refused, protocol::encode_topic_config_list({c, system}));
+  const RemotingCommand answer = call(std::move(refused));
+  EXPECT_EQ(answer.code, rc::kInvalidParameter);
+  EXPECT_EQ(answer.remark.value_or(""), "The topic[TBW102] is conflict with system topic.");
+  EXPECT_FALSE(context().topics->find("ListC").has_value());
+  protocol::TopicConfig bad_name = a;
+  bad_name.topic_name = "bad topic";
+  auto invalid = testing::make_request(rq::kUpdateAndCreateTopicList, {});
+  protocol::set_body(invalid, protocol::encode_topic_config_list({c, bad_name}));
+  EXPECT_EQ(call(std::move(invalid)).code, rc::kInvalidParameter);
+  EXPECT_FALSE(context().topics->find("ListC").has_value());
+  auto empty = testing::make_request(rq::kUpdateAndCreateTopicList, {});
+  protocol::set_body(empty, R"({"topicConfigList":[]})");
+  EXPECT_EQ(call(std::move(empty)).remark.value_or(""), "topicConfigList is empty");
+  auto garbage = testing::make_request(rq::kUpdateAndCreateTopicList, {});
+  protocol::set_body(garbage, R"({"topicConfigList":{"topicName":"X"}})");
+  EXPECT_EQ(call(std::move(garbage)).code, rc::kInvalidParameter);
+
+  auto groups = testing::make_request(rq::kUpdateAndCreateSubscriptionGroupList, {});
+  protocol::set_body(groups, R"({"groupConfigList":[{"groupName":"lg1","retryMaxTimes":3},{"groupName":"lg2"}]})");
+  ASSERT_EQ(call(std::move(groups)).code, rc::kSuccess);
+  ASSERT_TRUE(context().groups->find("lg1").has_value());
+  EXPECT_EQ(context().groups->find("lg1")->retry_max_times, 3);
+  EXPECT_TRUE(context().groups->find("lg2").has_value());
+  auto nameless = testing::make_request(rq::kUpdateAndCreateSubscriptionGroupList, {});
+  protocol::set_body(nameless, R"({"groupConfigList":[{"groupName":"lg3"},{"retryMaxTimes":1}]})");
+  EXPECT_EQ(call(std::move(nameless)).code, rc::kInvalidParameter);
+  EXPECT_FALSE(context().groups->find("lg3").has_value());
+}
+
 TEST_F(AdminBrokerProcessorTest, SubscriptionGroupsCanBeManaged) {
   auto update = testing::make_request(rq::kUpdateAndCreateSubscriptionGroup, {});
   protocol::set_body(update, R"({"groupName":"g1","consumeEnable":false,"retryMaxTimes":"3","retryQueueNums":2})");

@@ -220,6 +220,9 @@ class ClientApi {
   // UPDATE_AND_CREATE_TOPIC on one broker.
   Status create_topic(std::string_view address, const protocol::TopicConfig& topic,
                       std::string_view default_topic = "TBW102", std::chrono::milliseconds timeout = {});
+  // UPDATE_AND_CREATE_TOPIC_LIST (RocketMQ 5): every topic of the list on one broker, in one request.
+  Status create_topics(std::string_view address, const std::vector<protocol::TopicConfig>& topics,
+                       std::chrono::milliseconds timeout = {});
   Status delete_topic_in_broker(std::string_view address, std::string_view topic,
                                 std::chrono::milliseconds timeout = {});
   Result<protocol::TopicConfigTable> get_all_topic_config(std::string_view address,
@@ -268,6 +271,10 @@ class ClientApi {
   // UPDATE_AND_CREATE_SUBSCRIPTIONGROUP: replaces the group's settings on one broker.
   Status update_subscription_group(std::string_view address, const protocol::SubscriptionGroupConfig& group,
                                    std::chrono::milliseconds timeout = {});
+  // UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST (RocketMQ 5): every group of the list, in one request.
+  Status update_subscription_groups(std::string_view address,
+                                    const std::vector<protocol::SubscriptionGroupConfig>& groups,
+                                    std::chrono::milliseconds timeout = {});
   // DELETE_SUBSCRIPTIONGROUP; brokers answer SUCCESS for a group they do not know (RocketMQ).
   Status delete_subscription_group(std::string_view address, std::string_view group,
                                    std::chrono::milliseconds timeout = {});

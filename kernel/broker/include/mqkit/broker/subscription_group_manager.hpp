@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "mqkit/broker/broker_config.hpp"
 #include "mqkit/broker/metadata_files.hpp"
@@ -27,6 +28,8 @@ class SubscriptionGroupManager {
   // The group's settings, created with defaults when auto creation is on; nullopt otherwise.
   std::optional<SubscriptionGroupConfig> find_or_create(const std::string& group);
   plugin::v1::Status update(SubscriptionGroupConfig config);
+  // Creates or replaces every group of the list with one write, or none when a name is invalid.
+  plugin::v1::Status update_all(std::vector<SubscriptionGroupConfig> configs);
   plugin::v1::Status remove(const std::string& group);
   std::map<std::string, SubscriptionGroupConfig> all() const;
   // A slave takes its master's groups (RocketMQ's SlaveSynchronize): when they differ, the whole

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "mqkit/broker/broker_config.hpp"
 #include "mqkit/broker/metadata_files.hpp"
@@ -30,6 +31,9 @@ class TopicConfigManager {
   std::optional<TopicConfig> find(const std::string& topic) const;
   // Creates or replaces a topic; the name is validated.
   plugin::v1::Status update(TopicConfig config);
+  // Creates or replaces every topic of the list with one write of topics.json, or none of them
+  // when one is invalid (the error names it).
+  plugin::v1::Status update_all(std::vector<TopicConfig> configs);
   plugin::v1::Status remove(const std::string& topic);
 
   // A send to an unknown topic: created from `default_topic` (which must exist and carry the

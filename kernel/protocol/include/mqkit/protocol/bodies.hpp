@@ -243,6 +243,8 @@ std::string encode(const DataVersion& v);
 std::string encode(const TopicConfigTable& t);
 // One topic's config (GET_TOPIC_CONFIG's TopicConfigAndQueueMapping, without a queue mapping).
 std::string encode(const TopicConfig& t);
+// CreateTopicListRequestBody (UPDATE_AND_CREATE_TOPIC_LIST): {"topicConfigList":[TopicConfig...]}.
+std::string encode_topic_config_list(const std::vector<TopicConfig>& topics);
 std::string encode(const TopicRouteData& r, JsonStyle style = JsonStyle::kStandard);
 std::string encode(const ClusterInfo& c, JsonStyle style = JsonStyle::kStandard);
 std::string encode(const TopicList& t);
@@ -270,6 +272,7 @@ std::string encode(const GetConsumerStatusBody& b);
 Result<DataVersion> decode_data_version(std::string_view json);
 Result<TopicConfigTable> decode_topic_config_table(std::string_view json);
 Result<TopicConfig> decode_topic_config(std::string_view json);
+Result<std::vector<TopicConfig>> decode_topic_config_list(std::string_view json);
 Result<TopicRouteData> decode_topic_route(std::string_view json);
 Result<ClusterInfo> decode_cluster_info(std::string_view json);
 Result<TopicList> decode_topic_list(std::string_view json);

@@ -10,6 +10,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "mqkit/plugin/v1/status.hpp"
 
@@ -31,6 +32,10 @@ struct SubscriptionGroupConfig {
 // Decoding requires groupName; absent settings keep their defaults. Numbers may come as strings.
 std::string encode_subscription_group(const SubscriptionGroupConfig& group);
 plugin::v1::Result<SubscriptionGroupConfig> decode_subscription_group(std::string_view json);
+
+// SubscriptionGroupList (UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST): {"groupConfigList":[...]}.
+std::string encode_subscription_group_list(const std::vector<SubscriptionGroupConfig>& groups);
+plugin::v1::Result<std::vector<SubscriptionGroupConfig>> decode_subscription_group_list(std::string_view json);
 
 // SubscriptionGroupWrapper: {"subscriptionGroupTable":{name:{...}},"dataVersion":{...}}; the
 // decoder reads the table only.

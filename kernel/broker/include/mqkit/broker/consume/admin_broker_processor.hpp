@@ -34,6 +34,8 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "mqkit/broker/broker_context.hpp"
@@ -53,6 +55,9 @@ class AdminBrokerProcessor final : public RequestProcessor {
   static const std::vector<std::pair<std::int32_t, Handler>>& handlers();
 
   void update_and_create_topic(const RemotingCommand& request, const Responder& responder);
+  void update_and_create_topic_list(const RemotingCommand& request, const Responder& responder);
+  // Why a topic may not be created or changed through the admin requests (nullopt: it may).
+  std::optional<std::string> refuse_topic_update(const protocol::TopicConfig& topic) const;
   void delete_topic(const RemotingCommand& request, const Responder& responder);
   void all_topic_config(const RemotingCommand& request, const Responder& responder);
   void topic_config(const RemotingCommand& request, const Responder& responder);
@@ -74,6 +79,7 @@ class AdminBrokerProcessor final : public RequestProcessor {
   void update_global_white_addresses(const RemotingCommand& request, const Responder& responder);
   void reset_offset(const RemotingCommand& request, const Responder& responder);
   void update_subscription_group(const RemotingCommand& request, const Responder& responder);
+  void update_subscription_group_list(const RemotingCommand& request, const Responder& responder);
   void delete_subscription_group(const RemotingCommand& request, const Responder& responder);
   void all_subscription_groups(const RemotingCommand& request, const Responder& responder);
   void subscription_group(const RemotingCommand& request, const Responder& responder);
