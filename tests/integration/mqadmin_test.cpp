@@ -661,6 +661,33 @@ TEST_F(MqadminTest, ExportMetadataWritesUserTopicsAndGroups) {
   EXPECT_NE(mqadmin({"exportMetadata", "-c", "DefaultCluster", "-t", "-g"}).code, 0);
 }
 
+// exportConfigs writes the masters' settings RocketMQ's tool keeps and the cluster's scale.
+TEST_F(MqadminTest, ExportConfigsWritesBrokerSettingsAndScale) {
+  const std::string dir = (cluster_->directory() / "export-configs").string();
+  auto exported = mqadmin({"exportConfigs", "-c", "DefaultCluster", "-f", dir});
+  ASSERT_EQ(exported.code, 0) << exported.out << exported.err;
+  EXPECT_EQ(exported.out, "export " + dir + "/configs.json success\n");
+  std::ifstream file(dir + "/configs.json");
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  rapidjson::Document doc;
+  ASSERT_FALSE(doc.Parse(text.c_str()).HasParseError()) << text;
+  const auto& broker = doc["brokerConfigs"]["broker-a"];
+  EXPECT_STREQ(broker["brokerName"].GetString(), "broker-a") << text;
+  EXPECT_STREQ(broker["brokerClusterName"].GetString(), "DefaultCluster") << text;
+  EXPECT_STREQ(broker["brokerRole"].GetString(), "ASYNC_MASTER") << text;
+  EXPECT_FALSE(broker.HasMember("brokerIP1")) << "only the settings RocketMQ's tool keeps";
+  EXPECT_EQ(doc["clusterScale"]["masterBrokerSize"].GetInt(), 1);
+  EXPECT_EQ(doc["clusterScale"]["slaveBrokerSize"].GetInt(), 0);
+  EXPECT_GE(doc["clusterScale"]["namesrvSize"].GetInt(), 1);
+
+  auto json = mqadmin({"exportConfigs", "-c", "DefaultCluster", "-f", dir, "--json"});
+  ASSERT_EQ(json.code, 0) << json.err;
+  ASSERT_FALSE(doc.Parse(json.out.c_str()).HasParseError()) << json.out;
+  EXPECT_EQ(std::string(doc["path"].GetString()), dir + "/configs.json");
+  EXPECT_NE(mqadmin({"exportConfigs", "-c", "NoSuchCluster", "-f", dir}).code, 0);
+  EXPECT_NE(mqadmin({"exportConfigs", "-c", "DefaultCluster", "-f", "/proc/no/such/dir"}).code, 0);
+}
+
 TEST_F(MqadminTest, UpdateAndDeleteSubGroup) {
   const std::string broker = cluster_->broker_addr(0);
   auto created = mqadmin({"updateSubGroup", "-c", "DefaultCluster", "-g", "AdminSubGroup", "-q", "2", "-r", "5", "-s",

@@ -234,6 +234,9 @@ struct ExportMetadataOptions {
 // exportMetadata: the user topics and subscription groups (metadata.json), summed over the
 // masters: {"topicConfigTable", "subscriptionGroupTable", "exportTime"}.
 int export_metadata(AdminContext& ctx, const ExportMetadataOptions& options);
+// exportConfigs: the masters' settings RocketMQ's tool keeps (flush type, role, message size,
+// delay levels, ...) and the cluster's scale, to `file_path`/configs.json.
+int export_configs(AdminContext& ctx, const std::string& cluster, const std::string& file_path);
 
 // ---- acl_commands.cpp ----
 struct AclConfigOptions {

@@ -315,6 +315,11 @@ int main(int argc, char** argv) {
     if (export_options.topics_only && export_options.groups_only) throw CLI::ValidationError("-t and -g", "give one of them");
     command = [&](AdminContext& c) { return export_metadata(c, export_options); };
   });
+  std::string export_dir = "/tmp/rocketmq/export";
+  sub = app.add_subcommand("exportConfigs", "write a cluster's broker settings and scale to a JSON file");
+  sub->add_option("-c,--clusterName", cluster, "cluster")->required();
+  sub->add_option("-f,--filePath", export_dir, "directory (default /tmp/rocketmq/export)");
+  sub->callback([&] { command = [&](AdminContext& c) { return export_configs(c, cluster, export_dir); }; });
   QueryCqOptions query_cq_options;
   sub = app.add_subcommand("queryCq", "show a consume queue's units (commit offset, size, tag hash)");
   sub->add_option("-t,--topic", query_cq_options.topic, "topic")->required();

@@ -1,6 +1,6 @@
 // exportMetadata: the user topics and subscription groups of one broker or of a cluster's
 // masters, written as JSON files for backup or for creating them elsewhere (RocketMQ's
-// ExportMetadataCommand).
+// ExportMetadataCommand); exportConfigs: the settings that shape a cluster (ExportConfigsCommand).
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -118,6 +118,70 @@ int export_metadata(AdminContext& ctx, const ExportMetadataOptions& options) {
     summary.field("path", *written);
     summary.field("topics", static_cast<std::int64_t>(topics.size()));
     summary.field("subscriptionGroups", static_cast<std::int64_t>(groups.size()));
+    summary.w().EndObject();
+    summary.print(*ctx.out);
+  } else {
+    *ctx.out << "export " << *written << " success\n";
+  }
+  return 0;
+}
+
+}  // namespace mqkit::admin
+
+namespace mqkit::admin {
+
+namespace {
+// The broker settings RocketMQ's exportConfigs keeps.
+constexpr const char* kExportedBrokerKeys[] = {
+    "brokerClusterName", "brokerId",          "brokerName",       "brokerRole",      "fileReservedTime",
+    "filterServerNums",  "flushDiskType",     "maxMessageSize",   "messageDelayLevel", "msgTraceTopicName",
+    "slaveReadEnable",   "traceOn",           "traceTopicEnable", "useTLS",          "autoCreateTopicEnable",
+    "autoCreateSubscriptionGroup"};
+}  // namespace
+
+int export_configs(AdminContext& ctx, const std::string& cluster, const std::string& file_path) {
+  auto brokers = cluster_brokers(ctx, cluster);
+  if (!brokers) return ctx.fail("exportConfigs", brokers.status());
+  JsonOut json;
+  json.w().StartObject();
+  json.key("brokerConfigs");
+  json.w().StartObject();
+  std::int32_t masters = 0;
+  std::int32_t slaves = 0;
+  for (const auto& broker : *brokers) {
+    if (broker.id != 0) {
+      ++slaves;
+      continue;
+    }
+    ++masters;
+    auto config = ctx.api().get_broker_config(broker.address);
+    if (!config) return ctx.fail("exportConfigs: config of " + broker.address, config.status());
+    const auto name = config->find("brokerName");
+    json.key(name != config->end() ? name->second : broker.name);
+    json.w().StartObject();
+    for (const char* key : kExportedBrokerKeys) {
+      if (const auto it = config->find(key); it != config->end()) json.field(key, it->second);
+    }
+    json.w().EndObject();
+  }
+  json.w().EndObject();
+  const auto namesrvs = static_cast<std::int32_t>(ctx.api().namesrv_addresses().size());
+  json.key("clusterScale");
+  json.w().StartObject();
+  json.field("namesrvSize", namesrvs);
+  json.field("masterBrokerSize", masters);
+  json.field("slaveBrokerSize", slaves);
+  json.w().EndObject();
+  json.w().EndObject();
+  auto written = write_export(file_path, "configs.json", json.text());
+  if (!written) return ctx.fail("exportConfigs", written.status());
+  if (ctx.json) {
+    JsonOut summary;
+    summary.w().StartObject();
+    summary.field("path", *written);
+    summary.field("namesrvSize", namesrvs);
+    summary.field("masterBrokerSize", masters);
+    summary.field("slaveBrokerSize", slaves);
     summary.w().EndObject();
     summary.print(*ctx.out);
   } else {
