@@ -951,6 +951,25 @@ TEST_F(MqadminTest, SendRoundTripsPerQueueAndPerBroker) {
   EXPECT_EQ(doc[0]["successCount"].GetInt64(), 3);
   EXPECT_EQ(doc[0]["failCount"].GetInt64(), 0);
   EXPECT_EQ(mqadmin({"clusterRT", "-c", "NoSuchCluster"}).code, 1);
+
+  // sendMsgStatus: each send's time and result, through the broker's own topic.
+  auto status = mqadmin({"sendMsgStatus", "-b", "broker-a", "-c", "2", "-s", "32"});
+  ASSERT_EQ(status.code, 0) << status.out << status.err;
+  EXPECT_EQ(std::count(status.out.begin(), status.out.end(), '\n'), 2) << status.out;
+  EXPECT_EQ(status.out.rfind("rt=", 0), 0u) << status.out;
+  EXPECT_NE(status.out.find("ms, SendResult=SendResult [sendStatus=SEND_OK, msgId="), std::string::npos) << status.out;
+  EXPECT_NE(status.out.find("messageQueue=MessageQueue [topic=broker-a, brokerName=broker-a, queueId="),
+            std::string::npos)
+      << status.out;
+  auto status_json = mqadmin({"sendMsgStatus", "-b", "broker-a", "-c", "1", "--json"});
+  ASSERT_EQ(status_json.code, 0) << status_json.err;
+  ASSERT_FALSE(doc.Parse(status_json.out.c_str()).HasParseError()) << status_json.out;
+  ASSERT_EQ(doc.Size(), 1u);
+  EXPECT_STREQ(doc[0]["sendStatus"].GetString(), "SEND_OK");
+  EXPECT_GE(doc[0]["queueOffset"].GetInt64(), 0);
+  const auto unknown = mqadmin({"sendMsgStatus", "-b", "no-such-broker", "-c", "1"});
+  EXPECT_NE(unknown.code, 0);
+  EXPECT_NE(unknown.err.find("no broker named no-such-broker"), std::string::npos) << unknown.err;
 }
 
 TEST_F(MqadminTest, AllocateMqSharesATopicsQueuesWithTheChosenAllocator) {

@@ -262,6 +262,14 @@ struct SendRtOptions {
 // checkMsgSendRT: `amount` sends to the topic's queues in turn, each one's time, and the average
 // of all but the first. Exit 1 when any send failed.
 int check_msg_send_rt(AdminContext& ctx, const SendRtOptions& options);
+struct SendStatusOptions {
+  std::string broker_name;  // -b: the topic named after the broker
+  std::int64_t size = 128;  // -s: body bytes
+  std::int64_t count = 50;  // -c
+};
+// sendMsgStatus: `count` sends to the broker's own topic, each one's time and SendResult as
+// RocketMQ's tool prints them. Exit 1 when any send failed.
+int send_msg_status(AdminContext& ctx, const SendStatusOptions& options);
 struct ClusterRtOptions {
   std::string cluster;        // -c: empty = every cluster
   std::int64_t amount = 100;  // -a: sends per broker

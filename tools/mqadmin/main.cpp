@@ -220,6 +220,13 @@ int main(int argc, char** argv) {
   sub->add_option("-a,--amount", send_rt.amount, "sends (default 100)")->check(CLI::PositiveNumber);
   sub->add_option("-s,--size", send_rt.size, "body bytes (default 128)")->check(CLI::Range(std::int64_t{1}, std::int64_t{4 << 20}));
   sub->callback([&] { command = [&](AdminContext& c) { return check_msg_send_rt(c, send_rt); }; });
+  SendStatusOptions send_status;
+  sub = app.add_subcommand("sendMsgStatus", "send to a broker's own topic and print each send's time and result");
+  sub->add_option("-b,--brokerName", send_status.broker_name, "broker name")->required();
+  sub->add_option("-s,--messageSize", send_status.size, "body bytes (default 128)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{4 << 20}));
+  sub->add_option("-c,--count", send_status.count, "sends (default 50)")->check(CLI::PositiveNumber);
+  sub->callback([&] { command = [&](AdminContext& c) { return send_msg_status(c, send_status); }; });
   ClusterRtOptions cluster_rt_options;
   sub = app.add_subcommand("clusterRT", "time sends to every broker of a cluster (its broker-name topic)");
   sub->add_option("-c,--cluster", cluster_rt_options.cluster, "this cluster only");

@@ -1,6 +1,7 @@
 // Send round-trip checks, as RocketMQ's tools run them: checkMsgSendRT (one topic, queue after
-// queue) and clusterRT (every broker of a cluster, through the topic named after the broker,
-// which every broker serves). Times are milliseconds from the send call to its answer.
+// queue), clusterRT (every broker of a cluster, through the topic named after the broker, which
+// every broker serves) and sendMsgStatus (one broker, each send's result). Times are
+// milliseconds from the send call to its answer.
 #include <chrono>
 #include <iostream>
 #include <thread>
@@ -147,6 +148,58 @@ int cluster_rt(AdminContext& ctx, const ClusterRtOptions& options) {
       return code;
     }
   }
+}
+
+int send_msg_status(AdminContext& ctx, const SendStatusOptions& options) {
+  // A mistyped name would otherwise create a topic of that name on a broker that creates topics
+  // on demand (RocketMQ's tool sends regardless).
+  auto info = ctx.api().get_cluster_info();
+  if (!info) return ctx.fail("sendMsgStatus", info.status());
+  if (!info->broker_addr_table.contains(options.broker_name)) {
+    return ctx.fail("sendMsgStatus: the name servers know no broker named " + options.broker_name);
+  }
+  auto producer = started_producer(ctx);
+  if (!producer) return ctx.fail("sendMsgStatus: start producer", producer.status());
+  // As RocketMQ's tool: one small message first, so the timed sends find the route and the
+  // connection ready.
+  if (auto warm = (*producer)->send(client::Message(options.broker_name, std::string(16, 'a'))); !warm) {
+    return ctx.fail("sendMsgStatus: send to broker " + options.broker_name, warm.status());
+  }
+  const std::string body(static_cast<std::size_t>(options.size), 'a');
+  int code = 0;
+  JsonOut json;
+  json.w().StartArray();
+  for (std::int64_t i = 0; i < options.count; ++i) {
+    const auto start = Clock::now();
+    auto sent = (*producer)->send(client::Message(options.broker_name, body));
+    const double ms = elapsed_ms(start);
+    if (!sent) code = ctx.fail("sendMsgStatus: send to broker " + options.broker_name, sent.status());
+    if (ctx.json) {
+      json.w().StartObject();
+      json.field("rtMs", ms);
+      json.field("ok", sent.is_ok());
+      if (sent) {
+        json.field("sendStatus", client::to_string(sent->status));
+        json.field("msgId", sent->msg_id);
+        json.field("offsetMsgId", sent->offset_msg_id);
+        json.field("brokerName", sent->message_queue.broker_name);
+        json.field("queueId", sent->message_queue.queue_id);
+        json.field("queueOffset", sent->queue_offset);
+      }
+      json.w().EndObject();
+    } else if (sent) {
+      const auto& queue = sent->message_queue;
+      *ctx.out << "rt=" << static_cast<std::int64_t>(ms) << "ms, SendResult=SendResult [sendStatus="
+               << client::to_string(sent->status) << ", msgId=" << sent->msg_id << ", offsetMsgId="
+               << sent->offset_msg_id << ", messageQueue=MessageQueue [topic=" << queue.topic
+               << ", brokerName=" << queue.broker_name << ", queueId=" << queue.queue_id
+               << "], queueOffset=" << sent->queue_offset << "]\n";
+    }
+  }
+  json.w().EndArray();
+  (*producer)->shutdown();
+  if (ctx.json) json.print(*ctx.out);
+  return code;
 }
 
 }  // namespace mqkit::admin
