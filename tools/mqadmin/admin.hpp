@@ -131,6 +131,11 @@ int update_topic_list(AdminContext& ctx, const std::string& file, const std::str
 int get_consumer_config(AdminContext& ctx, const std::string& group);
 int update_sub_group_list(AdminContext& ctx, const std::string& file, const std::string& broker_addr,
                           const std::string& cluster);
+class JsonOut;
+// A send's answer as members of the JSON object being written: sendStatus, msgId, offsetMsgId,
+// brokerName, queueId, queueOffset.
+void write_send_result(JsonOut& json, const client::SendResult& sent);
+
 // The JSON array in `file`, named in the error when it cannot be read or holds something else.
 client::Result<std::string> read_json_array_file(const std::string& file);
 // What updateTopicList and updateSubGroupList share: `file`'s array becomes the request body's

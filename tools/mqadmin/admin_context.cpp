@@ -90,6 +90,15 @@ std::string local_time(std::int64_t ms, bool with_millis) {
   return std::string(text, n) + millis;
 }
 
+void write_send_result(JsonOut& json, const client::SendResult& sent) {
+  json.field("sendStatus", client::to_string(sent.status));
+  json.field("msgId", sent.msg_id);
+  json.field("offsetMsgId", sent.offset_msg_id);
+  json.field("brokerName", sent.message_queue.broker_name);
+  json.field("queueId", sent.message_queue.queue_id);
+  json.field("queueOffset", sent.queue_offset);
+}
+
 client::Result<std::string> read_json_array_file(const std::string& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) return client::Status::not_found("cannot read " + file);

@@ -210,12 +210,7 @@ int send_message(AdminContext& ctx, const SendOptions& options) {
   if (ctx.json) {
     JsonOut json;
     json.w().StartObject();
-    json.field("sendStatus", status);
-    json.field("msgId", sent->msg_id);
-    json.field("offsetMsgId", sent->offset_msg_id);
-    json.field("brokerName", sent->message_queue.broker_name);
-    json.field("queueId", sent->message_queue.queue_id);
-    json.field("queueOffset", sent->queue_offset);
+    write_send_result(json, *sent);
     json.w().EndObject();
     json.print(*ctx.out);
   } else {

@@ -178,14 +178,7 @@ int send_msg_status(AdminContext& ctx, const SendStatusOptions& options) {
       json.w().StartObject();
       json.field("rtMs", ms);
       json.field("ok", sent.is_ok());
-      if (sent) {
-        json.field("sendStatus", client::to_string(sent->status));
-        json.field("msgId", sent->msg_id);
-        json.field("offsetMsgId", sent->offset_msg_id);
-        json.field("brokerName", sent->message_queue.broker_name);
-        json.field("queueId", sent->message_queue.queue_id);
-        json.field("queueOffset", sent->queue_offset);
-      }
+      if (sent) write_send_result(json, *sent);
       json.w().EndObject();
     } else if (sent) {
       const auto& queue = sent->message_queue;
