@@ -641,6 +641,7 @@ TEST_F(MqadminTest, ExportMetadataWritesUserTopicsAndGroups) {
   EXPECT_FALSE(topics.HasMember("TBW102")) << "system topics stay out";
   EXPECT_FALSE(topics.HasMember("broker-a")) << "so does the broker's own topic";
   EXPECT_FALSE(topics.HasMember("DefaultCluster"));
+  EXPECT_FALSE(topics.HasMember("DefaultCluster_REPLY_TOPIC")) << "the cluster's reply topic is a system topic";
   for (const auto& topic : topics.GetObject()) {
     EXPECT_FALSE(std::string(topic.name.GetString()).starts_with("%RETRY%")) << "without -s";
   }
@@ -675,6 +676,7 @@ TEST_F(MqadminTest, ExportConfigsWritesBrokerSettingsAndScale) {
   EXPECT_STREQ(broker["brokerName"].GetString(), "broker-a") << text;
   EXPECT_STREQ(broker["brokerClusterName"].GetString(), "DefaultCluster") << text;
   EXPECT_STREQ(broker["brokerRole"].GetString(), "ASYNC_MASTER") << text;
+  EXPECT_STREQ(broker["fileReservedTime"].GetString(), "72") << "hours, as RocketMQ counts them";
   EXPECT_FALSE(broker.HasMember("brokerIP1")) << "only the settings RocketMQ's tool keeps";
   EXPECT_EQ(doc["clusterScale"]["masterBrokerSize"].GetInt(), 1);
   EXPECT_EQ(doc["clusterScale"]["slaveBrokerSize"].GetInt(), 0);
@@ -686,6 +688,34 @@ TEST_F(MqadminTest, ExportConfigsWritesBrokerSettingsAndScale) {
   EXPECT_EQ(std::string(doc["path"].GetString()), dir + "/configs.json");
   EXPECT_NE(mqadmin({"exportConfigs", "-c", "NoSuchCluster", "-f", dir}).code, 0);
   EXPECT_NE(mqadmin({"exportConfigs", "-c", "DefaultCluster", "-f", "/proc/no/such/dir"}).code, 0);
+}
+
+// exportMetrics writes each master's load, traffic and clients, and the cluster's sums.
+TEST_F(MqadminTest, ExportMetricsWritesEachMastersFigures) {
+  ASSERT_EQ(mqadmin({"updateTopic", "-t", "MetricsTopic", "-b", cluster_->broker_addr(0), "-r", "1", "-w", "1"}).code,
+            0);
+  ASSERT_TRUE(eventually([&] { return mqadmin({"topicRoute", "-t", "MetricsTopic"}).code == 0; }));
+  ASSERT_EQ(mqadmin({"sendMessage", "-t", "MetricsTopic", "-p", "hello metrics"}).code, 0);
+  const std::string dir = (cluster_->directory() / "export-metrics").string();
+  auto exported = mqadmin({"exportMetrics", "-c", "DefaultCluster", "-f", dir});
+  ASSERT_EQ(exported.code, 0) << exported.out << exported.err;
+  EXPECT_EQ(exported.out, "export " + dir + "/metrics.json success\n");
+  std::ifstream file(dir + "/metrics.json");
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  rapidjson::Document doc;
+  ASSERT_FALSE(doc.Parse(text.c_str()).HasParseError()) << text;
+  const auto& broker = doc["evaluateReport"]["broker-a"];
+  EXPECT_GT(std::stoll(broker["runtimeEnv"]["totalMemKBytes"].GetString()), 0) << text;
+  const auto& quota = broker["runtimeQuota"];
+  EXPECT_TRUE(quota["diskRatio"]["commitLogDiskRatio"].IsString()) << text;
+  EXPECT_TRUE(quota["tps"]["normalInTps"].IsNumber()) << text;
+  EXPECT_TRUE(quota["oneDayNum"]["transOneDayInNum"].IsInt64()) << text;
+  EXPECT_GT(std::stod(quota["messageAverageSize"].GetString()), 0.0) << text;
+  EXPECT_GE(quota["topicSize"].GetInt64(), 1) << text;
+  EXPECT_TRUE(broker["runtimeVersion"]["clientInfo"].IsArray()) << text;
+  EXPECT_TRUE(doc["totalData"]["totalTps"]["totalNormalInTps"].IsNumber()) << text;
+  EXPECT_TRUE(doc["totalData"]["totalOneDayNum"]["normalOneDayInNum"].IsInt64()) << text;
+  EXPECT_NE(mqadmin({"exportMetrics", "-c", "NoSuchCluster", "-f", dir}).code, 0);
 }
 
 TEST_F(MqadminTest, UpdateAndDeleteSubGroup) {

@@ -242,6 +242,10 @@ int export_metadata(AdminContext& ctx, const ExportMetadataOptions& options);
 // exportConfigs: the masters' settings RocketMQ's tool keeps (flush type, role, message size,
 // delay levels, ...) and the cluster's scale, to `file_path`/configs.json.
 int export_configs(AdminContext& ctx, const std::string& cluster, const std::string& file_path);
+// exportMetrics: each master's memory, disk ratio, TPS and day's counts (normal, transactional,
+// delayed), average message size, user topics and groups and consuming clients, and the
+// cluster's sums, to `file_path`/metrics.json.
+int export_metrics(AdminContext& ctx, const std::string& cluster, const std::string& file_path);
 
 // ---- acl_commands.cpp ----
 struct AclConfigOptions {

@@ -327,6 +327,10 @@ int main(int argc, char** argv) {
   sub->add_option("-c,--clusterName", cluster, "cluster")->required();
   sub->add_option("-f,--filePath", export_dir, "directory (default /tmp/rocketmq/export)");
   sub->callback([&] { command = [&](AdminContext& c) { return export_configs(c, cluster, export_dir); }; });
+  sub = app.add_subcommand("exportMetrics", "write each master's load, traffic and clients to a JSON file");
+  sub->add_option("-c,--clusterName", cluster, "cluster")->required();
+  sub->add_option("-f,--filePath", export_dir, "directory (default /tmp/rocketmq/export)");
+  sub->callback([&] { command = [&](AdminContext& c) { return export_metrics(c, cluster, export_dir); }; });
   QueryCqOptions query_cq_options;
   sub = app.add_subcommand("queryCq", "show a consume queue's units (commit offset, size, tag hash)");
   sub->add_option("-t,--topic", query_cq_options.topic, "topic")->required();

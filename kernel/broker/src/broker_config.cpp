@@ -1,5 +1,6 @@
 #include "mqkit/broker/broker_config.hpp"
 
+#include <charconv>
 #include <sstream>
 #include <utility>
 
@@ -259,6 +260,14 @@ const plugin::v1::ConfigSchema& broker_schema() { return kSchema; }
 std::map<std::string, std::string> broker_config_properties(const BrokerConfig& config) {
   std::map<std::string, std::string> properties = kernel::camel_case_properties(values_of(config));
   for (const auto& settings : config.plugin_settings) properties.merge(kernel::camel_case_properties(settings));
+  // Durations read as milliseconds, as most of RocketMQ's do; its fileReservedTime counts hours.
+  if (auto reserved = properties.find("fileReservedTime"); reserved != properties.end()) {
+    std::int64_t ms = 0;
+    const auto [end, error] = std::from_chars(reserved->second.data(), reserved->second.data() + reserved->second.size(), ms);
+    if (error == std::errc() && end == reserved->second.data() + reserved->second.size()) {
+      reserved->second = std::to_string(ms / 3'600'000);
+    }
+  }
   // Any signed client may ask for the broker's config: the secret stays here.
   if (!config.acl_credentials.secret_key.empty()) properties["aclSecretKey"] = "***";
   return properties;

@@ -299,9 +299,14 @@ TEST_F(AdminBrokerProcessorTest, RuntimeInfoCarriesRocketMqsMessageCounters) {
                                std::regex(R"(\[ 0 days, 0 hours, \d+ minutes, \d+ seconds \])")))
       << info->table.at("runtime");
   for (const char* key : {"msgPutTotalTodayMorning", "msgPutTotalYesterdayMorning", "msgGetTotalTodayMorning",
-                          "msgGetTotalYesterdayMorning", "putTps", "getTransferedTps"}) {
+                          "msgGetTotalYesterdayMorning", "putTps", "getTransferedTps", "getTransferredTps"}) {
     EXPECT_TRUE(info->table.count(key)) << key;
   }
+  // RocketMQ's store figures of what was put: 4 messages of 400 bytes in all.
+  EXPECT_EQ(info->table.at("putMessageTimesTotal"), "4");
+  EXPECT_EQ(info->table.at("putMessageSizeTotal"), "400");
+  EXPECT_EQ(info->table.at("putMessageAverageSize"), "100.0");
+  EXPECT_GT(std::stoll(info->table.at("totalMemKBytes")), 0);
 }
 
 TEST_F(AdminBrokerProcessorTest, HaStatusAnswersWhatTheReplicationServiceSees) {

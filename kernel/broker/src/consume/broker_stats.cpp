@@ -1,5 +1,6 @@
 #include "mqkit/broker/broker_stats.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 
@@ -10,6 +11,7 @@ void BrokerStats::count_put(std::string_view topic, std::int64_t messages, std::
   items.nums.add(messages, 1);
   items.size.add(bytes, 1);
   broker_put_.add(messages, 0);  // RocketMQ counts no calls here: its avgpt reads 0
+  broker_put_bytes_.fetch_add(bytes, std::memory_order_relaxed);
 }
 
 void BrokerStats::count_get(std::string_view topic, std::string_view group, std::int64_t messages,
@@ -84,7 +86,17 @@ void BrokerStats::add_to(protocol::KvTable& info) const {
   t["msgGetTotalTodayMorning"] = std::to_string(get_today_morning_);
   t["msgGetTotalYesterdayMorning"] = std::to_string(get_yesterday_morning_);
   t["putTps"] = tps(&Sample::put);
+  // RocketMQ 4's spelling, and RocketMQ 5's (which its exportMetrics reads).
   t["getTransferedTps"] = tps(&Sample::get);
+  t["getTransferredTps"] = t["getTransferedTps"];
+  // As RocketMQ's store: none stored reads as one, so the average is the total.
+  const std::int64_t times = std::max<std::int64_t>(broker_put_.value(), 1);
+  const std::int64_t bytes = broker_put_bytes_.load(std::memory_order_relaxed);
+  t["putMessageTimesTotal"] = std::to_string(times);
+  t["putMessageSizeTotal"] = std::to_string(bytes);
+  char average[32];
+  std::snprintf(average, sizeof average, "%.1f", static_cast<double>(bytes) / static_cast<double>(times));
+  t["putMessageAverageSize"] = average;
 }
 
 std::optional<StatsWindows> BrokerStats::view(std::string_view name, std::string_view key,

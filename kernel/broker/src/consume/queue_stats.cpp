@@ -1,5 +1,7 @@
 #include "queue_stats.hpp"
 
+#include <unistd.h>
+
 #include <set>
 
 #include "mqkit/plugin/v1/message_record.hpp"
@@ -116,6 +118,9 @@ protocol::KvTable runtime_info(const BrokerContext& context) {
   t["commitLogMinOffset"] = std::to_string(store.commit_log_min_offset);
   t["commitLogMaxOffset"] = std::to_string(store.commit_log_max_offset);
   t["commitLogDiskRatio"] = std::to_string(store.disk_used_ratio);
+  // The machine's memory, as RocketMQ reports it (its exportMetrics reads it).
+  t["totalMemKBytes"] = std::to_string(static_cast<std::int64_t>(::sysconf(_SC_PHYS_PAGES)) *
+                                       static_cast<std::int64_t>(::sysconf(_SC_PAGESIZE)) / 1024);
   t["dispatchBehindBytes"] = std::to_string(dispatch_behind_bytes(store));
   t["flushBehindBytes"] = std::to_string(flush_behind_bytes(store));
   t["storeWritable"] = store.writable ? "true" : "false";

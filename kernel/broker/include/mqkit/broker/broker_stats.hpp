@@ -88,6 +88,7 @@ class BrokerStats {
 
   StatsItem broker_put_;
   StatsItem broker_get_;
+  std::atomic<std::int64_t> broker_put_bytes_{0};  // putMessageSizeTotal
   metrics::LabeledCells<TransferItems, 1> topic_puts_;
   metrics::LabeledCells<TransferItems, 2> group_gets_;
   metrics::LabeledCells<StatsItem, 2> send_backs_;
