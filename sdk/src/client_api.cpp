@@ -794,6 +794,23 @@ Status ClientApi::update_global_white_addresses(std::string_view address, const 
   return call(address, std::move(request), timeout).status();
 }
 
+Result<BrokerAclVersion> ClientApi::get_broker_acl_version(std::string_view address, milliseconds timeout) {
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response,
+                         call(address, RemotingCommand::request(rq::kGetBrokerClusterAclInfo), timeout));
+  const auto& fields = response.ext_fields;
+  BrokerAclVersion answer;
+  answer.cluster_name = std::string(fields.get("clusterName").value_or(""));
+  answer.broker_name = std::string(fields.get("brokerName").value_or(""));
+  answer.broker_addr = std::string(fields.get("brokerAddr").value_or(""));
+  if (const auto version = fields.get("version"); version && !version->empty()) {
+    MQKIT_ASSIGN_OR_RETURN(answer.version, protocol::decode_data_version(*version));
+  }
+  if (const auto files = fields.get("allAclFileVersion"); files && !files->empty()) {
+    MQKIT_ASSIGN_OR_RETURN(answer.files, protocol::decode_data_versions(*files));
+  }
+  return answer;
+}
+
 Result<protocol::ConsumerConnection> ClientApi::get_consumer_connection_list(std::string_view address,
                                                                            std::string_view group,
                                                                            milliseconds timeout) {

@@ -274,6 +274,22 @@ TEST_F(AclIntegrationTest, AdminToolsChangeTheAclWhileTheBrokerRuns) {
   const std::string on_disk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(on_disk.find(R"(global_white_remote_addresses = ["127.0.0.1"])"), std::string::npos) << on_disk;
   EXPECT_EQ(on_disk.find(newcomer.access_key), std::string::npos) << on_disk;
+
+  // Four changes went through (add, close, delete, white list): the file's version counts them.
+  auto version = run("mqadmin", with_keys({"clusterAclConfigVersion", "-c", "DefaultCluster", "-n",
+                                           cluster_->namesrv_addrs()},
+                                          kUser));
+  ASSERT_EQ(version.first, 0) << version.second;
+  EXPECT_NE(version.second.find("#AclConfigVersionNum"), std::string::npos) << version.second;
+  EXPECT_NE(version.second.find(cluster_->broker_addr(0)), std::string::npos) << version.second;
+  EXPECT_NE(version.second.find(acl_path_.string()), std::string::npos) << version.second;
+  EXPECT_NE(version.second.find("get cluster's plain access config version success."), std::string::npos)
+      << version.second;
+  auto version_json = run("mqadmin", with_keys({"clusterAclConfigVersion", "-b", cluster_->broker_addr(0), "--json",
+                                                "-n", cluster_->namesrv_addrs()},
+                                               kUser));
+  ASSERT_EQ(version_json.first, 0) << version_json.second;
+  EXPECT_NE(version_json.second.find(R"("counter":4,)"), std::string::npos) << version_json.second;
 }
 
 }  // namespace

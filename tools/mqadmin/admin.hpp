@@ -258,6 +258,9 @@ int update_acl_config(AdminContext& ctx, const AclConfigOptions& options);
 // deleteAcl: removes the account of `access_key`.
 int delete_acl(AdminContext& ctx, const std::string& access_key, const std::string& broker_addr,
                const std::string& cluster);
+// clusterAclConfigVersion: the ACL file's version (counter, last change) on -b one broker or
+// every master of -c, as RocketMQ 4's tool prints it.
+int cluster_acl_config_version(AdminContext& ctx, const std::string& broker_addr, const std::string& cluster);
 // updateGlobalWhiteAddr: replaces the brokers' global white list.
 int update_global_white_addresses(AdminContext& ctx, const std::vector<std::string>& addresses,
                                   const std::string& broker_addr, const std::string& cluster);

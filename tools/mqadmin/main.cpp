@@ -184,6 +184,10 @@ int main(int argc, char** argv) {
   sub->add_option("-c,--clusterName", cluster, "every broker of this cluster, slaves too");
   sub->callback([&] { command = [&](AdminContext& c) { return delete_acl(c, acl_key, broker_addr, cluster); }; });
   std::vector<std::string> white_addresses;
+  sub = app.add_subcommand("clusterAclConfigVersion", "show the version of the brokers' ACL files");
+  sub->add_option("-b,--brokerAddr", broker_addr, "this broker");
+  sub->add_option("-c,--clusterName", cluster, "every master of this cluster");
+  sub->callback([&] { command = [&](AdminContext& c) { return cluster_acl_config_version(c, broker_addr, cluster); }; });
   sub = app.add_subcommand("updateGlobalWhiteAddr", "replace the brokers' global ACL white list");
   sub->add_option("-g,--globalWhiteRemoteAddresses", white_addresses, "10.10.103.*,192.168.0.* (\"\" for none)")
       ->required()

@@ -303,6 +303,14 @@ std::string encode(const DataVersion& v) {
   return write_json([&](Writer& w) { write(w, v); });
 }
 
+std::string encode_data_versions(const std::map<std::string, DataVersion>& versions) {
+  return write_json([&](Writer& w) {
+    w.StartObject();
+    for (const auto& [name, version] : versions) key(w, name), write(w, version);
+    w.EndObject();
+  });
+}
+
 std::string encode(const TopicConfigTable& t) {
   return write_json([&](Writer& w) { write(w, t); });
 }
@@ -607,6 +615,16 @@ std::string encode(const GetConsumerStatusBody& b) {
 Result<DataVersion> decode_data_version(std::string_view json) {
   MQKIT_ASSIGN_OR_RETURN(auto doc, parse(json, "DataVersion"));
   return read_data_version(doc);
+}
+
+Result<std::map<std::string, DataVersion>> decode_data_versions(std::string_view json) {
+  MQKIT_ASSIGN_OR_RETURN(auto doc, parse(json, "DataVersion map"));
+  std::map<std::string, DataVersion> versions;
+  for (const auto& member : doc.GetObject()) {
+    if (!member.value.IsObject()) return Status::invalid_argument("DataVersion map: each version must be an object");
+    MQKIT_ASSIGN_OR_RETURN(versions[member.name.GetString()], read_data_version(member.value));
+  }
+  return versions;
 }
 
 Result<TopicConfig> decode_topic_config(std::string_view json) {

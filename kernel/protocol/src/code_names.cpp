@@ -22,6 +22,7 @@ std::string_view request_code_name(std::int32_t code) noexcept {
     case c::kViewBrokerStatsData: return "view_broker_stats_data";
     case c::kUpdateAndCreateAclConfig: return "update_and_create_acl_config";
     case c::kDeleteAclConfig: return "delete_acl_config";
+    case c::kGetBrokerClusterAclInfo: return "get_broker_cluster_acl_info";
     case c::kUpdateGlobalWhiteAddrsConfig: return "update_global_white_addrs_config";
     case c::kUpdateNamesrvConfig: return "update_namesrv_config";
     case c::kGetNamesrvConfig: return "get_namesrv_config";

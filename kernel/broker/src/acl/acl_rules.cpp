@@ -1,9 +1,11 @@
 #include "mqkit/broker/acl/acl_rules.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "mqkit/kernel/config_document.hpp"
 #include "mqkit/kernel/config_value.hpp"
+#include "mqkit/kernel/wall_clock.hpp"
 #include "mqkit/protocol/validation.hpp"
 
 namespace mqkit::broker::acl {
@@ -22,6 +24,12 @@ constexpr const char* kPermissions[] = {"DENY", "PUB", "SUB", "PUB|SUB", "SUB|PU
 constexpr ConfigField kTopLevelFields[] = {
     {.key = "global_white_remote_addresses", .type = ValueType::kStringList, .default_value = "",
      .description = "clients at these addresses need no signature and have every permission"},
+    {.key = "data_version_counter", .type = ValueType::kInt, .default_value = "0",
+     .description = "how many times admin requests changed this file (RocketMQ's dataVersion counter)",
+     .min = 0},
+    {.key = "data_version_timestamp", .type = ValueType::kInt, .default_value = "0",
+     .description = "when they last changed it, ms since the epoch (RocketMQ's dataVersion timestamp)",
+     .min = 0},
 };
 constexpr plugin::v1::ConfigSchema kTopLevelSchema{kTopLevelFields, std::size(kTopLevelFields)};
 
@@ -104,6 +112,8 @@ Result<AclRules> acl_rules_from(const kernel::ConfigDocument& document) {
     }
     rules.global_white_remote_addresses.push_back(std::move(pattern).value());
   }
+  rules.version_counter = top.get_int("data_version_counter");
+  rules.version_timestamp_ms = top.get_int("data_version_timestamp");
   MQKIT_ASSIGN_OR_RETURN(const std::vector<ConfigValues> accounts, document.table_array(kAccounts, kAccountSchema));
   for (std::size_t i = 0; i < accounts.size(); ++i) {
     const AccountReader reader(document, i);
@@ -134,8 +144,11 @@ Result<AclFileValues> values_of(const kernel::ConfigDocument& document) {
   return file;
 }
 
-// Renders `file` and checks that the text reads back as valid rules (as the broker will read it).
-Result<std::string> checked_text(const AclFileValues& file, const std::string& source_name) {
+// Renders `file` as the next version and checks that the text reads back as valid rules (as
+// the broker will read it).
+Result<std::string> checked_text(AclFileValues file, const std::string& source_name) {
+  file.top.set("data_version_counter", file.top.get_int("data_version_counter") + 1);
+  file.top.set("data_version_timestamp", kernel::wall_clock_ms());
   std::string text = "# ACL file (docs/acl.md), written by the broker for an admin request.\n";
   text += kernel::ConfigDocument::render_keys(kTopLevelSchema, file.top);
   for (const ConfigValues& account : file.accounts) {
@@ -184,7 +197,7 @@ Result<std::string> acl_text_with_account(const kernel::ConfigDocument& document
   }
   if (update.topic_perms) account->set("topic_perms", *update.topic_perms);
   if (update.group_perms) account->set("group_perms", *update.group_perms);
-  return checked_text(file, document.source_name());
+  return checked_text(std::move(file), document.source_name());
 }
 
 Result<std::string> acl_text_without_account(const kernel::ConfigDocument& document, std::string_view access_key) {
@@ -192,14 +205,14 @@ Result<std::string> acl_text_without_account(const kernel::ConfigDocument& docum
   const auto account = account_of(file.accounts, access_key);
   if (account == file.accounts.end()) return Status::not_found("no account has access key " + std::string(access_key));
   file.accounts.erase(account);
-  return checked_text(file, document.source_name());
+  return checked_text(std::move(file), document.source_name());
 }
 
 Result<std::string> acl_text_with_global_white_addresses(const kernel::ConfigDocument& document,
                                                          const std::vector<std::string>& addresses) {
   MQKIT_ASSIGN_OR_RETURN(AclFileValues file, values_of(document));
   file.top.set("global_white_remote_addresses", addresses);
-  return checked_text(file, document.source_name());
+  return checked_text(std::move(file), document.source_name());
 }
 
 }  // namespace mqkit::broker::acl

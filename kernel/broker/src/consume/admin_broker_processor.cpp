@@ -104,6 +104,7 @@ const std::vector<std::pair<std::int32_t, AdminBrokerProcessor::Handler>>& Admin
       {rq::kUpdateAndCreateAclConfig, &AdminBrokerProcessor::update_acl_account},
       {rq::kDeleteAclConfig, &AdminBrokerProcessor::delete_acl_account},
       {rq::kUpdateGlobalWhiteAddrsConfig, &AdminBrokerProcessor::update_global_white_addresses},
+      {rq::kGetBrokerClusterAclInfo, &AdminBrokerProcessor::acl_version},
       {rq::kUpdateBrokerConfig, &AdminBrokerProcessor::update_broker_config},
       {rq::kGetBrokerHaStatus, &AdminBrokerProcessor::ha_status},
   };
@@ -358,6 +359,24 @@ void AdminBrokerProcessor::update_global_white_addresses(const RemotingCommand& 
   change_acl(context_,
              [&](const kernel::ConfigDocument& file) { return acl::acl_text_with_global_white_addresses(file, addresses); },
              rc::kUpdateGlobalWhiteAddrsConfigFailed, responder);
+}
+
+// RocketMQ 4's GET_BROKER_CLUSTER_ACL_INFO (mqadmin clusterAclConfigVersion): the ACL file's
+// version and where it lives, in the response header.
+void AdminBrokerProcessor::acl_version(const RemotingCommand&, const Responder& responder) {
+  if (!context_.access_control) {
+    return responder.fail(rc::kSystemError, "ACL is not enabled on this broker (acl_enable = false in broker.toml)");
+  }
+  const auto rules = context_.access_control->rules();
+  const protocol::DataVersion version{.timestamp = rules->version_timestamp_ms, .counter = rules->version_counter};
+  RemotingCommand response;
+  response.ext_fields.set("version", protocol::encode(version));
+  response.ext_fields.set("allAclFileVersion",
+                          protocol::encode_data_versions({{context_.access_control->file().string(), version}}));
+  response.ext_fields.set("brokerName", context_.config->broker_name);
+  response.ext_fields.set("brokerAddr", context_.config->address());
+  response.ext_fields.set("clusterName", context_.config->cluster_name);
+  responder.respond(std::move(response));
 }
 
 void AdminBrokerProcessor::reset_offset(const RemotingCommand& request, const Responder& responder) {

@@ -413,7 +413,27 @@ TEST_F(AdminBrokerProcessorTest, AclRequestsChangeTheAclFileOrSayAclIsOff) {
   const RemotingCommand gone = call(testing::make_request(rq::kDeleteAclConfig, {{"accessKey", "operator1"}}));
   EXPECT_EQ(gone.code, rc::kDeleteAclConfigFailed);
   EXPECT_NE(gone.remark.value_or("").find("operator1"), std::string::npos);
+
+  // Three changes made so far: the file's version says so (GET_BROKER_CLUSTER_ACL_INFO), also
+  // after the file is read again.
+  const RemotingCommand version = call(testing::make_request(rq::kGetBrokerClusterAclInfo, {}));
+  ASSERT_EQ(version.code, rc::kSuccess) << version.remark.value_or("");
+  const auto current = protocol::decode_data_version(version.ext_fields.get("version").value_or(""));
+  ASSERT_TRUE(current.is_ok()) << current.status().to_string();
+  EXPECT_EQ(current->counter, 3);
+  EXPECT_GT(current->timestamp, 0);
+  const auto by_file = protocol::decode_data_versions(version.ext_fields.get("allAclFileVersion").value_or(""));
+  ASSERT_TRUE(by_file.is_ok()) << by_file.status().to_string();
+  EXPECT_EQ(by_file->at(file.string()), *current);
+  EXPECT_EQ(version.ext_fields.get("brokerName").value_or(""), harness_.config().broker_name);
+  EXPECT_EQ(version.ext_fields.get("clusterName").value_or(""), "DefaultCluster");
+  EXPECT_EQ(version.ext_fields.get("brokerAddr").value_or(""), harness_.config().address());
+  EXPECT_NE(rules_text().find("data_version_counter = 3"), std::string::npos) << rules_text();
+  auto reloaded = acl::AccessControl::load(file);
+  ASSERT_TRUE(reloaded.is_ok()) << reloaded.status().to_string();
+  EXPECT_EQ((*reloaded)->rules()->version_counter, 3);
   context().access_control = nullptr;
+  EXPECT_EQ(call(testing::make_request(rq::kGetBrokerClusterAclInfo, {})).code, rc::kSystemError);
   std::filesystem::remove_all(dir);
 }
 

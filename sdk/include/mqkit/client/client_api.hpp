@@ -107,6 +107,15 @@ struct QueryMessageResult {
   std::int64_t index_last_update_phy_offset = 0;
 };
 
+// GET_BROKER_CLUSTER_ACL_INFO's answer: which broker, and the version of its plain ACL file(s).
+struct BrokerAclVersion {
+  std::string cluster_name{};
+  std::string broker_name{};
+  std::string broker_addr{};
+  protocol::DataVersion version{};
+  std::map<std::string, protocol::DataVersion> files{};  // by path; RocketMQ 4.9 brokers send it
+};
+
 using SendCallback = std::function<void(Result<SendResult>)>;
 using PullCallback = std::function<void(Result<PullResult>)>;
 using CommandCallback = plugin::v1::ResponseCallback;
@@ -305,6 +314,8 @@ class ClientApi {
   // UPDATE_GLOBAL_WHITE_ADDRS_CONFIG: the broker's global white list becomes `addresses`.
   Status update_global_white_addresses(std::string_view address, const std::vector<std::string>& addresses,
                                        std::chrono::milliseconds timeout = {});
+  // GET_BROKER_CLUSTER_ACL_INFO: the version of the broker's ACL file (an error when ACL is off).
+  Result<BrokerAclVersion> get_broker_acl_version(std::string_view address, std::chrono::milliseconds timeout = {});
   // GET_CONSUMER_CONNECTION_LIST: the group's live consumers on one broker, how they consume and
   // what they subscribe; NotFound when none is online (CONSUMER_NOT_ONLINE).
   Result<protocol::ConsumerConnection> get_consumer_connection_list(std::string_view address, std::string_view group,

@@ -240,6 +240,9 @@ struct ConsumerRunningInfo {
 };
 
 std::string encode(const DataVersion& v);
+// DataVersions by name, {"<name>": DataVersion}: GET_BROKER_CLUSTER_ACL_INFO's allAclFileVersion
+// header (the ACL files' versions by path).
+std::string encode_data_versions(const std::map<std::string, DataVersion>& versions);
 std::string encode(const TopicConfigTable& t);
 // One topic's config (GET_TOPIC_CONFIG's TopicConfigAndQueueMapping, without a queue mapping).
 std::string encode(const TopicConfig& t);
@@ -270,6 +273,7 @@ std::string encode_for_cpp(const ResetOffsetBody& b);
 std::string encode(const GetConsumerStatusBody& b);
 
 Result<DataVersion> decode_data_version(std::string_view json);
+Result<std::map<std::string, DataVersion>> decode_data_versions(std::string_view json);
 Result<TopicConfigTable> decode_topic_config_table(std::string_view json);
 Result<TopicConfig> decode_topic_config(std::string_view json);
 Result<std::vector<TopicConfig>> decode_topic_config_list(std::string_view json);

@@ -32,6 +32,7 @@ inline constexpr std::int32_t kNotifyConsumerIdsChanged = 40;
 // Plain ACL administration (RocketMQ 4.x; docs/acl.md).
 inline constexpr std::int32_t kUpdateAndCreateAclConfig = 50;
 inline constexpr std::int32_t kDeleteAclConfig = 51;
+inline constexpr std::int32_t kGetBrokerClusterAclInfo = 52;
 inline constexpr std::int32_t kUpdateGlobalWhiteAddrsConfig = 53;
 inline constexpr std::int32_t kLockBatchMq = 41;
 inline constexpr std::int32_t kUnlockBatchMq = 42;

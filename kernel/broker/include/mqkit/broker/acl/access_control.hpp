@@ -42,6 +42,8 @@ class AccessControl {
   plugin::v1::Status change(const Edit& edit);
 
   const std::filesystem::path& file() const noexcept { return file_; }
+  // The rules in force (their version too).
+  std::shared_ptr<const AclRules> rules() const { return rules_.load(); }
 
  private:
   struct Snapshot {

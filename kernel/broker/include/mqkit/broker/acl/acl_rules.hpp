@@ -1,6 +1,8 @@
 // The ACL file (acl_file of [broker], etc/acl.toml): RocketMQ's plain_acl.yml in TOML.
 //
 //   global_white_remote_addresses = ["10.10.103.*"]   # these clients need no signature
+//   data_version_counter = 3             # RocketMQ's dataVersion: bumped by each admin request's
+//   data_version_timestamp = 1700000000000  # change, with its time (ms); both 0 by default
 //
 //   [[accounts]]
 //   access_key = "RocketMQ"              # 7 characters at least, unique
@@ -16,6 +18,7 @@
 // Every key and value is checked; errors name file:line:column.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -48,6 +51,9 @@ struct AclAccount {
 struct AclRules {
   std::vector<RemoteAddressPattern> global_white_remote_addresses;
   std::map<std::string, AclAccount, std::less<>> accounts;  // by access key
+  // The file's version (RocketMQ's dataVersion in plain_acl.yml; GET_BROKER_CLUSTER_ACL_INFO).
+  std::int64_t version_counter = 0;
+  std::int64_t version_timestamp_ms = 0;
 };
 
 // The rules of a parsed ACL file, every key and value checked.
@@ -55,8 +61,8 @@ plugin::v1::Result<AclRules> acl_rules_from(const kernel::ConfigDocument& docume
 
 // ---- Changing the file (RocketMQ's ACL admin requests) -----------------------------------
 // Each returns the whole new text of the ACL file `document` was parsed from, rendered with
-// every key's description as a comment (the file's own comments are not kept), after checking
-// that it reads back as valid rules.
+// every key's description as a comment (the file's own comments are not kept), its version
+// counter one higher and its version time now, after checking that it reads back as valid rules.
 
 // UPDATE_AND_CREATE_ACL_CONFIG: the account of `access_key` gets the fields given; a field not
 // given keeps its value, or its default for a new account (which needs a secret key).

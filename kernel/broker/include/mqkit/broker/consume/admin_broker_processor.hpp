@@ -75,6 +75,7 @@ class AdminBrokerProcessor final : public RequestProcessor {
   void ha_status(const RemotingCommand& request, const Responder& responder);
   void topic_consumed_by(const RemotingCommand& request, const Responder& responder);
   void update_acl_account(const RemotingCommand& request, const Responder& responder);
+  void acl_version(const RemotingCommand& request, const Responder& responder);
   void delete_acl_account(const RemotingCommand& request, const Responder& responder);
   void update_global_white_addresses(const RemotingCommand& request, const Responder& responder);
   void reset_offset(const RemotingCommand& request, const Responder& responder);
