@@ -193,6 +193,7 @@ Status TimerMessageService::load_checkpoint() {
   pending_.clear();
   pending_offsets_.clear();
   by_delete_key_.clear();
+  early_markers_.clear();
   return Status::ok();
 }
 
@@ -291,19 +292,27 @@ bool TimerMessageService::scan() {
                                         queue_offset, record.status().to_string());
         continue;
       }
-      if (const auto cancelled = v1::find_property(record->properties, timer_property::kDeleteUniqueKey)) {
-        cancel(*cancelled);
-        continue;
-      }
       // An entry without a readable TIMER_OUT_MS was not parked by this broker: due at once.
       const std::int64_t deliver_ms =
           parse_long(v1::find_property(record->properties, timer_property::kOutMs).value_or(""))
               .value_or(record->store_timestamp);
+      if (const auto cancelled = v1::find_property(record->properties, timer_property::kDeleteUniqueKey)) {
+        cancel(*cancelled, deliver_ms, queue_offset);
+        continue;
+      }
       if (queue_offset < restored_.scanned_to && deliver_ms <= restored_.delivered_through_ms) continue;
       const auto unique_key = v1::find_property(record->properties, v1::property::kUniqueKey);
       const auto real_topic = v1::find_property(record->properties, v1::property::kRealTopic);
       Pending entry{deliver_ms, queue_offset, record->commit_offset,
                     unique_key && real_topic ? protocol::timer::delete_key(*real_topic, *unique_key) : std::string()};
+      if (const auto early = entry.delete_key.empty() ? early_markers_.end() : early_markers_.find(entry.delete_key);
+          early != early_markers_.end()) {
+        kernel::logger("broker")->info("timer message {} due at {} cancelled by a marker read before it",
+                                       entry.delete_key, deliver_ms);
+        pending_offsets_.erase(early->second.second);
+        early_markers_.erase(early);
+        continue;
+      }
       if (!entry.delete_key.empty()) by_delete_key_.insert_or_assign(entry.delete_key, std::pair{deliver_ms, queue_offset});
       pending_offsets_.insert(queue_offset);
       pending_.insert(std::move(entry));
@@ -314,7 +323,19 @@ bool TimerMessageService::scan() {
   return true;
 }
 
+void TimerMessageService::drop_due_markers(std::int64_t now_ms) {
+  std::erase_if(early_markers_, [&](const auto& marker) {
+    if (marker.second.first > now_ms) return false;
+    pending_offsets_.erase(marker.second.second);
+    return true;
+  });
+}
+
 bool TimerMessageService::deliver_due(std::int64_t now_ms) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!early_markers_.empty()) drop_due_markers(now_ms);
+  }
   while (true) {
     Pending entry;
     if (thread_.stopping()) return false;
@@ -342,11 +363,24 @@ void TimerMessageService::forget(const Pending& entry) {
   pending_.erase(entry);
 }
 
-void TimerMessageService::cancel(std::string_view delete_key) {
+void TimerMessageService::cancel(std::string_view delete_key, std::int64_t marker_due_ms, std::int64_t marker_offset) {
   const auto it = by_delete_key_.find(std::string(delete_key));
   if (it == by_delete_key_.end()) {
-    kernel::logger("broker")->info("timer message {}: nothing waiting to cancel (delivered already, or unknown)",
-                                   delete_key);
+    if (delete_key.empty()) return;
+    const auto bound = static_cast<std::size_t>(context_.config->timer_max_pending_in_memory);
+    if (early_markers_.size() >= bound) {
+      kernel::logger("broker")->warn("timer message {}: nothing waiting to cancel, and {} markers wait already",
+                                     delete_key, early_markers_.size());
+      return;
+    }
+    kernel::logger("broker")->info("timer message {}: nothing waiting to cancel (delivered already, or not read "
+                                   "yet: the marker is kept until it is due at {})",
+                                   delete_key, marker_due_ms);
+    if (const auto [kept, added] = early_markers_.try_emplace(std::string(delete_key), marker_due_ms, marker_offset); !added) {
+      pending_offsets_.erase(kept->second.second);
+      kept->second = {marker_due_ms, marker_offset};
+    }
+    pending_offsets_.insert(marker_offset);
     return;
   }
   // Pending orders by delivery time and queue offset alone: the key finds the entry itself.

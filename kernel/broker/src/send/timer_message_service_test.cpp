@@ -206,6 +206,45 @@ TEST_F(TimerDeliveryTest, ADeletionMarkerCancelsTheWaitingMessageItNames) {
   EXPECT_EQ(service->pending_count(), 0u);
 }
 
+// A marker read before the message it names (written first) cancels that message when it comes,
+// as RocketMQ matches them within their slot; once the marker is due it is forgotten.
+TEST_F(TimerDeliveryTest, AMarkerReadBeforeItsMessageCancelsItWhenItComes) {
+  auto service = start_service();
+  const auto send_held = [&](plugin::v1::Properties properties, const std::string& body, const char* delay) {
+    SendRequest request;
+    request.queue_id = 1;
+    request.body = body;
+    request.properties = std::move(properties);
+    request.properties.emplace_back("TIMER_DELAY_MS", delay);
+    const auto held_before = delivered(kTimerTopic, 0);
+    auto answer = f_.send(request);
+    ASSERT_EQ(answer.code, rc::kSuccess) << answer.remark.value_or("");
+    ASSERT_TRUE(eventually([&] { return delivered(kTimerTopic, 0) == held_before + 1; }));
+  };
+  send_held({{"UNIQ_KEY", "E1"}, {"TIMER_DEL_UNIQKEY", "T+E1"}}, "0", "10500");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the marker is read first
+  // It holds the checkpoint's rescan point, so a restart reads it again.
+  service->stop();
+  service = start_service();
+  send_held({{"UNIQ_KEY", "E1"}}, "recalled before it came", "10500");
+  send_held({{"UNIQ_KEY", "E2"}}, "kept", "10500");
+  ASSERT_TRUE(eventually([&] { return service->pending_count() == 1; }));
+
+  advance_clock(11'000);
+  ASSERT_TRUE(eventually_delivered(1));
+  EXPECT_EQ(body_at(0), "kept");
+  // A marker whose time has passed matches nothing that comes later.
+  send_held({{"UNIQ_KEY", "E3"}, {"TIMER_DEL_UNIQKEY", "T+E3"}}, "0", "1000");
+  advance_clock(2'000);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  send_held({{"UNIQ_KEY", "E3"}}, "after the marker's time", "10500");
+  advance_clock(11'000);
+  ASSERT_TRUE(eventually_delivered(2));
+  EXPECT_EQ(body_at(1), "after the marker's time");
+  ASSERT_TRUE(eventually([&] { return service->checkpoint().rescan_from == 5; }));
+  EXPECT_EQ(service->pending_count(), 0u);
+}
+
 TEST_F(TimerDeliveryTest, DeliveredCopyKeepsTheMessageAndIsStampedAsRocketMQDoes) {
   auto service = start_service();
   const std::int64_t sent_at = f_.harness().now();

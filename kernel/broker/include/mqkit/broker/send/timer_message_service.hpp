@@ -118,7 +118,12 @@ class TimerMessageService {
   void forget(const Pending& entry);
   // Under mutex_: a deletion marker read from the timer queue cancels the waiting message it
   // names, if it is still waiting.
-  void cancel(std::string_view delete_key);
+  // A marker naming nothing waiting is kept until it is due (`deliver_ms`), in case what it names
+  // comes later in the queue (a marker written before its message); its queue offset stays in
+  // pending_offsets_ meanwhile, so a restart reads it again.
+  void cancel(std::string_view delete_key, std::int64_t marker_due_ms, std::int64_t marker_offset);
+  // Forgets the early markers due by `now_ms`. Caller holds mutex_.
+  void drop_due_markers(std::int64_t now_ms);
   plugin::v1::Status load_checkpoint();
   void persist_checkpoint();
 
@@ -135,6 +140,9 @@ class TimerMessageService {
   // guarded by mutex_: the same entries by delete key, as their place in pending_ (deliver_ms,
   // queue_offset), so the key is kept once.
   std::unordered_map<std::string, std::pair<std::int64_t, std::int64_t>> by_delete_key_;
+  // guarded by mutex_: deletion markers read before the message they name, by delete key, as
+  // (deliver_ms, queue_offset) of the marker.
+  std::unordered_map<std::string, std::pair<std::int64_t, std::int64_t>> early_markers_;
   std::int64_t scan_offset_ = 0;        // guarded by mutex_: next timer queue offset to read
   TimerCheckpoint checkpoint_;          // guarded by mutex_: as of the last complete delivery pass
   TimerCheckpoint restored_;            // as loaded at start: what the first reads skip
