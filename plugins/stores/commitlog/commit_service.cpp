@@ -59,7 +59,7 @@ void CommitService::submit(std::int64_t end_offset, plugin::v1::AppendResult res
     bool stalled = false;
     while (!stalled && has_pending()) {
       // Nothing to commit yet waiters left (a store being closed): the service thread retries.
-      stalled = !commit_and_answer(0) && has_pending();
+      stalled = !commit_and_answer(0) && has_pending() && nothing_to_commit();
     }
     leading_.store(false, std::memory_order_release);
     if (stalled) {
@@ -86,6 +86,10 @@ bool CommitService::commit_and_answer(std::int64_t least_pages) {
   answer(v1::Status::ok());
   last_commit_end_ns_.store(now_ns(), std::memory_order_relaxed);
   return *committed;
+}
+
+bool CommitService::nothing_to_commit() const noexcept {
+  return commit_log_.written_offset() <= commit_log_.max_offset();
 }
 
 bool CommitService::has_pending() const {
@@ -140,6 +144,9 @@ void CommitService::stream() {
       // A failed commit answered what waited with its error; appends queued since (the store
       // refuses new ones once it knows) are answered by the next attempt, not left to a round.
       if (commit_and_answer(0) || failed_.load() || !has_pending()) continue;
+      // Appends that came after that commit looked at the pool wait with their bytes in it now:
+      // going to sleep would leave them until the next round, since they saw this thread streaming.
+      if (!nothing_to_commit()) continue;
       // Waiting appends with nothing to commit (a store being closed): retried on the next round.
       streaming_.store(false);
       return;

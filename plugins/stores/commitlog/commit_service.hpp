@@ -82,6 +82,8 @@ class CommitService {
   // Commits while appends wait; returns when none waits (streaming_ is then false) or when a
   // commit made no progress.
   void stream();
+  // Every byte the writer put in the pool is in the file already.
+  bool nothing_to_commit() const noexcept;
   bool has_pending() const;
   static std::int64_t now_ns() noexcept;
   // One commit, then the answers; false when nothing was committed or it failed.
