@@ -28,6 +28,12 @@
 namespace mqkit::testing {
 namespace {
 
+// What an export command wrote.
+std::string file_text(const std::string& path) {
+  std::ifstream file(path);
+  return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+}
+
 struct AdminRun {
   int code = -1;
   std::string out;
@@ -631,8 +637,7 @@ TEST_F(MqadminTest, ExportMetadataWritesUserTopicsAndGroups) {
   auto exported = mqadmin({"exportMetadata", "-c", "DefaultCluster", "-f", dir});
   ASSERT_EQ(exported.code, 0) << exported.out << exported.err;
   EXPECT_EQ(exported.out, "export " + dir + "/metadata.json success\n");
-  std::ifstream file(dir + "/metadata.json");
-  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const std::string text = file_text(dir + "/metadata.json");
   rapidjson::Document doc;
   ASSERT_FALSE(doc.Parse(text.c_str()).HasParseError()) << text;
   const auto& topics = doc["topicConfigTable"];
@@ -655,8 +660,7 @@ TEST_F(MqadminTest, ExportMetadataWritesUserTopicsAndGroups) {
   ASSERT_EQ(topics_only.code, 0) << topics_only.err;
   ASSERT_FALSE(doc.Parse(topics_only.out.c_str()).HasParseError()) << topics_only.out;
   EXPECT_EQ(std::string(doc["path"].GetString()), dir + "/topic.json");
-  std::ifstream topic_file(dir + "/topic.json");
-  const std::string topic_text((std::istreambuf_iterator<char>(topic_file)), std::istreambuf_iterator<char>());
+  const std::string topic_text = file_text(dir + "/topic.json");
   EXPECT_EQ(topic_text.find("subscriptionGroupTable"), std::string::npos) << topic_text;
   EXPECT_NE(mqadmin({"exportMetadata", "-c", "DefaultCluster", "-f", "/proc/no-such-dir"}).code, 0);
   EXPECT_NE(mqadmin({"exportMetadata", "-c", "DefaultCluster", "-t", "-g"}).code, 0);
@@ -668,8 +672,7 @@ TEST_F(MqadminTest, ExportConfigsWritesBrokerSettingsAndScale) {
   auto exported = mqadmin({"exportConfigs", "-c", "DefaultCluster", "-f", dir});
   ASSERT_EQ(exported.code, 0) << exported.out << exported.err;
   EXPECT_EQ(exported.out, "export " + dir + "/configs.json success\n");
-  std::ifstream file(dir + "/configs.json");
-  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const std::string text = file_text(dir + "/configs.json");
   rapidjson::Document doc;
   ASSERT_FALSE(doc.Parse(text.c_str()).HasParseError()) << text;
   const auto& broker = doc["brokerConfigs"]["broker-a"];
@@ -700,8 +703,7 @@ TEST_F(MqadminTest, ExportMetricsWritesEachMastersFigures) {
   auto exported = mqadmin({"exportMetrics", "-c", "DefaultCluster", "-f", dir});
   ASSERT_EQ(exported.code, 0) << exported.out << exported.err;
   EXPECT_EQ(exported.out, "export " + dir + "/metrics.json success\n");
-  std::ifstream file(dir + "/metrics.json");
-  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const std::string text = file_text(dir + "/metrics.json");
   rapidjson::Document doc;
   ASSERT_FALSE(doc.Parse(text.c_str()).HasParseError()) << text;
   const auto& broker = doc["evaluateReport"]["broker-a"];
