@@ -3,7 +3,6 @@
 // ExportMetadataCommand); exportConfigs: the settings that shape a cluster (ExportConfigsCommand);
 // exportMetrics: each master's load, traffic and clients (ExportMetricsCommand).
 #include <algorithm>
-#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -29,16 +28,23 @@ namespace {
 using TopicConfigs = std::map<std::string, protocol::TopicConfig>;
 using GroupConfigs = std::map<std::string, protocol::SubscriptionGroupConfig>;
 
-// RocketMQ's getUserTopicConfig: no system topic (nor a topic named after a cluster or a broker,
-// which brokers create for themselves), no topic with an invalid permission, and retry and
-// dead-letter topics only when asked for.
-bool user_topic(const protocol::TopicConfig& topic, bool special_topics, const std::set<std::string>& server_names) {
-  const std::string& name = topic.topic_name;
-  if (protocol::is_system_topic(name) || server_names.count(name) > 0) return false;
-  // A cluster's reply topic, which its brokers create as a system topic (RocketMQ's addSystemTopic).
-  for (const auto& server : server_names) {
-    if (name == protocol::reply::reply_topic_of(server)) return false;
+// The topics brokers create for themselves beyond the fixed system ones: one named after each
+// cluster and each broker, and each cluster's reply topic (RocketMQ's addSystemTopic).
+std::set<std::string> server_topics(const protocol::ClusterInfo& info) {
+  std::set<std::string> topics;
+  for (const auto& [cluster, brokers] : info.cluster_addr_table) {
+    topics.insert(cluster);
+    topics.insert(protocol::reply::reply_topic_of(cluster));
+    topics.insert(brokers.begin(), brokers.end());
   }
+  return topics;
+}
+
+// RocketMQ's getUserTopicConfig: no system topic (nor one of `server_topics`), no topic with an
+// invalid permission, and retry and dead-letter topics only when asked for.
+bool user_topic(const protocol::TopicConfig& topic, bool special_topics, const std::set<std::string>& server_topics) {
+  const std::string& name = topic.topic_name;
+  if (protocol::is_system_topic(name) || server_topics.count(name) > 0) return false;
   if (!special_topics && (name.starts_with(protocol::kRetryGroupTopicPrefix) || name.starts_with(protocol::kDlqGroupTopicPrefix))) {
     return false;
   }
@@ -65,11 +71,7 @@ int export_metadata(AdminContext& ctx, const ExportMetadataOptions& options) {
   if (!targets) return ctx.fail("exportMetadata", targets.status());
   auto info = ctx.api().get_cluster_info();
   if (!info) return ctx.fail("exportMetadata: cluster info", info.status());
-  std::set<std::string> server_names;
-  for (const auto& [cluster, names] : info->cluster_addr_table) {
-    server_names.insert(cluster);
-    server_names.insert(names.begin(), names.end());
-  }
+  const std::set<std::string> server_names = server_topics(*info);
 
   // Summed over the masters, as RocketMQ's tool does: a topic on two brokers of 4 queues each
   // exports 8 queues, a group's retry queues likewise.
@@ -226,16 +228,12 @@ struct Traffic {
     trans_day_in += other.trans_day_in;
     schedule_day_in += other.schedule_day_in;
   }
-  void write_tps(JsonOut& json, const char* prefix) const {
-    const auto name = [&](const char* field) {
-      std::string key = std::string(prefix) + field;
-      if (!*prefix) key[0] = static_cast<char>(std::tolower(key[0]));
-      return key;
-    };
-    json.field(name("NormalInTps"), normal_in_tps);
-    json.field(name("NormalOutTps"), normal_out_tps);
-    json.field(name("TransInTps"), trans_in_tps);
-    json.field(name("ScheduleInTps"), schedule_in_tps);
+  // A broker's "tps" object, or with `total` the cluster's "totalTps" (RocketMQ's key names).
+  void write_tps(JsonOut& json, bool total) const {
+    json.field(total ? "totalNormalInTps" : "normalInTps", normal_in_tps);
+    json.field(total ? "totalNormalOutTps" : "normalOutTps", normal_out_tps);
+    json.field(total ? "totalTransInTps" : "transInTps", trans_in_tps);
+    json.field(total ? "totalScheduleInTps" : "scheduleInTps", schedule_in_tps);
   }
   void write_day(JsonOut& json) const {
     json.field("normalOneDayInNum", normal_day_in);
@@ -273,11 +271,7 @@ int export_metrics(AdminContext& ctx, const std::string& cluster, const std::str
   if (!info) return ctx.fail("exportMetrics: cluster info", info.status());
   const auto names = info->cluster_addr_table.find(cluster);
   if (names == info->cluster_addr_table.end()) return ctx.fail("exportMetrics: no cluster named " + cluster);
-  std::set<std::string> server_names;
-  for (const auto& [name, brokers] : info->cluster_addr_table) {
-    server_names.insert(name);
-    server_names.insert(brokers.begin(), brokers.end());
-  }
+  const std::set<std::string> server_names = server_topics(*info);
   Traffic total;
   JsonOut json;
   json.w().StartObject();
@@ -346,7 +340,7 @@ int export_metrics(AdminContext& ctx, const std::string& cluster, const std::str
     json.w().EndObject();
     json.key("tps");
     json.w().StartObject();
-    traffic.write_tps(json, "");
+    traffic.write_tps(json, false);
     json.w().EndObject();
     json.key("oneDayNum");
     json.w().StartObject();
@@ -371,7 +365,7 @@ int export_metrics(AdminContext& ctx, const std::string& cluster, const std::str
   json.w().StartObject();
   json.key("totalTps");
   json.w().StartObject();
-  total.write_tps(json, "total");
+  total.write_tps(json, true);
   json.w().EndObject();
   json.key("totalOneDayNum");
   json.w().StartObject();
