@@ -11,6 +11,7 @@
 #include "mqkit/protocol/java_properties.hpp"
 #include "mqkit/protocol/message_trace.hpp"
 #include "mqkit/protocol/request_reply.hpp"
+#include "mqkit/protocol/topic_attributes.hpp"
 #include "mqkit/protocol/transaction.hpp"
 #include "mqkit/kernel/wall_clock.hpp"
 
@@ -577,6 +578,7 @@ Status ClientApi::create_topic(std::string_view address, const protocol::TopicCo
   put(f, "topicFilterType", topic.topic_filter_type);
   put(f, "topicSysFlag", static_cast<std::int64_t>(topic.topic_sys_flag));
   put_bool(f, "order", topic.order);
+  if (!topic.attributes.empty()) put(f, "attributes", protocol::format_attribute_changes(topic.attributes));
   return call(address, std::move(request), timeout).status();
 }
 

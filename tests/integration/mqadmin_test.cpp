@@ -88,6 +88,24 @@ class MqadminTest : public ::testing::Test {
 
 LocalCluster* MqadminTest::cluster_ = nullptr;
 
+// RocketMQ 5's -a: the broker keeps the attribute (docs/proxy.md), refusals are named.
+TEST_F(MqadminTest, UpdateTopicWithAttributes) {
+  auto fifo = mqadmin({"updateTopic", "-t", "FifoTopic", "-c", "DefaultCluster", "-a", "+message.type=FIFO"});
+  ASSERT_EQ(fifo.code, 0) << fifo.out << fifo.err;
+  const std::string dir = (cluster_->directory() / "attributes").string();
+  auto exported = mqadmin({"exportMetadata", "-c", "DefaultCluster", "-f", dir});
+  ASSERT_EQ(exported.code, 0) << exported.err;
+  const std::string metadata = file_text(dir + "/metadata.json");
+  EXPECT_NE(metadata.find("\"message.type\":\"FIFO\""), std::string::npos) << metadata;
+
+  auto unsupported = mqadmin({"updateTopic", "-t", "FifoTopic", "-c", "DefaultCluster", "-a", "+queue.type=BatchCQ"});
+  EXPECT_NE(unsupported.code, 0);
+  EXPECT_NE(unsupported.err.find("unsupported topic attribute: queue.type"), std::string::npos) << unsupported.err;
+  auto unsigned_change = mqadmin({"updateTopic", "-t", "FifoTopic", "-c", "DefaultCluster", "-a", "message.type=FIFO"});
+  EXPECT_NE(unsigned_change.code, 0);
+  EXPECT_NE(unsigned_change.err.find("must start with +"), std::string::npos) << unsigned_change.err;
+}
+
 TEST_F(MqadminTest, UpdateTopicThenRouteAndList) {
   auto created = mqadmin({"updateTopic", "-t", "AdminTopic", "-c", "DefaultCluster", "-r", "4", "-w", "4"});
   ASSERT_EQ(created.code, 0) << created.out;

@@ -121,6 +121,7 @@ struct UpdateTopicOptions {
   int write_queue_nums = 8;
   int perm = 6;
   bool order = false;
+  std::string attributes;  // RocketMQ 5's -a: "+message.type=FIFO,-key"
 };
 int update_topic(AdminContext& ctx, const UpdateTopicOptions& options);
 // updateTopicList / updateSubGroupList: the JSON array of TopicConfig / SubscriptionGroupConfig

@@ -47,6 +47,8 @@ int main(int argc, char** argv) {
   sub->add_option("-w,--writeQueueNums", update.write_queue_nums, "write queues (default 8)")->check(CLI::PositiveNumber);
   sub->add_option("-p,--perm", update.perm, "permission: 4 read, 2 write, 6 both")->check(CLI::Range(0, 7));
   sub->add_option("-o,--order", update.order, "ordered topic (true/false)");
+  sub->add_option("-a,--attributes", update.attributes,
+                  "attribute changes, e.g. +message.type=FIFO (NORMAL, FIFO, DELAY, TRANSACTION, MIXED) or -message.type");
   sub->callback([&] { command = [&](AdminContext& c) { return update_topic(c, update); }; });
 
   std::string topic;

@@ -5,6 +5,7 @@
 
 #include "admin.hpp"
 #include "json_output.hpp"
+#include "mqkit/protocol/topic_attributes.hpp"
 #include "mqkit/protocol/validation.hpp"
 
 namespace mqkit::admin {
@@ -25,6 +26,9 @@ int update_topic(AdminContext& ctx, const UpdateTopicOptions& options) {
   config.write_queue_nums = options.write_queue_nums;
   config.perm = options.perm;
   config.order = options.order;
+  auto attributes = protocol::parse_attribute_changes(options.attributes);
+  if (!attributes) return ctx.fail("updateTopic -a", attributes.status());
+  config.attributes = std::move(attributes).value();
   JsonOut json;
   json.w().StartArray();
   for (const auto& [name, address] : targets) {

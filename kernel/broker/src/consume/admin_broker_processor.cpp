@@ -13,6 +13,7 @@
 #include "mqkit/protocol/connection.hpp"
 #include "mqkit/protocol/header_fields.hpp"
 #include "mqkit/protocol/java_properties.hpp"
+#include "mqkit/protocol/topic_attributes.hpp"
 #include "mqkit/protocol/validation.hpp"
 #include "queue_stats.hpp"
 #include "reset_offset.hpp"
@@ -139,8 +140,13 @@ void AdminBrokerProcessor::update_and_create_topic(const RemotingCommand& reques
   topic.topic_filter_type = fields.optional("topicFilterType", "SINGLE_TAG");
   topic.topic_sys_flag = static_cast<std::int32_t>(fields.optional_int("topicSysFlag", 0));
   topic.order = fields.optional_bool("order", false);
+  const std::string attribute_changes = fields.optional("attributes", "");
   if (!fields.ok()) return responder.fail(rc::kSystemError, fields.error());
   if (const auto refused = refuse_topic_update(topic)) return responder.fail(rc::kSystemError, *refused);
+  auto changes = protocol::parse_attribute_changes(attribute_changes);
+  if (!changes) return responder.fail(rc::kInvalidParameter, changes.status().message());
+  topic.attributes = std::move(changes).value();
+  if (auto refused = with_altered_attributes(topic); !refused) return responder.fail(rc::kInvalidParameter, refused.message());
   const plugin::v1::Status updated = context_.topics->update(topic);
   if (updated) {
     kernel::logger("broker")->info("topic {} created or updated by {}: {} read / {} write queues, perm {}",
@@ -149,6 +155,17 @@ void AdminBrokerProcessor::update_and_create_topic(const RemotingCommand& reques
     if (context_.register_now) context_.register_now();
   }
   respond_status(responder, updated);
+}
+
+// `topic` arrives with the attribute changes of its request; it leaves with the attributes the
+// topic will have, its existing ones changed by them (RocketMQ's AttributeUtil).
+plugin::v1::Status AdminBrokerProcessor::with_altered_attributes(protocol::TopicConfig& topic) const {
+  const auto existing = context_.topics->find(topic.topic_name);
+  auto altered = protocol::alter_topic_attributes(!existing, existing ? existing->attributes : protocol::AttributeMap{},
+                                                  topic.attributes);
+  if (!altered) return altered.status().with_context("topic " + topic.topic_name);
+  topic.attributes = std::move(altered).value();
+  return plugin::v1::Status::ok();
 }
 
 std::optional<std::string> AdminBrokerProcessor::refuse_topic_update(const protocol::TopicConfig& topic) const {
@@ -168,8 +185,9 @@ void AdminBrokerProcessor::update_and_create_topic_list(const RemotingCommand& r
   if (!topics) return responder.fail(rc::kInvalidParameter, topics.status().message());
   if (topics->empty()) return responder.fail(rc::kInvalidParameter, "topicConfigList is empty");
   std::string names;
-  for (const auto& topic : *topics) {
+  for (auto& topic : *topics) {
     if (const auto refused = refuse_topic_update(topic)) return responder.fail(rc::kInvalidParameter, *refused);
+    if (auto refused = with_altered_attributes(topic); !refused) return responder.fail(rc::kInvalidParameter, refused.message());
     names += topic.topic_name + ";";
   }
   const plugin::v1::Status updated = context_.topics->update_all(std::move(topics).value());

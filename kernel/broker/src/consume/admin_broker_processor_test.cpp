@@ -131,6 +131,35 @@ TEST_F(AdminBrokerProcessorTest, AGroupUnknownWithoutAutoCreationIsNamedNotExist
   EXPECT_EQ(group.remark.value_or(""), "No group in this broker");
 }
 
+// RocketMQ 5's topic attributes: "+key=value" sets, "-key" removes, no attributes keeps them.
+TEST_F(AdminBrokerProcessorTest, CreateTopicAppliesAttributeChanges) {
+  const auto update = [&](const std::string& attributes) {
+    auto request = testing::make_request(
+        rq::kUpdateAndCreateTopic, {{"topic", "Typed"}, {"readQueueNums", "2"}, {"writeQueueNums", "2"}, {"perm", "6"}});
+    if (!attributes.empty()) request.ext_fields.set("attributes", attributes);
+    return call(std::move(request));
+  };
+  const auto attributes = [&] { return context().topics->find("Typed").value_or(protocol::TopicConfig{}).attributes; };
+  const RemotingCommand removal_on_create = update("-message.type");
+  EXPECT_EQ(removal_on_create.code, rc::kInvalidParameter);
+  EXPECT_FALSE(context().topics->find("Typed").has_value());
+  ASSERT_EQ(update("+message.type=FIFO").code, rc::kSuccess);
+  EXPECT_EQ(attributes(), (std::map<std::string, std::string>{{"message.type", "FIFO"}}));
+  ASSERT_EQ(update("").code, rc::kSuccess);  // an update without attributes keeps them
+  EXPECT_EQ(attributes().at("message.type"), "FIFO");
+
+  const RemotingCommand unsupported = update("+queue.type=BatchCQ");
+  EXPECT_EQ(unsupported.code, rc::kInvalidParameter);
+  EXPECT_NE(unsupported.remark.value_or("").find("unsupported topic attribute: queue.type"), std::string::npos);
+  EXPECT_EQ(update("+message.type=LATER").code, rc::kInvalidParameter);
+  EXPECT_EQ(update("message.type=FIFO").code, rc::kInvalidParameter);
+  EXPECT_EQ(attributes().at("message.type"), "FIFO");
+
+  ASSERT_EQ(update("-message.type").code, rc::kSuccess);
+  EXPECT_TRUE(attributes().empty());
+  EXPECT_EQ(update("-message.type").code, rc::kInvalidParameter);  // nothing left to remove
+}
+
 TEST_F(AdminBrokerProcessorTest, CreateTopicRefusesReservedAndInvalidNames) {
   const auto create = [&](const std::string& name) {
     return call(testing::make_request(rq::kUpdateAndCreateTopic,

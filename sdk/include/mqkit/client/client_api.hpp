@@ -226,7 +226,8 @@ class ClientApi {
   Status unlock_batch_mq_oneway(std::string_view address, const protocol::LockBatchRequest& request);
 
   // ---- Administration --------------------------------------------------------------------
-  // UPDATE_AND_CREATE_TOPIC on one broker.
+  // UPDATE_AND_CREATE_TOPIC on one broker. `topic.attributes` are changes to the topic's
+  // attributes ("+key" / plain key = value to set, "-key" = remove; protocol/topic_attributes.hpp).
   Status create_topic(std::string_view address, const protocol::TopicConfig& topic,
                       std::string_view default_topic = "TBW102", std::chrono::milliseconds timeout = {});
   // UPDATE_AND_CREATE_TOPIC_LIST (RocketMQ 5): every topic of the list on one broker, in one request.

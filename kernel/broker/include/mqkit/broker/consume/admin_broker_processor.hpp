@@ -58,6 +58,7 @@ class AdminBrokerProcessor final : public RequestProcessor {
   void update_and_create_topic_list(const RemotingCommand& request, const Responder& responder);
   // Why a topic may not be created or changed through the admin requests (nullopt: it may).
   std::optional<std::string> refuse_topic_update(const protocol::TopicConfig& topic) const;
+  plugin::v1::Status with_altered_attributes(protocol::TopicConfig& topic) const;
   void delete_topic(const RemotingCommand& request, const Responder& responder);
   void all_topic_config(const RemotingCommand& request, const Responder& responder);
   void topic_config(const RemotingCommand& request, const Responder& responder);
