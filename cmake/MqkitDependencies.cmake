@@ -11,6 +11,8 @@ find_package(spdlog 1.10 REQUIRED)           # compiled libspdlog.so
 find_package(RapidJSON REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(pegtl 3.2 REQUIRED)            # header-only PEG parser: the SQL92 filter grammar (kernel/filter)
+find_package(Protobuf 3.21 REQUIRED)        # mqproxy: RocketMQ 5's gRPC protocol (proxy/)
+find_package(gRPC 1.51 CONFIG REQUIRED)
 # libcrypto: MD5 of the consistent-hash allocator, HmacSHA1 of ACL request signatures (kernel/protocol);
 # libssl: TLS of the remoting transport.
 find_package(OpenSSL 3.0 REQUIRED COMPONENTS Crypto SSL)

@@ -15,6 +15,7 @@ packages=(
   libdeflate-dev          # the body CRC-32 of every stored message (carry-less multiply)
   tao-pegtl-dev           # PEGTL 3.2 (header-only): the SQL92 message filter's grammar
   libjemalloc-dev         # the allocator of mqkit's programs (MQKIT_MALLOC)
+  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc  # mqproxy (RocketMQ 5 gRPC)
   nodejs npm              # the ali-ons interop tests
 )
 # A Node.js installed another way (e.g. a newer release) serves as well.

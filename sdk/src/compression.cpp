@@ -1,4 +1,4 @@
-#include "compression.hpp"
+#include "mqkit/client/compression.hpp"
 
 #include <zlib.h>
 
@@ -37,7 +37,8 @@ Result<std::string> zlib_compress(std::string_view body, int level) {
 
 Result<std::string> zlib_uncompress(std::span<const std::uint8_t> compressed, std::size_t max_size) {
   z_stream stream{};
-  if (inflateInit(&stream) != Z_OK) return Status::internal("zlib inflateInit failed");
+  // 32 added to the window bits: zlib's automatic zlib-or-gzip header detection.
+  if (inflateInit2(&stream, MAX_WBITS + 32) != Z_OK) return Status::internal("zlib inflateInit failed");
   stream.next_in = const_cast<Bytef*>(compressed.data());
   stream.avail_in = static_cast<uInt>(compressed.size());
   std::string out;
@@ -58,9 +59,9 @@ Result<std::string> zlib_uncompress(std::span<const std::uint8_t> compressed, st
   inflateEnd(&stream);
   if (rc == Z_STREAM_END) return out;
   if (out.size() >= max_size) {
-    return Status::corruption("compressed body inflates to more than " + std::to_string(max_size) + " bytes");
+    return Status::resource_exhausted("compressed body inflates to more than " + std::to_string(max_size) + " bytes");
   }
-  return Status::corruption("compressed body is not a complete zlib stream (zlib code " + std::to_string(rc) + ")");
+  return Status::corruption("compressed body is not a complete zlib or gzip stream (zlib code " + std::to_string(rc) + ")");
 }
 
 }  // namespace mqkit::client

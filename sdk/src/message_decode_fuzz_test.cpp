@@ -4,7 +4,7 @@
 // (tests/support/mutation_testing.hpp); valid input decodes to the messages that were encoded.
 #include <gtest/gtest.h>
 
-#include "compression.hpp"
+#include "mqkit/client/compression.hpp"
 #include "mqkit/client/message_ext.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
 #include "mutation_testing.hpp"

@@ -1,6 +1,6 @@
 #include "mqkit/client/message_ext.hpp"
 
-#include "compression.hpp"
+#include "mqkit/client/compression.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
 
 namespace mqkit::client {

@@ -3,7 +3,7 @@
 #include <array>
 #include <charconv>
 
-#include "compression.hpp"
+#include "mqkit/client/compression.hpp"
 #include "mqkit/client/message_id.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
 #include "mqkit/protocol/request_reply.hpp"

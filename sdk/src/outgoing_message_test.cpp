@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "compression.hpp"
+#include "mqkit/client/compression.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
 
 namespace mqkit::client {

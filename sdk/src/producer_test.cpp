@@ -10,7 +10,7 @@
 #include <set>
 #include <thread>
 
-#include "compression.hpp"
+#include "mqkit/client/compression.hpp"
 #include "outgoing_message.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
 #include "mqkit/protocol/codes.hpp"

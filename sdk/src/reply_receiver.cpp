@@ -1,6 +1,6 @@
 #include "reply_receiver.hpp"
 
-#include "compression.hpp"
+#include "mqkit/client/compression.hpp"
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/kernel/wall_clock.hpp"
 #include "mqkit/protocol/codes.hpp"

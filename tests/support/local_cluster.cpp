@@ -9,6 +9,7 @@ using plugin::v1::Status;
 LocalCluster::LocalCluster(std::string test_name) : test_name_(std::move(test_name)), dir_(fresh_directory(test_name_)) {}
 
 LocalCluster::~LocalCluster() {
+  for (auto& p : proxies_) p.process.stop();
   for (auto& b : brokers_) b.process.stop();
   for (auto& n : namesrvs_) n.process.stop();
   // Store directories are large; logs live elsewhere (the test temp dir) and are kept.
@@ -73,6 +74,17 @@ Status LocalCluster::restart_broker(std::size_t i, bool crash) {
   return launch("mqbroker", node);
 }
 
+Status LocalCluster::add_proxy(const std::vector<std::string>& overrides) {
+  Node node;
+  node.log_name = test_name_ + "-proxy" + std::to_string(proxies_.size());
+  node.args = {"--set", "proxy.listen_host=127.0.0.1", "--set", "proxy.listen_port=0",
+               "--set", "client.namesrv_addr=" + namesrv_addrs()};
+  for (const auto& o : overrides) node.args.insert(node.args.end(), {"--set", o});
+  MQKIT_RETURN_IF_ERROR(launch("mqproxy", node));
+  proxies_.push_back(std::move(node));
+  return Status::ok();
+}
+
 std::string LocalCluster::namesrv_addrs() const {
   std::string out;
   for (std::size_t i = 0; i < namesrvs_.size(); ++i) out += (i ? ";" : "") + namesrv_addr(i);
@@ -81,5 +93,6 @@ std::string LocalCluster::namesrv_addrs() const {
 
 std::string LocalCluster::namesrv_addr(std::size_t i) const { return "127.0.0.1:" + std::to_string(namesrvs_.at(i).port); }
 std::string LocalCluster::broker_addr(std::size_t i) const { return "127.0.0.1:" + std::to_string(brokers_.at(i).port); }
+std::string LocalCluster::proxy_addr(std::size_t i) const { return "127.0.0.1:" + std::to_string(proxies_.at(i).port); }
 
 }  // namespace mqkit::testing

@@ -1,5 +1,6 @@
 // zlib compression of message bodies, as RocketMQ's producer writes them (java.util.zip
-// Deflater: zlib header and trailer) and consumers inflate them. Any thread.
+// Deflater: zlib header and trailer) and consumers inflate them; gzip too, as RocketMQ 5's
+// gRPC clients send bodies (mqproxy inflates those). Any thread.
 #pragma once
 
 #include <cstddef>
@@ -23,8 +24,8 @@ std::int32_t without_compression(std::int32_t sys_flag);
 
 // zlib stream of `body` at `level` (1..9).
 Result<std::string> zlib_compress(std::string_view body, int level);
-// The inflated bytes; Corruption when `compressed` is not a complete zlib stream, or inflates to
-// more than `max_size`.
+// The inflated bytes of a zlib or gzip stream (told apart by their headers); Corruption when
+// `compressed` is neither complete, ResourceExhausted when it inflates to more than `max_size`.
 Result<std::string> zlib_uncompress(std::span<const std::uint8_t> compressed,
                                     std::size_t max_size = kMaxInflatedBodySize);
 

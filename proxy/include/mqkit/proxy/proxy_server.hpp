@@ -1,0 +1,54 @@
+// mqproxy's one component: a gRPC server speaking RocketMQ 5's MessagingService to clients,
+// and an SDK client instance speaking remoting to the name servers and brokers behind it
+// (RocketMQ's proxy in cluster mode; docs/proxy.md).
+//
+// Threads: gRPC's sync server runs the calls on its own threads (at most grpc_max_threads);
+// start() and stop() are called by the lifecycle, once each.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "mqkit/client/client_config.hpp"
+#include "mqkit/kernel/lifecycle.hpp"
+#include "mqkit/plugin/v1/transport.hpp"
+#include "mqkit/proxy/proxy_settings.hpp"
+
+namespace grpc {
+class Server;
+}
+
+namespace mqkit::client {
+class ClientInstance;
+}
+
+namespace mqkit::proxy {
+
+class MessagingService;
+
+class ProxyServer final : public kernel::Component {
+ public:
+  // `cluster_config` (resolved) says how to reach the cluster: name servers, ACL account, and
+  // the [client.transport] plugin, which the client instance loads. A `transport` given is
+  // used instead (tests).
+  ProxyServer(ProxySettings settings, client::ClientConfig cluster_config,
+              std::shared_ptr<plugin::v1::Transport> transport = nullptr);
+  ~ProxyServer() override;
+
+  std::string_view name() const noexcept override { return "proxy"; }
+  plugin::v1::Status start() override;
+  void stop() noexcept override;
+
+  std::uint16_t port() const noexcept { return port_; }
+
+ private:
+  const ProxySettings settings_;
+  const client::ClientConfig cluster_config_;
+  const std::shared_ptr<plugin::v1::Transport> transport_;
+  std::shared_ptr<client::ClientInstance> cluster_;
+  std::unique_ptr<MessagingService> service_;
+  std::unique_ptr<grpc::Server> server_;
+  std::uint16_t port_ = 0;
+};
+
+}  // namespace mqkit::proxy

@@ -1,0 +1,40 @@
+// The [proxy] section of etc/proxy.toml: where mqproxy serves RocketMQ 5's gRPC protocol and
+// what it tells gRPC clients in their settings (RocketMQ's ProxyConfig keys, snake_case).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "mqkit/plugin/v1/config.hpp"
+#include "mqkit/plugin/v1/status.hpp"
+
+namespace mqkit::proxy {
+
+struct ProxySettings {
+  std::string listen_host = "0.0.0.0";
+  std::uint16_t listen_port = 8081;  // RocketMQ's grpcServerPort
+  // The address routes send clients to. Empty: the access point the client itself queried
+  // (QueryRoute's endpoints), as RocketMQ's cluster-mode proxy does behind a load balancer.
+  std::string advertised_address{};
+  std::int64_t max_message_size = 4 * 1024 * 1024;  // body bytes at most (maxMessageSize)
+  std::int64_t max_user_property_size = 16 * 1024;  // user properties, tag and keys (maxUserPropertySize)
+  std::int64_t user_property_max_num = 128;         // userPropertyMaxNum
+  std::int64_t max_message_group_size = 64;         // maxMessageGroupSize
+  std::chrono::milliseconds max_delay_time{std::chrono::hours(24)};  // maxDelayTimeMills
+  bool enable_topic_message_type_check = true;  // clients refuse a type the topic does not accept
+  bool enable_message_body_empty_check = true;
+  // The retry policy producers get (grpcClientProducer*): attempts and exponential backoff.
+  std::int64_t producer_max_attempts = 3;
+  std::chrono::milliseconds producer_backoff_initial{10};
+  std::chrono::milliseconds producer_backoff_max{1000};
+  double producer_backoff_multiplier = 2.0;
+  // How long a send to a broker may take before the client is answered PROXY_TIMEOUT.
+  std::chrono::milliseconds send_timeout{3000};
+  std::int64_t grpc_max_threads = 64;  // RPCs served at once (a Telemetry stream holds one)
+};
+
+const plugin::v1::ConfigSchema& proxy_schema();
+ProxySettings proxy_settings(const plugin::v1::ConfigValues& values);
+
+}  // namespace mqkit::proxy

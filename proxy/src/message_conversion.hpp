@@ -1,0 +1,41 @@
+// From a RocketMQ 5 SendMessageRequest to the SEND_MESSAGE_V2 / SEND_BATCH_MESSAGE a broker
+// takes, with RocketMQ's proxy's checks and property mapping (docs/proxy.md "Sending"):
+//   tag → TAGS, keys → KEYS (space-separated), message id → UNIQ_KEY, message group →
+//   __SHARDINGKEY, delivery timestamp → TIMER_DELIVER_MS, delivery attempt → RECONSUME_TIME,
+//   trace context → TRACE_CONTEXT, born host / timestamp → __BORNHOST / BORN_TIMESTAMP, and the
+//   topic as PGROUP (RocketMQ's proxy names the producer group after the topic);
+//   user properties as they are. A gzip body is inflated, so every consumer reads it plainly.
+// Pure functions; any thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "apache/rocketmq/v2/service.pb.h"
+#include "grpc_status.hpp"
+#include "mqkit/client/client_api.hpp"
+#include "mqkit/proxy/proxy_settings.hpp"
+
+namespace mqkit::proxy {
+
+namespace v2 = apache::rocketmq::v2;
+
+struct BrokerBoundSend {
+  std::string topic{};          // as brokers name it: "<namespace>%<topic>" in a namespace
+  std::string message_group{};  // of a single message; it picks the queue
+  std::size_t message_count = 0;
+  client::SendMessageRequest request{};  // the caller sets queue_id
+};
+
+// The broker's name for a resource: "<namespace>%<name>" when it has a namespace.
+std::string wire_name(const v2::Resource& resource);
+
+// The request to send, or the Status (RocketMQ's code and words) refusing it. `peer_host` is
+// the client's address, the born host when the message does not name one.
+std::variant<BrokerBoundSend, v2::Status> to_broker_send(const v2::SendMessageRequest& request,
+                                                         const ProxySettings& settings, std::string_view peer_host,
+                                                         std::int64_t now_ms);
+
+}  // namespace mqkit::proxy

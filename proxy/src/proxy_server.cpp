@@ -1,0 +1,65 @@
+#include "mqkit/proxy/proxy_server.hpp"
+
+#include <grpcpp/grpcpp.h>
+
+#include "messaging_service.hpp"
+#include "mqkit/client/client_instance.hpp"
+#include "mqkit/kernel/logging.hpp"
+#include "route_view.hpp"
+
+namespace mqkit::proxy {
+
+using plugin::v1::Status;
+
+ProxyServer::ProxyServer(ProxySettings settings, client::ClientConfig cluster_config,
+                         std::shared_ptr<plugin::v1::Transport> transport)
+    : settings_(std::move(settings)), cluster_config_(std::move(cluster_config)), transport_(std::move(transport)) {}
+
+ProxyServer::~ProxyServer() { stop(); }
+
+Status ProxyServer::start() {
+  if (!settings_.advertised_address.empty() && !parse_endpoints(settings_.advertised_address)) {
+    return Status::invalid_argument("proxy.advertised_address \"" + settings_.advertised_address +
+                                    "\" is not host:port");
+  }
+  if (cluster_config_.namesrv_addresses.empty()) {
+    return Status::invalid_argument("no name server to route by: set client.namesrv_addr or $NAMESRV_ADDR");
+  }
+  MQKIT_ASSIGN_OR_RETURN(cluster_, client::ClientInstance::create(cluster_config_, transport_));
+  MQKIT_RETURN_IF_ERROR(cluster_->start());
+  service_ = std::make_unique<MessagingService>(settings_, cluster_);
+
+  grpc::ServerBuilder builder;
+  const std::string address = settings_.listen_host + ":" + std::to_string(settings_.listen_port);
+  int bound_port = 0;
+  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &bound_port);
+  builder.RegisterService(service_.get());
+  // Room for the largest body plus its properties and the request's framing.
+  builder.SetMaxReceiveMessageSize(static_cast<int>(settings_.max_message_size + 1024 * 1024));
+  grpc::ResourceQuota quota("mqproxy");
+  quota.SetMaxThreads(static_cast<int>(settings_.grpc_max_threads));
+  builder.SetResourceQuota(quota);
+  server_ = builder.BuildAndStart();
+  if (server_ == nullptr || bound_port == 0) {
+    server_.reset();
+    cluster_.reset();
+    return Status::unavailable("cannot serve gRPC on " + address + " (address in use or not local?)");
+  }
+  port_ = static_cast<std::uint16_t>(bound_port);
+  kernel::logger("proxy")->info("serving RocketMQ 5 gRPC clients on {}:{}, routing through name servers {}",
+                                settings_.listen_host, port_, fmt::join(cluster_config_.namesrv_addresses, ";"));
+  return Status::ok();
+}
+
+void ProxyServer::stop() noexcept {
+  if (server_ != nullptr) {
+    // Calls still running (Telemetry streams above all) are cancelled after a short grace.
+    server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+    server_->Wait();
+    server_.reset();
+  }
+  service_.reset();
+  cluster_.reset();
+}
+
+}  // namespace mqkit::proxy

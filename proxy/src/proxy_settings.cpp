@@ -1,0 +1,71 @@
+#include "mqkit/proxy/proxy_settings.hpp"
+
+namespace mqkit::proxy {
+
+namespace {
+
+using plugin::v1::ValueType;
+
+constexpr plugin::v1::ConfigField kFields[] = {
+    {.key = "listen_host", .type = ValueType::kString, .default_value = "0.0.0.0",
+     .description = "Address the gRPC server listens on"},
+    {.key = "listen_port", .type = ValueType::kInt, .default_value = "8081",
+     .description = "gRPC port for RocketMQ 5 clients (0 = any free port)", .min = 0, .max = 65535},
+    {.key = "advertised_address", .type = ValueType::kString, .default_value = "",
+     .description = "host:port routes send clients to; empty = the endpoints the client queried"},
+    {.key = "max_message_size", .type = ValueType::kSize, .default_value = "4MiB",
+     .description = "Largest message body accepted", .min = 1, .max = 1024.0 * 1024 * 1024},
+    {.key = "max_user_property_size", .type = ValueType::kSize, .default_value = "16KiB",
+     .description = "Largest total of user properties, tag and keys of one message", .min = 1},
+    {.key = "user_property_max_num", .type = ValueType::kInt, .default_value = "128",
+     .description = "Most user properties one message may carry", .min = 0},
+    {.key = "max_message_group_size", .type = ValueType::kInt, .default_value = "64",
+     .description = "A message group must be shorter than this many bytes", .min = 1},
+    {.key = "max_delay_time", .type = ValueType::kDuration, .default_value = "24h",
+     .description = "How far ahead a delivery timestamp may lie", .min = 1},
+    {.key = "enable_topic_message_type_check", .type = ValueType::kBool, .default_value = "true",
+     .description = "Tell clients to refuse messages of a type their topic does not accept"},
+    {.key = "enable_message_body_empty_check", .type = ValueType::kBool, .default_value = "true",
+     .description = "Refuse messages with an empty body (MESSAGE_BODY_EMPTY)"},
+    {.key = "producer_max_attempts", .type = ValueType::kInt, .default_value = "3",
+     .description = "Send attempts producers make (their retry policy)", .min = 1, .max = 100},
+    {.key = "producer_backoff_initial", .type = ValueType::kDuration, .default_value = "10ms",
+     .description = "Producers' first wait before another attempt", .min = 1},
+    {.key = "producer_backoff_max", .type = ValueType::kDuration, .default_value = "1s",
+     .description = "Producers' longest wait between attempts", .min = 1},
+    {.key = "producer_backoff_multiplier", .type = ValueType::kDouble, .default_value = "2",
+     .description = "Growth of producers' wait from one attempt to the next", .min = 1, .max = 100},
+    {.key = "send_timeout", .type = ValueType::kDuration, .default_value = "3s",
+     .description = "How long a send to a broker may take before PROXY_TIMEOUT", .min = 1},
+    {.key = "grpc_max_threads", .type = ValueType::kInt, .default_value = "64",
+     .description = "RPCs served at once; each client's Telemetry stream holds one", .min = 4, .max = 4096},
+};
+constexpr plugin::v1::ConfigSchema kSchema{kFields, std::size(kFields)};
+
+}  // namespace
+
+const plugin::v1::ConfigSchema& proxy_schema() { return kSchema; }
+
+ProxySettings proxy_settings(const plugin::v1::ConfigValues& values) {
+  using std::chrono::milliseconds;
+  ProxySettings s;
+  s.listen_host = values.get_string("listen_host");
+  s.listen_port = static_cast<std::uint16_t>(values.get_int("listen_port"));
+  s.advertised_address = values.get_string("advertised_address");
+  s.max_message_size = values.get_size("max_message_size");
+  s.max_user_property_size = values.get_size("max_user_property_size");
+  s.user_property_max_num = values.get_int("user_property_max_num");
+  s.max_message_group_size = values.get_int("max_message_group_size");
+  s.max_delay_time = milliseconds(values.get_duration_ms("max_delay_time"));
+  s.enable_topic_message_type_check = values.get_bool("enable_topic_message_type_check");
+  s.enable_message_body_empty_check = values.get_bool("enable_message_body_empty_check");
+  s.producer_max_attempts = values.get_int("producer_max_attempts");
+  s.producer_backoff_initial = milliseconds(values.get_duration_ms("producer_backoff_initial"));
+  s.producer_backoff_max = milliseconds(values.get_duration_ms("producer_backoff_max"));
+  s.producer_backoff_multiplier = values.get_double("producer_backoff_multiplier");
+  s.send_timeout = milliseconds(values.get_duration_ms("send_timeout"));
+  s.grpc_max_threads = values.get_int("grpc_max_threads");
+  return s;
+}
+
+}  // namespace mqkit::proxy

@@ -1,0 +1,236 @@
+// mqproxy against real mqnamesrv + mqbroker processes, driven through RocketMQ 5's gRPC stub:
+// routes, the settings exchange, sends (single, batch, ordered by message group, refused), and
+// what the broker stored for them, read back with the SDK.
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <thread>
+
+#include "apache/rocketmq/v2/service.grpc.pb.h"
+#include "client_cluster.hpp"
+#include "local_cluster.hpp"
+#include "mqkit/client/client_instance.hpp"
+
+namespace mqkit::testing {
+namespace {
+
+namespace v2 = apache::rocketmq::v2;
+using namespace std::chrono_literals;
+
+class ProxyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(cluster_.add_namesrv().is_ok());
+    ASSERT_TRUE(cluster_.add_broker({.name = "broker-a"}).is_ok());
+    ASSERT_TRUE(cluster_.add_proxy().is_ok());
+    auto instance = client::ClientInstance::create(fast_client_config(cluster_));
+    ASSERT_TRUE(instance.is_ok()) << instance.status().to_string();
+    instance_ = std::move(instance).value();
+    ASSERT_TRUE(instance_->start().is_ok());
+    stub_ = v2::MessagingService::NewStub(
+        grpc::CreateChannel(cluster_.proxy_addr(0), grpc::InsecureChannelCredentials()));
+  }
+
+  void create_topic(const std::string& topic, std::map<std::string, std::string> attribute_changes = {}) {
+    protocol::TopicConfig config;
+    config.topic_name = topic;
+    config.read_queue_nums = config.write_queue_nums = 4;
+    config.attributes = std::move(attribute_changes);
+    ASSERT_TRUE(instance_->api().create_topic(cluster_.broker_addr(0), config).is_ok());
+    // Routes come from the name server, which hears of the topic with the broker's registration.
+    for (int i = 0; i < 100; ++i) {
+      if (instance_->update_route(topic).is_ok()) return;
+      std::this_thread::sleep_for(100ms);
+    }
+    FAIL() << "no route of " << topic;
+  }
+
+  static void prepare(grpc::ClientContext& context) {
+    context.AddMetadata("x-mq-client-id", "proxy-test@1");
+    context.set_deadline(std::chrono::system_clock::now() + 10s);
+  }
+
+  v2::QueryRouteResponse query_route(const std::string& topic) {
+    v2::QueryRouteRequest request;
+    request.mutable_topic()->set_name(topic);
+    auto* address = request.mutable_endpoints()->add_addresses();
+    address->set_host("127.0.0.1");
+    address->set_port(4242);  // what the client says it dialled comes back in the route
+    v2::QueryRouteResponse response;
+    grpc::ClientContext context;
+    prepare(context);
+    EXPECT_TRUE(stub_->QueryRoute(&context, request, &response).ok());
+    return response;
+  }
+
+  static v2::Message message(const std::string& topic, const std::string& id, const std::string& body) {
+    v2::Message m;
+    m.mutable_topic()->set_name(topic);
+    m.set_body(body);
+    m.mutable_system_properties()->set_message_id(id);
+    m.mutable_system_properties()->set_message_type(v2::NORMAL);
+    return m;
+  }
+
+  v2::SendMessageResponse send(std::initializer_list<v2::Message> messages) {
+    v2::SendMessageRequest request;
+    for (const auto& m : messages) *request.add_messages() = m;
+    v2::SendMessageResponse response;
+    grpc::ClientContext context;
+    prepare(context);
+    EXPECT_TRUE(stub_->SendMessage(&context, request, &response).ok());
+    return response;
+  }
+
+  // Every message of one queue, from offset 0.
+  std::vector<client::MessageExt> pull_all(const std::string& topic, int queue_id) {
+    client::PullMessageRequest request;
+    request.consumer_group = "proxy_test_reader";
+    request.topic = topic;
+    request.queue_id = queue_id;
+    request.max_msg_nums = 64;
+    request.sys_flag = client::pull_sys_flag::kSubscription;  // no long polling: an empty queue answers at once
+    auto pulled = instance_->api().pull_message(cluster_.broker_addr(0), request, 5s);
+    EXPECT_TRUE(pulled.is_ok()) << pulled.status().to_string();
+    return pulled ? pulled->messages : std::vector<client::MessageExt>{};
+  }
+
+  // Messages reach the consume queue moments after the send is answered.
+  std::vector<client::MessageExt> pull_all_of_topic(const std::string& topic, std::size_t expected) {
+    std::vector<client::MessageExt> all;
+    for (int attempt = 0; attempt < 50; ++attempt) {
+      all.clear();
+      for (int q = 0; q < 4; ++q) {
+        for (auto& m : pull_all(topic, q)) all.push_back(std::move(m));
+      }
+      if (all.size() >= expected) break;
+      std::this_thread::sleep_for(100ms);
+    }
+    return all;
+  }
+
+  LocalCluster cluster_{"proxy"};
+  std::shared_ptr<client::ClientInstance> instance_;
+  std::unique_ptr<v2::MessagingService::Stub> stub_;
+};
+
+TEST_F(ProxyTest, RoutesPointAtTheProxyWithTheTopicsMessageType) {
+  create_topic("ProxyFifo", {{"+message.type", "FIFO"}});
+  const auto route = query_route("ProxyFifo");
+  ASSERT_EQ(route.status().code(), v2::OK) << route.status().message();
+  ASSERT_EQ(route.message_queues_size(), 4);
+  for (const auto& queue : route.message_queues()) {
+    EXPECT_EQ(queue.broker().name(), "broker-a");
+    EXPECT_EQ(queue.permission(), v2::READ_WRITE);
+    ASSERT_EQ(queue.broker().endpoints().addresses_size(), 1);
+    EXPECT_EQ(queue.broker().endpoints().addresses(0).port(), 4242);
+    ASSERT_EQ(queue.accept_message_types_size(), 1);
+    EXPECT_EQ(queue.accept_message_types(0), v2::FIFO);
+  }
+  create_topic("ProxyPlain");
+  const auto plain = query_route("ProxyPlain");
+  ASSERT_EQ(plain.status().code(), v2::OK);
+  EXPECT_EQ(plain.message_queues(0).accept_message_types(0), v2::NORMAL);
+
+  EXPECT_EQ(query_route("ProxyNoSuchTopic").status().code(), v2::TOPIC_NOT_FOUND);
+  EXPECT_EQ(query_route("bad topic").status().code(), v2::ILLEGAL_TOPIC);
+}
+
+TEST_F(ProxyTest, TelemetryAnswersProducersWithSettingsAndRefusesConsumers) {
+  grpc::ClientContext context;
+  prepare(context);
+  auto stream = stub_->Telemetry(&context);
+  v2::TelemetryCommand hello;
+  hello.mutable_settings()->set_client_type(v2::PRODUCER);
+  hello.mutable_settings()->mutable_publishing()->add_topics()->set_name("T");
+  ASSERT_TRUE(stream->Write(hello));
+  v2::TelemetryCommand reply;
+  ASSERT_TRUE(stream->Read(&reply));
+  EXPECT_EQ(reply.status().code(), v2::OK);
+  EXPECT_TRUE(reply.settings().backoff_policy().has_exponential_backoff());
+  EXPECT_EQ(reply.settings().publishing().max_body_size(), 4 * 1024 * 1024);
+
+  hello.mutable_settings()->set_client_type(v2::SIMPLE_CONSUMER);
+  ASSERT_TRUE(stream->Write(hello));
+  ASSERT_TRUE(stream->Read(&reply));
+  EXPECT_EQ(reply.status().code(), v2::UNSUPPORTED);
+  stream->WritesDone();
+  EXPECT_TRUE(stream->Finish().ok());
+}
+
+TEST_F(ProxyTest, SentMessagesAreStoredWithRocketMqsProperties) {
+  create_topic("ProxySend");
+  auto m = message("ProxySend", "0A0000010000000000000000000000AA", "hello through the proxy");
+  m.mutable_system_properties()->set_tag("TagA");
+  m.mutable_system_properties()->add_keys("order-1");
+  (*m.mutable_user_properties())["color"] = "blue";
+  const auto response = send({m});
+  ASSERT_EQ(response.status().code(), v2::OK) << response.status().message();
+  ASSERT_EQ(response.entries_size(), 1);
+  EXPECT_EQ(response.entries(0).message_id(), "0A0000010000000000000000000000AA");
+  EXPECT_EQ(response.entries(0).offset(), 0);
+
+  const auto stored = pull_all_of_topic("ProxySend", 1);
+  ASSERT_EQ(stored.size(), 1U);
+  EXPECT_EQ(stored[0].body(), "hello through the proxy");
+  EXPECT_EQ(stored[0].tags(), "TagA");
+  EXPECT_EQ(stored[0].keys(), "order-1");
+  EXPECT_EQ(stored[0].property("UNIQ_KEY").value_or(""), "0A0000010000000000000000000000AA");
+  EXPECT_EQ(stored[0].property("color").value_or(""), "blue");
+  EXPECT_EQ(stored[0].property("PGROUP").value_or(""), "ProxySend");
+}
+
+TEST_F(ProxyTest, OneMessageGroupStaysInOneQueueInSendOrder) {
+  create_topic("ProxyOrdered", {{"+message.type", "FIFO"}});
+  constexpr int kGroups = 6;
+  constexpr int kPerGroup = 5;
+  for (int i = 0; i < kPerGroup; ++i) {
+    for (int g = 0; g < kGroups; ++g) {
+      auto m = message("ProxyOrdered", "0A00000100000000000000000000" + std::to_string(1000 + g * 100 + i),
+                       "g" + std::to_string(g) + "-" + std::to_string(i));
+      m.mutable_system_properties()->set_message_group("group-" + std::to_string(g));
+      m.mutable_system_properties()->set_message_type(v2::FIFO);
+      ASSERT_EQ(send({m}).status().code(), v2::OK);
+    }
+  }
+  const auto stored = pull_all_of_topic("ProxyOrdered", kGroups * kPerGroup);
+  ASSERT_EQ(stored.size(), static_cast<std::size_t>(kGroups * kPerGroup));
+  std::map<std::string, int> queue_of_group;
+  std::map<std::string, int> next_of_group;
+  for (const auto& m : stored) {  // pulled queue by queue, each in offset order
+    const std::string group(m.property("__SHARDINGKEY").value_or(""));
+    ASSERT_FALSE(group.empty());
+    const auto [it, first] = queue_of_group.emplace(group, m.queue_id);
+    EXPECT_EQ(it->second, m.queue_id) << group << " left its queue";
+    const std::string expected = "g" + group.substr(6) + "-" + std::to_string(next_of_group[group]++);
+    EXPECT_EQ(m.body(), expected);
+  }
+}
+
+TEST_F(ProxyTest, ABatchIsStoredWholeWithOneEntryPerMessage) {
+  create_topic("ProxyBatch");
+  const auto response = send({message("ProxyBatch", "0A000001000000000000000000000B01", "one"),
+                              message("ProxyBatch", "0A000001000000000000000000000B02", "two"),
+                              message("ProxyBatch", "0A000001000000000000000000000B03", "three")});
+  ASSERT_EQ(response.status().code(), v2::OK) << response.status().message();
+  ASSERT_EQ(response.entries_size(), 3);
+  EXPECT_EQ(response.entries(1).message_id(), "0A000001000000000000000000000B02");
+  EXPECT_EQ(response.entries(2).offset(), response.entries(0).offset() + 2);
+  EXPECT_EQ(pull_all_of_topic("ProxyBatch", 3).size(), 3U);
+}
+
+TEST_F(ProxyTest, RefusedSendsNameTheProblem) {
+  create_topic("ProxyLimits");
+  const auto unknown = send({message("ProxyNoSuchTopic", "0A000001000000000000000000000C01", "x")});
+  EXPECT_EQ(unknown.status().code(), v2::TOPIC_NOT_FOUND) << unknown.status().message();
+  const auto large = send({message("ProxyLimits", "0A000001000000000000000000000C02", std::string(4 * 1024 * 1024 + 1, 'x'))});
+  EXPECT_EQ(large.status().code(), v2::MESSAGE_BODY_TOO_LARGE);
+  auto tagged = message("ProxyLimits", "0A000001000000000000000000000C03", "x");
+  tagged.mutable_system_properties()->set_tag("a||b");
+  EXPECT_EQ(send({tagged}).status().code(), v2::ILLEGAL_MESSAGE_TAG);
+  EXPECT_TRUE(pull_all("ProxyLimits", 0).empty());
+}
+
+}  // namespace
+}  // namespace mqkit::testing
