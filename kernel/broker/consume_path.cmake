@@ -1,7 +1,9 @@
-# Consume path: pull + long polling, heartbeats, consumer offsets, locks, queries, admin.
+# Consume path: pull + long polling, pop (RocketMQ 5), heartbeats, consumer offsets, locks, queries, admin.
 set(MQKIT_BROKER_CONSUME_SOURCES
   src/consume/header_reader.cpp
   src/consume/pull_message_processor.cpp
+  src/consume/pop_service.cpp
+  src/consume/pop_message_processor.cpp
   src/consume/client_manage_processor.cpp
   src/consume/consumer_manage_processor.cpp
   src/consume/query_message_processor.cpp
@@ -16,6 +18,7 @@ set(MQKIT_BROKER_CONSUME_SOURCES
 set(MQKIT_BROKER_CONSUME_TESTS
   src/consume/consume_test_support.cpp
   src/consume/pull_message_processor_test.cpp
+  src/consume/pop_message_processor_test.cpp
   src/consume/client_manage_processor_test.cpp
   src/consume/consumer_manage_processor_test.cpp
   src/consume/query_message_processor_test.cpp

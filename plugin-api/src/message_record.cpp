@@ -252,6 +252,18 @@ Result<RecordView> decode_record(std::span<const std::uint8_t> bytes, CrcCheck c
   return v;
 }
 
+Result<std::vector<std::uint8_t>> with_reconsume_times(std::span<const std::uint8_t> bytes, std::int32_t times) {
+  MQKIT_ASSIGN_OR_RETURN(const RecordView view, decode_record(bytes));
+  std::vector<std::uint8_t> copy(bytes.begin(), bytes.begin() + view.total_size);
+  // total size, magic, body CRC, queue id, flag, queue offset, commit offset, sys flag, born
+  // timestamp; born host; store timestamp; store host; then the reconsume times.
+  const std::size_t at = 48 + static_cast<std::size_t>(host_size(view.born_host.is_v6)) + 8 +
+                         static_cast<std::size_t>(host_size(view.store_host.is_v6));
+  const auto value = static_cast<std::uint32_t>(times);
+  for (int i = 0; i < 4; ++i) copy[at + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(value >> (24 - 8 * i));
+  return copy;
+}
+
 std::string make_offset_message_id(const HostAddress& store_host, std::int64_t commit_offset) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   std::uint8_t raw[28];

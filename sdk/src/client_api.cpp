@@ -2,6 +2,8 @@
 
 #include <charconv>
 #include <future>
+#include <map>
+#include <sstream>
 
 #include "mqkit/client/response_status.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
@@ -10,6 +12,7 @@
 #include "mqkit/protocol/header_fields.hpp"
 #include "mqkit/protocol/java_properties.hpp"
 #include "mqkit/protocol/message_trace.hpp"
+#include "mqkit/protocol/pop_receipt.hpp"
 #include "mqkit/protocol/request_reply.hpp"
 #include "mqkit/protocol/topic_attributes.hpp"
 #include "mqkit/protocol/transaction.hpp"
@@ -220,7 +223,10 @@ ClientApi::ClientApi(std::shared_ptr<v1::Transport> transport, std::shared_ptr<v
       namesrv_addresses_(std::move(namesrv_addresses)) {}
 
 Status ClientApi::prepare(RemotingCommand& request) const {
-  request.serialize_type = serialize_type_;
+  // RocketMQ's binary header holds the code in 16 bits: RocketMQ 5's larger codes (pop, 2000xx)
+  // travel with JSON headers, as its Java client sends them.
+  const bool fits_binary = request.code >= INT16_MIN && request.code <= INT16_MAX;
+  request.serialize_type = fits_binary ? serialize_type_ : plugin::v1::SerializeType::kJson;
   if (credentials_.empty()) return Status::ok();
   return protocol::acl::sign(request, credentials_);
 }
@@ -459,6 +465,91 @@ void ClientApi::pull_message_async(std::string_view address, const PullMessageRe
                  if (!response) return done(response.status());
                  done(pull_result_of(*response, address));
                });
+}
+
+Result<PopResult> ClientApi::pop_message(std::string_view address, std::string_view broker_name,
+                                         const PopMessageRequest& r, milliseconds timeout) {
+  auto request = RemotingCommand::request(rq::kPopMessage);
+  auto& f = request.ext_fields;
+  put(f, "consumerGroup", r.consumer_group);
+  put(f, "topic", r.topic);
+  put(f, "queueId", static_cast<std::int64_t>(r.queue_id));
+  put(f, "maxMsgNums", static_cast<std::int64_t>(r.max_msg_nums));
+  put(f, "invisibleTime", r.invisible_ms);
+  put(f, "pollTime", r.poll_ms);
+  put(f, "bornTime", kernel::wall_clock_ms());
+  put(f, "initMode", std::int64_t{r.init_from_max ? 1 : 0});
+  put(f, "expType", "TAG");
+  put(f, "exp", r.expression);
+  put_bool(f, "order", r.order);
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, invoke(address, std::move(request), effective(timeout)));
+  PopResult result;
+  if (response.code == rc::kPullNotFound) return result;
+  if (response.code != rc::kSuccess) return response_error(response, address);
+  result.found = true;
+  MQKIT_ASSIGN_OR_RETURN(result.pop_time, required_int(response, "popTime", address));
+  MQKIT_ASSIGN_OR_RETURN(result.invisible_ms, required_int(response, "invisibleTime", address));
+  result.rest = response.ext_fields.get_int("restNum").value_or(0);
+  const auto revive_qid = static_cast<std::int32_t>(response.ext_fields.get_int("reviveQid").value_or(0));
+  // startOffsetInfo: "<retry> <queueId> <start>;..." (ExtraInfoUtil).
+  std::map<std::int32_t, std::int64_t> starts;
+  const std::string start_info(response.ext_fields.get("startOffsetInfo").value_or(""));
+  for (std::string_view rest = start_info; !rest.empty();) {
+    const auto end = rest.find(';');
+    std::istringstream entry{std::string(rest.substr(0, end))};
+    std::string retry;
+    std::int32_t queue_id = 0;
+    std::int64_t start = 0;
+    if (entry >> retry >> queue_id >> start) starts[queue_id] = start;
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+  }
+  auto messages = decode_messages(response.body);
+  if (!messages) return messages.status().with_context("pop response from " + std::string(address));
+  result.messages = std::move(messages).value();
+  for (auto& m : result.messages) {
+    m.broker_name = std::string(broker_name);
+    const protocol::PopReceipt receipt{.ck_queue_offset = starts.contains(m.queue_id) ? starts[m.queue_id] : m.queue_offset,
+                                       .pop_time = result.pop_time,
+                                       .invisible_ms = result.invisible_ms,
+                                       .revive_qid = revive_qid,
+                                       .retry = "0",
+                                       .broker_name = std::string(broker_name),
+                                       .queue_id = m.queue_id,
+                                       .offset = m.queue_offset};
+    m.set_property("POP_CK", protocol::encode_pop_receipt(receipt));
+  }
+  return result;
+}
+
+Status ClientApi::ack_message(std::string_view address, std::string_view group, std::string_view topic,
+                              std::string_view receipt_text, milliseconds timeout) {
+  MQKIT_ASSIGN_OR_RETURN(const protocol::PopReceipt receipt, protocol::decode_pop_receipt(receipt_text));
+  auto request = RemotingCommand::request(rq::kAckMessage);
+  auto& f = request.ext_fields;
+  put(f, "consumerGroup", group);
+  put(f, "topic", topic);
+  put(f, "queueId", static_cast<std::int64_t>(receipt.queue_id));
+  put(f, "extraInfo", receipt_text);
+  put(f, "offset", receipt.offset);
+  return call(address, std::move(request), timeout).status();
+}
+
+Result<std::string> ClientApi::change_invisible_time(std::string_view address, std::string_view group,
+                                                     std::string_view topic, std::string_view receipt_text,
+                                                     std::int64_t invisible_ms, milliseconds timeout) {
+  MQKIT_ASSIGN_OR_RETURN(protocol::PopReceipt receipt, protocol::decode_pop_receipt(receipt_text));
+  auto request = RemotingCommand::request(rq::kChangeMessageInvisibleTime);
+  auto& f = request.ext_fields;
+  put(f, "consumerGroup", group);
+  put(f, "topic", topic);
+  put(f, "queueId", static_cast<std::int64_t>(receipt.queue_id));
+  put(f, "extraInfo", receipt_text);
+  put(f, "offset", receipt.offset);
+  put(f, "invisibleTime", invisible_ms);
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, call(address, std::move(request), timeout));
+  MQKIT_ASSIGN_OR_RETURN(receipt.pop_time, required_int(response, "popTime", address));
+  MQKIT_ASSIGN_OR_RETURN(receipt.invisible_ms, required_int(response, "invisibleTime", address));
+  return protocol::encode_pop_receipt(receipt);
 }
 
 Status ClientApi::heartbeat(std::string_view address, const protocol::HeartbeatData& data, milliseconds timeout) {

@@ -21,6 +21,7 @@ void write_group(JsonOut& json, const protocol::SubscriptionGroupConfig& g) {
   json.field("brokerId", g.broker_id);
   json.field("whichBrokerWhenConsumeSlowly", g.which_broker_when_consume_slowly);
   json.field("notifyConsumerIdsChangedEnable", g.notify_consumer_ids_changed_enable);
+  json.field("consumeMessageOrderly", g.consume_message_orderly);
   json.w().EndObject();
 }
 
@@ -35,7 +36,8 @@ std::vector<std::pair<std::string, std::string>> settings_of(const protocol::Sub
           {"retryMaxTimes", std::to_string(g.retry_max_times)},
           {"brokerId", std::to_string(g.broker_id)},
           {"whichBrokerWhenConsumeSlowly", std::to_string(g.which_broker_when_consume_slowly)},
-          {"notifyConsumerIdsChangedEnable", flag(g.notify_consumer_ids_changed_enable)}};
+          {"notifyConsumerIdsChangedEnable", flag(g.notify_consumer_ids_changed_enable)},
+          {"consumeMessageOrderly", flag(g.consume_message_orderly)}};
 }
 
 }  // namespace

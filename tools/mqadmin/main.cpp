@@ -384,6 +384,8 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   sub->add_option("-a,--notifyConsumerIdsChanged", g.notify_consumer_ids_changed_enable,
                   "notify consumer ids changed (default true)");
+  sub->add_option("-o,--consumeMessageOrderly", g.consume_message_orderly,
+                  "consume in order (default false; RocketMQ 5 pop consumers get a queue's messages one batch at a time)");
   sub->callback([&] { command = [&](AdminContext& c) { return update_sub_group(c, sub_group); }; });
 
   std::string group;

@@ -3,6 +3,7 @@
 #include "mqkit/broker/consume/admin_broker_processor.hpp"
 #include "mqkit/broker/consume/client_manage_processor.hpp"
 #include "mqkit/broker/consume/consumer_manage_processor.hpp"
+#include "mqkit/broker/consume/pop_message_processor.hpp"
 #include "mqkit/broker/consume/pull_message_processor.hpp"
 #include "mqkit/broker/consume/query_message_processor.hpp"
 #include "mqkit/broker/consume/store_admin_processor.hpp"
@@ -40,6 +41,7 @@ plugin::v1::Result<std::shared_ptr<void>> install_processors(BrokerRequestHandle
   handler.add(std::make_shared<EndTransactionProcessor>(context));
   handler.add(std::make_shared<RecallMessageProcessor>(context));
   handler.add(std::make_shared<PullMessageProcessor>(context));
+  handler.add(std::make_shared<PopMessageProcessor>(context));
   handler.add(std::make_shared<ClientManageProcessor>(context));
   handler.add(std::make_shared<ConsumerManageProcessor>(context));
   handler.add(std::make_shared<QueryMessageProcessor>(context));

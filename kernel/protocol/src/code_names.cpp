@@ -86,6 +86,9 @@ std::string_view request_code_name(std::int32_t code) noexcept {
     case c::kGetSubscriptionGroupConfig: return "get_subscriptiongroup_config";
     case c::kLitePullMessage: return "lite_pull_message";
     case c::kRecallMessage: return "recall_message";
+    case c::kPopMessage: return "pop_message";
+    case c::kAckMessage: return "ack_message";
+    case c::kChangeMessageInvisibleTime: return "change_message_invisible_time";
     default: return {};
   }
 }

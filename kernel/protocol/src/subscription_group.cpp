@@ -25,6 +25,7 @@ void write(Writer& w, const SubscriptionGroupConfig& g) {
   key(w, "consumeBroadcastEnable"), w.Bool(g.consume_broadcast_enable);
   key(w, "consumeEnable"), w.Bool(g.consume_enable);
   key(w, "consumeFromMinEnable"), w.Bool(g.consume_from_min_enable);
+  key(w, "consumeMessageOrderly"), w.Bool(g.consume_message_orderly);
   key(w, "groupName"), json::str(w, g.group_name);
   key(w, "notifyConsumerIdsChangedEnable"), w.Bool(g.notify_consumer_ids_changed_enable);
   key(w, "retryMaxTimes"), w.Int(g.retry_max_times);
@@ -84,6 +85,7 @@ Result<SubscriptionGroupConfig> read_group(const rapidjson::Value& object, std::
   MQKIT_RETURN_IF_ERROR(read(object, "brokerId", g.broker_id));
   MQKIT_RETURN_IF_ERROR(read(object, "whichBrokerWhenConsumeSlowly", g.which_broker_when_consume_slowly));
   MQKIT_RETURN_IF_ERROR(read(object, "notifyConsumerIdsChangedEnable", g.notify_consumer_ids_changed_enable));
+  MQKIT_RETURN_IF_ERROR(read(object, "consumeMessageOrderly", g.consume_message_orderly));
   if (g.group_name.empty()) g.group_name = table_key;
   if (g.group_name.empty()) return Status::invalid_argument("SubscriptionGroupConfig: groupName is missing");
   return g;

@@ -83,6 +83,9 @@ Result<AccessRequest> access_request_of(const plugin::v1::RemotingCommand& reque
       break;
     case rq::kPullMessage:
     case rq::kLitePullMessage:
+    case rq::kPopMessage:
+    case rq::kAckMessage:
+    case rq::kChangeMessageInvisibleTime:
       needs.topic("topic", kSub);
       needs.group("consumerGroup", kSub);
       break;

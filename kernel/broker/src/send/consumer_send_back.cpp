@@ -17,10 +17,6 @@ namespace mqkit::broker {
 namespace v1 = plugin::v1;
 namespace rc = protocol::response_code;
 
-namespace {
-
-// A copy of the original for the retry topic: same body, flag, born host and time, properties
-// and tags; one more reconsume; where it came from in RETRY_TOPIC and ORIGIN_MESSAGE_ID.
 OutgoingMessage retry_copy(const StoredRecordAt& original, const std::string& retry_topic, std::int32_t queue_id) {
   const v1::RecordView& r = original.record;
   OutgoingMessage m = copy_of(r, original.slice.keep_alive);
@@ -41,8 +37,6 @@ OutgoingMessage retry_copy(const StoredRecordAt& original, const std::string& re
   }
   return m;
 }
-
-}  // namespace
 
 void consumer_send_back(BrokerContext& context, const RemotingCommand& request, const Responder& responder) {
   auto header = parse_send_back_header(request);

@@ -80,6 +80,28 @@ struct PullMessageRequest {
   std::string expression_type = "TAG";
 };
 
+// POP_MESSAGE (RocketMQ 5's pop consumption; docs/proxy.md "Pop consumption").
+struct PopMessageRequest {
+  std::string consumer_group{};
+  std::string topic{};
+  std::int32_t queue_id = -1;  // -1: any of the topic's queues on that broker
+  std::int32_t max_msg_nums = 32;
+  std::int64_t invisible_ms = 60'000;
+  std::int64_t poll_ms = 0;  // how long the broker may hold the pop when nothing is visible
+  bool init_from_max = false;  // a group without an offset starts at the end (ConsumeInitMode.MAX)
+  std::string expression = "*";  // TAG expression
+  bool order = false;
+};
+
+struct PopResult {
+  bool found = false;
+  std::int64_t pop_time = 0;
+  std::int64_t invisible_ms = 0;
+  std::int64_t rest = 0;  // messages still waiting in the queues popped
+  // Each message's receipt (its extraInfo) in its POP_CK property, as RocketMQ's client puts it.
+  std::vector<MessageExt> messages{};
+};
+
 // CONSUMER_SEND_MSG_BACK.
 struct SendBackRequest {
   std::int64_t commit_log_offset = 0;
@@ -195,6 +217,17 @@ class ClientApi {
                                   std::chrono::milliseconds timeout = {});
   void pull_message_async(std::string_view address, const PullMessageRequest& request,
                           std::chrono::milliseconds timeout, PullCallback done);
+  // POP_MESSAGE to `broker_name` at `address`; the timeout should cover request.poll_ms.
+  Result<PopResult> pop_message(std::string_view address, std::string_view broker_name, const PopMessageRequest& request,
+                                std::chrono::milliseconds timeout = {});
+  // ACK_MESSAGE of the delivery `receipt` (a popped message's POP_CK) names.
+  Status ack_message(std::string_view address, std::string_view group, std::string_view topic,
+                     std::string_view receipt, std::chrono::milliseconds timeout = {});
+  // CHANGE_MESSAGE_INVISIBLETIME: the delivery `receipt` names stays invisible `invisible_ms` from
+  // now; returns the receipt naming it from then on.
+  Result<std::string> change_invisible_time(std::string_view address, std::string_view group, std::string_view topic,
+                                            std::string_view receipt, std::int64_t invisible_ms,
+                                            std::chrono::milliseconds timeout = {});
   Status heartbeat(std::string_view address, const protocol::HeartbeatData& data,
                    std::chrono::milliseconds timeout = {});
   Status unregister_client(std::string_view address, std::string_view client_id, std::string_view producer_group,

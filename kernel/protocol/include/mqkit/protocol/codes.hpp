@@ -96,6 +96,10 @@ inline constexpr std::int32_t kGetSubscriptionGroupConfig = 352;
 inline constexpr std::int32_t kLitePullMessage = 361;
 // RocketMQ 5.3: cancel a timer message before its delivery, by the recall handle of its send.
 inline constexpr std::int32_t kRecallMessage = 370;
+// RocketMQ 5's pop consumption (PopMessageProcessor, AckMessageProcessor, ChangeInvisibleTimeProcessor).
+inline constexpr std::int32_t kPopMessage = 200050;
+inline constexpr std::int32_t kAckMessage = 200051;
+inline constexpr std::int32_t kChangeMessageInvisibleTime = 200053;
 inline constexpr std::int32_t kGetBrokerHaStatus = 907;
 }  // namespace request_code
 

@@ -26,6 +26,9 @@ struct SubscriptionGroupConfig {
   std::int64_t broker_id = 0;
   std::int64_t which_broker_when_consume_slowly = 1;
   bool notify_consumer_ids_changed_enable = true;
+  // RocketMQ 5: the group consumes in order; pop consumers (RocketMQ 5 gRPC clients through
+  // mqproxy) get a queue's next messages only once the earlier ones are acknowledged.
+  bool consume_message_orderly = false;
   bool operator==(const SubscriptionGroupConfig&) const = default;
 };
 

@@ -130,6 +130,11 @@ enum class CrcCheck : std::uint8_t { kSkip, kVerify };
 // marker is reported as NotFound so scanners can skip to the next file.
 Result<RecordView> decode_record(std::span<const std::uint8_t> bytes, CrcCheck crc = CrcCheck::kSkip);
 
+// A copy of the whole record at the start of `bytes` with its reconsume times set to `times`
+// (a message delivered again says so, as a copy in a retry topic does). The body CRC covers the
+// body only, so it stays valid. Corruption when `bytes` holds no whole record.
+Result<std::vector<std::uint8_t>> with_reconsume_times(std::span<const std::uint8_t> bytes, std::int32_t times);
+
 // Offset message id: hex of store ip | port | commit offset (32 hex chars for IPv4).
 std::string make_offset_message_id(const HostAddress& store_host, std::int64_t commit_offset);
 struct OffsetMessageId {

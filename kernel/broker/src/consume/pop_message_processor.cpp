@@ -1,0 +1,190 @@
+#include "mqkit/broker/consume/pop_message_processor.hpp"
+
+#include <atomic>
+
+#include "header_reader.hpp"
+#include "mqkit/broker/consumer_offset_manager.hpp"
+#include "mqkit/broker/long_polling_service.hpp"
+#include "mqkit/broker/subscription_group_manager.hpp"
+#include "mqkit/broker/topic_config_manager.hpp"
+#include "mqkit/kernel/logging.hpp"
+#include "mqkit/protocol/codes.hpp"
+#include "mqkit/protocol/pop_receipt.hpp"
+#include "mqkit/protocol/subscription_expression.hpp"
+#include "pop_service.hpp"
+
+namespace mqkit::broker {
+
+namespace rc = protocol::response_code;
+namespace rq = protocol::request_code;
+namespace perm = protocol::perm;
+
+namespace {
+
+// RocketMQ's retry flag in extraInfo, startOffsetInfo and msgOffsetInfo: 0 for a topic popped
+// as it is (mqkit redelivers in place, never from a pop retry topic).
+constexpr std::string_view kNormalTopic = "0";
+
+// startOffsetInfo "0 q start;..." and msgOffsetInfo "0 q o1,o2;..." (ExtraInfoUtil).
+void set_offset_infos(RemotingCommand& response, const PopOutcome& outcome) {
+  std::string starts;
+  std::string offsets;
+  for (const auto& queue : outcome.queues) {
+    if (!starts.empty()) starts += ';', offsets += ';';
+    starts += std::string(kNormalTopic) + " " + std::to_string(queue.queue_id) + " " + std::to_string(queue.start_offset);
+    offsets += std::string(kNormalTopic) + " " + std::to_string(queue.queue_id) + " ";
+    for (std::size_t i = 0; i < queue.offsets.size(); ++i) {
+      if (i > 0) offsets += ',';
+      offsets += std::to_string(queue.offsets[i]);
+    }
+  }
+  response.ext_fields.set("startOffsetInfo", starts);
+  response.ext_fields.set("msgOffsetInfo", offsets);
+}
+
+RemotingCommand answer_of(const PopOutcome& outcome) {
+  RemotingCommand response;
+  response.code = outcome.records.empty() ? rc::kPullNotFound : rc::kSuccess;
+  response.remark = outcome.records.empty() ? "no new message" : "FOUND";
+  response.ext_fields.set("popTime", outcome.pop_time);
+  response.ext_fields.set("invisibleTime", outcome.invisible_ms);
+  response.ext_fields.set("reviveQid", std::int64_t{0});
+  response.ext_fields.set("restNum", outcome.rest);
+  if (!outcome.records.empty()) set_offset_infos(response, outcome);
+  response.body_slices = outcome.records;
+  return response;
+}
+
+}  // namespace
+
+PopMessageProcessor::PopMessageProcessor(BrokerContext& context)
+    : context_(context), service_(std::make_shared<PopService>(context)) {}
+
+PopMessageProcessor::~PopMessageProcessor() = default;
+
+std::vector<std::int32_t> PopMessageProcessor::codes() const {
+  return {rq::kPopMessage, rq::kAckMessage, rq::kChangeMessageInvisibleTime};
+}
+
+void PopMessageProcessor::process(RemotingCommand request, Responder responder) {
+  switch (request.code) {
+    case rq::kPopMessage: return pop(request, responder);
+    case rq::kAckMessage: return ack(request, responder);
+    default: return change_invisible_time(request, responder);
+  }
+}
+
+void PopMessageProcessor::pop(const RemotingCommand& request, const Responder& responder) {
+  HeaderReader fields(request.ext_fields);
+  auto pop = std::make_shared<PopRequest>();
+  pop->group = fields.required("consumerGroup");
+  pop->topic = fields.required("topic");
+  pop->queue_id = fields.required_int32("queueId");
+  pop->max_messages = fields.required_int32("maxMsgNums");
+  pop->invisible_ms = fields.required_int("invisibleTime");
+  const std::int64_t poll_ms = fields.optional_int("pollTime", 0);
+  pop->init_from_max = fields.optional_int("initMode", 0) == 1;  // ConsumeInitMode: MIN 0, MAX 1
+  const std::string expression_type = fields.optional("expType", "TAG");
+  const std::string expression = fields.optional("exp", "*");
+  pop->order = fields.optional_bool("order", false);
+  if (!fields.ok()) return responder.fail(rc::kSystemError, fields.error());
+  if (!perm::readable(context_.config->broker_permission)) {
+    return responder.fail(rc::kNoPermission, "the broker[" + context_.config->broker_ip + "] pop message is forbidden");
+  }
+  const auto group = context_.groups->find_or_create(pop->group);
+  if (!group) return responder.fail(rc::kSubscriptionGroupNotExist, "subscription group [" + pop->group + "] does not exist");
+  if (!group->consume_enable) return responder.fail(rc::kNoPermission, "subscription group no permission, " + pop->group);
+  const auto topic = context_.topics->find(pop->topic);
+  if (!topic) return responder.fail(rc::kTopicNotExist, "topic[" + pop->topic + "] not exist, apply first please!");
+  if (!perm::readable(topic->perm)) {
+    return responder.fail(rc::kNoPermission, "the topic[" + pop->topic + "] peeking message is forbidden");
+  }
+  if (pop->queue_id >= topic->read_queue_nums || pop->queue_id < -1) {
+    return responder.fail(rc::kSystemError, "queueId[" + std::to_string(pop->queue_id) + "] is illegal, topic:[" +
+                                                pop->topic + "] topicConfig.readQueueNums:[" +
+                                                std::to_string(topic->read_queue_nums) + "]");
+  }
+  if (pop->max_messages <= 0 || pop->invisible_ms <= 0) {
+    return responder.fail(rc::kInvalidParameter, "maxMsgNums and invisibleTime must be positive");
+  }
+  if (expression_type != "TAG") {
+    return responder.fail(rc::kSubscriptionParseFailed,
+                          "pop filters by TAG only; " + expression_type + " expressions are served to pull consumers");
+  }
+  pop->tag_codes = protocol::tag_filter_codes(protocol::parse_subscription(pop->topic, expression, 0));
+  pop->read_queue_nums = topic->read_queue_nums;
+  pop->retry_max_times = group->retry_max_times;
+
+  auto outcome = service_->pop(*pop);
+  if (!outcome) return responder.fail(rc::kSystemError, outcome.status().message());
+  if (!outcome->records.empty() || poll_ms <= 0) return responder.respond(answer_of(*outcome));
+
+  // Nothing visible: wait for a message on any of the queues, or until one of the group's
+  // invisible messages becomes visible again, or pollTime, whichever is first.
+  const std::int64_t now = context_.clock();
+  std::int64_t deadline = now + poll_ms;
+  if (const auto visible = service_->next_visible(pop->group, pop->topic)) deadline = std::min(deadline, *visible + 1);
+  auto answered = std::make_shared<std::atomic<bool>>(false);
+  const auto retry = [service = service_, pop, answered, responder = responder.held()] {
+    if (answered->exchange(true)) return;
+    auto again = service->pop(*pop);
+    if (!again) return responder.fail(rc::kSystemError, again.status().message());
+    responder.respond(answer_of(*again));
+  };
+  const std::int32_t first = pop->queue_id >= 0 ? pop->queue_id : 0;
+  const std::int32_t last = pop->queue_id >= 0 ? pop->queue_id : topic->read_queue_nums - 1;
+  for (std::int32_t queue_id = first; queue_id <= last; ++queue_id) {
+    const std::int64_t max_offset = context_.store->max_offset(pop->topic, queue_id);
+    context_.long_polling->hold(pop->topic, queue_id, max_offset, deadline, retry);
+    // A message dispatched between the pop and the hold woke nobody: wake now.
+    if (context_.store->max_offset(pop->topic, queue_id) > max_offset) {
+      context_.long_polling->notify(pop->topic, queue_id, context_.store->max_offset(pop->topic, queue_id));
+    }
+  }
+}
+
+void PopMessageProcessor::ack(const RemotingCommand& request, const Responder& responder) {
+  HeaderReader fields(request.ext_fields);
+  const std::string group = fields.required("consumerGroup");
+  const std::string topic = fields.required("topic");
+  const std::int32_t queue_id = fields.required_int32("queueId");
+  const std::string extra_info = fields.required("extraInfo");
+  const std::int64_t offset = fields.required_int("offset");
+  if (!fields.ok()) return responder.fail(rc::kSystemError, fields.error());
+  const auto receipt = protocol::decode_pop_receipt(extra_info);
+  if (!receipt) return responder.fail(rc::kInvalidParameter, receipt.status().message());
+  // An ack of a delivery that is over already (acked, or delivered again) changes nothing and is
+  // answered SUCCESS, as RocketMQ answers it.
+  if (!service_->ack(group, topic, queue_id, offset, receipt->pop_time)) {
+    kernel::logger("broker")->debug("ack of {}:{} offset {} by group {}: that delivery is over", topic, queue_id, offset, group);
+  }
+  RemotingCommand response;
+  response.code = rc::kSuccess;
+  responder.respond(std::move(response));
+}
+
+void PopMessageProcessor::change_invisible_time(const RemotingCommand& request, const Responder& responder) {
+  HeaderReader fields(request.ext_fields);
+  const std::string group = fields.required("consumerGroup");
+  const std::string topic = fields.required("topic");
+  const std::int32_t queue_id = fields.required_int32("queueId");
+  const std::string extra_info = fields.required("extraInfo");
+  const std::int64_t offset = fields.required_int("offset");
+  const std::int64_t invisible_ms = fields.required_int("invisibleTime");
+  if (!fields.ok()) return responder.fail(rc::kSystemError, fields.error());
+  const auto receipt = protocol::decode_pop_receipt(extra_info);
+  if (!receipt) return responder.fail(rc::kInvalidParameter, receipt.status().message());
+  if (invisible_ms <= 0) return responder.fail(rc::kInvalidParameter, "invisibleTime must be positive");
+  const auto new_pop_time = service_->change_invisible(group, topic, queue_id, offset, receipt->pop_time, invisible_ms);
+  if (!new_pop_time) {
+    return responder.fail(rc::kInvalidParameter, "the delivery this receipt handle names is over (acked, or delivered again)");
+  }
+  RemotingCommand response;
+  response.code = rc::kSuccess;
+  response.ext_fields.set("popTime", *new_pop_time);
+  response.ext_fields.set("invisibleTime", invisible_ms);
+  response.ext_fields.set("reviveQid", std::int64_t{0});
+  responder.respond(std::move(response));
+}
+
+}  // namespace mqkit::broker

@@ -1,0 +1,100 @@
+// PopService: RocketMQ 5's pop consumption, what the broker keeps for it and decides. A pop
+// hands a group messages of a topic's queues and makes them invisible to the group's other pops
+// for an invisible time; an ack ends a message's delivery; a message not acked in time is
+// delivered again, with one more reconsume time, until the group's retry_max_times is exceeded,
+// when it goes to %DLQ%group. A group's committed offset of a queue (the one pull consumers and
+// mqadmin see) is the lowest offset not yet acked.
+//
+// Kept in memory (RocketMQ writes checkpoints to a revive topic instead): after a broker restart
+// every message from a queue's committed offset is delivered again, so no message is lost, and a
+// message may be delivered once more than it would otherwise (at least once, as RocketMQ).
+// docs/proxy.md "Pop consumption" describes it.
+//
+// Threads: any; one mutex guards all state. Store reads happen under it (they are memory reads
+// of the mapped files); appends to the DLQ happen outside it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "mqkit/broker/broker_context.hpp"
+#include "mqkit/plugin/v1/buffer.hpp"
+
+namespace mqkit::broker {
+
+struct PopRequest {
+  std::string group{};
+  std::string topic{};
+  std::int32_t queue_id = -1;  // -1: any readable queue
+  std::int32_t max_messages = 32;
+  std::int64_t invisible_ms = 60'000;
+  bool init_from_max = false;  // a group without an offset starts at the end (RocketMQ's ConsumeInitMode.MAX)
+  bool order = false;          // a queue's next messages only once the earlier ones are acked
+  std::vector<std::int32_t> tag_codes{};  // tag hash codes accepted; empty = every message
+  std::int32_t read_queue_nums = 0;       // the topic's
+  std::int32_t retry_max_times = 16;      // the group's: deliveries beyond 1 + this go to the DLQ
+};
+
+struct PoppedQueue {
+  std::int32_t queue_id = 0;
+  std::int64_t start_offset = 0;  // where this pop began reading the queue
+  std::vector<std::int64_t> offsets{};  // the popped messages' queue offsets, in answer order
+};
+
+struct PopOutcome {
+  std::int64_t pop_time = 0;
+  std::int64_t invisible_ms = 0;
+  std::vector<plugin::v1::StoredSlice> records{};  // whole stored records, answer order
+  std::vector<PoppedQueue> queues{};
+  std::int64_t rest = 0;  // messages still waiting in the queues looked at
+};
+
+class PopService {
+ public:
+  explicit PopService(BrokerContext& context) : context_(context) {}
+
+  // Pops what is visible now; never waits. Messages past their retry maximum are moved to the
+  // DLQ on the way (they are not returned).
+  plugin::v1::Result<PopOutcome> pop(const PopRequest& request);
+  // When the earliest message of `group` in `topic` that is invisible now becomes visible again.
+  std::optional<std::int64_t> next_visible(const std::string& group, const std::string& topic) const;
+  // Ends the delivery of the message popped at `pop_time`; false when that delivery is over
+  // already (acked, or delivered again since), which changes nothing.
+  bool ack(const std::string& group, const std::string& topic, std::int32_t queue_id, std::int64_t offset,
+           std::int64_t pop_time);
+  // Makes the delivery of `pop_time` invisible for `invisible_ms` from now; returns its new pop
+  // time, or nullopt when that delivery is over.
+  std::optional<std::int64_t> change_invisible(const std::string& group, const std::string& topic, std::int32_t queue_id,
+                                               std::int64_t offset, std::int64_t pop_time, std::int64_t invisible_ms);
+
+ private:
+  struct InFlight {
+    std::int64_t pop_time = 0;
+    std::int64_t visible_at = 0;
+    std::int32_t deliveries = 1;
+  };
+  struct Ledger {
+    std::int64_t next_offset = 0;            // the first offset never popped
+    std::map<std::int64_t, InFlight> in_flight;  // popped, not acked
+  };
+  using Key = std::tuple<std::string, std::string, std::int32_t>;  // group, topic, queue
+
+  Ledger& ledger_locked(const Key& key, bool init_from_max);
+  void commit_locked(const Key& key, const Ledger& ledger);
+  // Pops from one queue into `out`; returns how many messages it added.
+  std::int32_t pop_queue_locked(const PopRequest& request, std::int32_t queue_id, std::int32_t room,
+                                std::int64_t now, std::int32_t max_deliveries, PopOutcome& out,
+                                std::vector<plugin::v1::StoredSlice>& to_dlq);
+
+  BrokerContext& context_;
+  mutable std::mutex mutex_;
+  std::map<Key, Ledger> ledgers_;
+  std::uint32_t rotation_ = 0;  // where a pop of any queue starts, so queues take turns
+};
+
+}  // namespace mqkit::broker
