@@ -1,8 +1,13 @@
 #include "message_conversion.hpp"
 
 #include <algorithm>
+#include <charconv>
+
+#include <openssl/md5.h>
 
 #include "mqkit/client/compression.hpp"
+#include "mqkit/protocol/pop_receipt.hpp"
+#include "proto_time.hpp"
 #include "mqkit/client/message.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
 #include "mqkit/protocol/timer.hpp"
@@ -30,8 +35,6 @@ bool has_control_character(std::string_view text) {
 bool is_blank(std::string_view text) {
   return std::all_of(text.begin(), text.end(), [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); });
 }
-
-std::int64_t to_ms(const google::protobuf::Timestamp& t) { return t.seconds() * 1000 + t.nanos() / 1'000'000; }
 
 using Refusal = std::optional<v2::Status>;
 
@@ -131,7 +134,7 @@ std::variant<plugin::v1::Properties, v2::Status> stored_properties(const v2::Mes
                                         "RocketMQ 4.x/5.x remoting client or mqkit's SDK");
   }
   if (system.has_delivery_timestamp()) {
-    const std::int64_t deliver_ms = to_ms(system.delivery_timestamp());
+    const std::int64_t deliver_ms = ms_of(system.delivery_timestamp());
     if (deliver_ms - now_ms > settings.max_delay_time.count()) {
       return make_status(v2::ILLEGAL_DELIVERY_TIME,
                          "the max delay time of message is too large, max is " + std::to_string(settings.max_delay_time.count()));
@@ -147,11 +150,80 @@ std::variant<plugin::v1::Properties, v2::Status> stored_properties(const v2::Mes
   if (!system.trace_context().empty()) out.emplace_back("TRACE_CONTEXT", system.trace_context());
   const std::string_view born_host = is_blank(system.born_host()) ? peer_host : std::string_view(system.born_host());
   if (!born_host.empty()) out.emplace_back("__BORNHOST", std::string(born_host));
-  if (system.has_born_timestamp()) out.emplace_back("BORN_TIMESTAMP", std::to_string(to_ms(system.born_timestamp())));
+  if (system.has_born_timestamp()) out.emplace_back("BORN_TIMESTAMP", std::to_string(ms_of(system.born_timestamp())));
   return out;
 }
 
 }  // namespace
+
+namespace {
+
+// Uppercase hex MD5, as RocketMQ's proxy and clients write digests.
+std::string md5_hex(std::string_view bytes) {
+  unsigned char digest[MD5_DIGEST_LENGTH];
+  MD5(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), digest);
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (const unsigned char b : digest) out += kHex[b >> 4], out += kHex[b & 0xF];
+  return out;
+}
+
+}  // namespace
+
+v2::Message to_grpc_message(const client::MessageExt& m, const v2::Resource& topic) {
+  v2::Message out;
+  *out.mutable_topic() = topic;
+  out.set_body(m.body());
+  auto& system = *out.mutable_system_properties();
+  const auto property = [&m](std::string_view name) { return m.property(name); };
+  if (const auto tag = property(property::kTags)) system.set_tag(std::string(*tag));
+  if (const auto keys = property(property::kKeys)) {
+    for (std::string_view rest = *keys; !rest.empty();) {
+      const auto space = rest.find(' ');
+      if (space != 0) system.add_keys(std::string(rest.substr(0, space)));
+      rest = space == std::string_view::npos ? std::string_view() : rest.substr(space + 1);
+    }
+  }
+  system.set_message_id(std::string(property(property::kUniqueKey).value_or(m.msg_id())));
+  system.mutable_body_digest()->set_type(v2::MD5);
+  system.mutable_body_digest()->set_checksum(md5_hex(m.body()));
+  system.set_body_encoding(v2::IDENTITY);  // bodies come inflated from the SDK
+  const auto deliver_ms = property(protocol::timer::property::kDeliverMs);
+  if (property(property::kTransactionPrepared) == "true") {
+    system.set_message_type(v2::TRANSACTION);
+  } else if (deliver_ms || property(property::kDelayLevel) || property(protocol::timer::property::kDelaySec)) {
+    system.set_message_type(v2::DELAY);
+  } else if (property("__SHARDINGKEY")) {
+    system.set_message_type(v2::FIFO);
+  } else {
+    system.set_message_type(v2::NORMAL);
+  }
+  *system.mutable_born_timestamp() = timestamp_of(m.born_timestamp);
+  system.set_born_host(std::string(property("__BORNHOST").value_or(m.born_host)));
+  *system.mutable_store_timestamp() = timestamp_of(m.store_timestamp);
+  system.set_store_host(m.store_host);
+  if (deliver_ms) {
+    std::int64_t at = 0;
+    const auto [end, error] = std::from_chars(deliver_ms->data(), deliver_ms->data() + deliver_ms->size(), at);
+    if (error == std::errc() && end == deliver_ms->data() + deliver_ms->size()) *system.mutable_delivery_timestamp() = timestamp_of(at);
+  }
+  if (const auto group = property("__SHARDINGKEY")) system.set_message_group(std::string(*group));
+  if (const auto receipt = property("POP_CK")) {
+    system.set_receipt_handle(std::string(*receipt));
+    if (auto parsed = protocol::decode_pop_receipt(*receipt)) {
+      *system.mutable_invisible_duration() = duration_of(parsed->invisible_ms);
+    }
+  }
+  system.set_queue_id(m.queue_id);
+  system.set_queue_offset(m.queue_offset);
+  system.set_delivery_attempt(m.reconsume_times + 1);
+  if (const auto trace = property("TRACE_CONTEXT")) system.set_trace_context(std::string(*trace));
+  auto& user = *out.mutable_user_properties();
+  for (const auto& [name, value] : m.properties()) {
+    if (!client::is_system_property(name)) user[name] = value;
+  }
+  return out;
+}
 
 std::string wire_name(const v2::Resource& resource) {
   if (resource.resource_namespace().empty()) return resource.name();
@@ -176,7 +248,7 @@ std::variant<BrokerBoundSend, v2::Status> to_broker_send(const v2::SendMessageRe
   send.request.producer_group = send.topic;
   send.request.topic = send.topic;
   send.request.born_timestamp = first.system_properties().has_born_timestamp()
-                                    ? to_ms(first.system_properties().born_timestamp()) : now_ms;
+                                    ? ms_of(first.system_properties().born_timestamp()) : now_ms;
   send.request.reconsume_times = first.system_properties().delivery_attempt();
   send.request.batch = request.messages_size() > 1;
   std::string batch_body;

@@ -16,6 +16,7 @@
 #include "apache/rocketmq/v2/service.pb.h"
 #include "grpc_status.hpp"
 #include "mqkit/client/client_api.hpp"
+#include "mqkit/client/message_ext.hpp"
 #include "mqkit/proxy/proxy_settings.hpp"
 
 namespace mqkit::proxy {
@@ -37,5 +38,12 @@ std::string wire_name(const v2::Resource& resource);
 std::variant<BrokerBoundSend, v2::Status> to_broker_send(const v2::SendMessageRequest& request,
                                                          const ProxySettings& settings, std::string_view peer_host,
                                                          std::int64_t now_ms);
+
+// A popped message as RocketMQ 5 clients receive it (RocketMQ's GrpcConverter): TAGS, KEYS,
+// UNIQ_KEY, __SHARDINGKEY, TIMER_DELIVER_MS, TRACE_CONTEXT, born and store hosts and times back in
+// their system properties, the body's MD5 digest, delivery attempt = reconsume times + 1, the
+// message's POP_CK as its receipt handle; the other non-system properties as user properties.
+// `topic` is the resource the client asked for (its namespace kept).
+v2::Message to_grpc_message(const client::MessageExt& message, const v2::Resource& topic);
 
 }  // namespace mqkit::proxy

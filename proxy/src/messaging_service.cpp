@@ -5,8 +5,11 @@
 #include "grpc_status.hpp"
 #include "message_conversion.hpp"
 #include "mqkit/kernel/logging.hpp"
+#include "mqkit/protocol/codes.hpp"
+#include "mqkit/protocol/pop_receipt.hpp"
 #include "mqkit/protocol/timer.hpp"
 #include "mqkit/protocol/validation.hpp"
+#include "proto_time.hpp"
 #include "route_view.hpp"
 
 namespace mqkit::proxy {
@@ -36,12 +39,6 @@ bool has_client_id(const grpc::ServerContext& context) {
   return it != metadata.end() && it->second.size() > 0;
 }
 
-google::protobuf::Duration duration_of(std::chrono::milliseconds ms) {
-  google::protobuf::Duration d;
-  d.set_seconds(ms.count() / 1000);
-  d.set_nanos(static_cast<std::int32_t>((ms.count() % 1000) * 1'000'000));
-  return d;
-}
 
 std::shared_ptr<spdlog::logger> log() { return kernel::logger("proxy"); }
 
@@ -56,12 +53,8 @@ grpc::Status MessagingService::QueryRoute(grpc::ServerContext*, const v2::QueryR
     *response->mutable_status() = make_status(v2::ILLEGAL_TOPIC, invalid.message());
     return grpc::Status::OK;
   }
-  v2::Endpoints endpoints = request->endpoints();
-  if (!settings_.advertised_address.empty()) {
-    // Validated when the proxy started.
-    endpoints = parse_endpoints(settings_.advertised_address).value_or(endpoints);
-  }
-  if (endpoints.addresses_size() == 0) {
+  const auto endpoints = access_point(request->endpoints());
+  if (!endpoints) {
     *response->mutable_status() = make_status(v2::ILLEGAL_ACCESS_POINT, "the request names no endpoints to route to");
     return grpc::Status::OK;
   }
@@ -82,11 +75,32 @@ grpc::Status MessagingService::QueryRoute(grpc::ServerContext*, const v2::QueryR
   if (!address.empty()) {
     if (auto found = cluster_->api().get_topic_config(address, topic); found) config = std::move(found).value();
   }
-  for (auto& queue : message_queues(route->route, request->topic(), endpoints, accepted_message_types(config))) {
+  for (auto& queue : message_queues(route->route, request->topic(), *endpoints, accepted_message_types(config))) {
     *response->add_message_queues() = std::move(queue);
   }
   *response->mutable_status() = ok_status();
   return grpc::Status::OK;
+}
+
+std::optional<v2::Endpoints> MessagingService::access_point(const v2::Endpoints& queried) const {
+  // The advertised address was validated when the proxy started.
+  if (!settings_.advertised_address.empty()) return parse_endpoints(settings_.advertised_address);
+  if (queried.addresses_size() == 0) return std::nullopt;
+  return queried;
+}
+
+GroupView MessagingService::group_view(const std::string& group, const std::string& topic) {
+  GroupView view;
+  if (cluster_->update_route(topic)) {
+    const std::string address = cluster_->find_broker_address_of_topic(topic);
+    if (!address.empty()) {
+      if (auto config = cluster_->api().get_subscription_group(address, group)) {
+        view.fifo = config->consume_message_orderly;
+        view.max_delivery_attempts = config->retry_max_times + 1;
+      }
+    }
+  }
+  return view;
 }
 
 grpc::Status MessagingService::Heartbeat(grpc::ServerContext* context, const v2::HeartbeatRequest* request,
@@ -170,21 +184,43 @@ grpc::Status MessagingService::SendMessage(grpc::ServerContext* context, const v
   return grpc::Status::OK;
 }
 
-v2::TelemetryCommand MessagingService::settings_reply(const v2::Settings& client_settings) const {
+v2::TelemetryCommand MessagingService::settings_reply(const v2::Settings& client_settings, const GroupView& group) const {
   v2::TelemetryCommand reply;
-  if (client_settings.client_type() != v2::PRODUCER) {
-    *reply.mutable_status() = make_status(
-        v2::UNSUPPORTED, "mqproxy serves producers only so far; consume with a RocketMQ remoting client or mqkit's SDK");
-    return reply;
-  }
   v2::Settings& settings = *reply.mutable_settings();
   settings = client_settings;
+  switch (client_settings.client_type()) {
+    case v2::PRODUCER: break;
+    case v2::SIMPLE_CONSUMER:
+    case v2::PUSH_CONSUMER: {
+      // Retries of a failed consumption wait 1 s, then twice as long each time up to a minute,
+      // as RocketMQ's proxy tells FIFO consumers; the group decides how many deliveries.
+      auto& backoff = *settings.mutable_backoff_policy();
+      backoff.Clear();
+      backoff.set_max_attempts(group.max_delivery_attempts);
+      auto& exponential = *backoff.mutable_exponential_backoff();
+      *exponential.mutable_initial() = duration_of(1000);
+      *exponential.mutable_max() = duration_of(60'000);
+      exponential.set_multiplier(2);
+      auto& subscription = *settings.mutable_subscription();
+      subscription.set_fifo(group.fifo);
+      if (!subscription.has_receive_batch_size()) subscription.set_receive_batch_size(32);
+      if (!subscription.has_long_polling_timeout()) {
+        *subscription.mutable_long_polling_timeout() = duration_of(settings_.max_long_polling_time.count());
+      }
+      *reply.mutable_status() = ok_status();
+      return reply;
+    }
+    default:
+      reply.clear_settings();
+      *reply.mutable_status() = make_status(v2::UNRECOGNIZED_CLIENT_TYPE, "mqproxy serves producers, simple and push consumers");
+      return reply;
+  }
   auto& backoff = *settings.mutable_backoff_policy();
   backoff.Clear();
   backoff.set_max_attempts(static_cast<std::int32_t>(settings_.producer_max_attempts));
   auto& exponential = *backoff.mutable_exponential_backoff();
-  *exponential.mutable_initial() = duration_of(settings_.producer_backoff_initial);
-  *exponential.mutable_max() = duration_of(settings_.producer_backoff_max);
+  *exponential.mutable_initial() = duration_of(settings_.producer_backoff_initial.count());
+  *exponential.mutable_max() = duration_of(settings_.producer_backoff_max.count());
   exponential.set_multiplier(static_cast<float>(settings_.producer_backoff_multiplier));
   auto& publishing = *settings.mutable_publishing();
   publishing.set_max_body_size(static_cast<std::int32_t>(settings_.max_message_size));
@@ -200,7 +236,13 @@ grpc::Status MessagingService::Telemetry(grpc::ServerContext* context,
   while (stream->Read(&command)) {
     switch (command.command_case()) {
       case v2::TelemetryCommand::kSettings: {
-        const auto reply = settings_reply(command.settings());
+        const auto& settings = command.settings();
+        GroupView group;
+        if (settings.has_subscription() && settings.subscription().subscriptions_size() > 0) {
+          group = group_view(wire_name(settings.subscription().group()),
+                             wire_name(settings.subscription().subscriptions(0).topic()));
+        }
+        const auto reply = settings_reply(settings, group);
         if (reply.status().code() != v2::OK) log()->warn("client {} refused: {}", peer, reply.status().message());
         if (!stream->Write(reply)) return grpc::Status::OK;
         break;
@@ -212,6 +254,195 @@ grpc::Status MessagingService::Telemetry(grpc::ServerContext* context,
         break;
     }
   }
+  return grpc::Status::OK;
+}
+
+grpc::Status MessagingService::QueryAssignment(grpc::ServerContext*, const v2::QueryAssignmentRequest* request,
+                                               v2::QueryAssignmentResponse* response) {
+  if (auto invalid = protocol::validate_topic(request->topic().name()); !invalid) {
+    *response->mutable_status() = make_status(v2::ILLEGAL_TOPIC, invalid.message());
+    return grpc::Status::OK;
+  }
+  if (auto invalid = protocol::validate_group(request->group().name()); !invalid) {
+    *response->mutable_status() = make_status(v2::ILLEGAL_CONSUMER_GROUP, invalid.message());
+    return grpc::Status::OK;
+  }
+  const auto endpoints = access_point(request->endpoints());
+  if (!endpoints) {
+    *response->mutable_status() = make_status(v2::ILLEGAL_ACCESS_POINT, "the request names no endpoints to route to");
+    return grpc::Status::OK;
+  }
+  const std::string topic = wire_name(request->topic());
+  if (auto updated = cluster_->update_route(topic); !updated) {
+    *response->mutable_status() = status_of_failure(updated, v2::TOPIC_NOT_FOUND);
+    return grpc::Status::OK;
+  }
+  const auto route = cluster_->cached_route(topic);
+  if (route == nullptr) {
+    *response->mutable_status() = make_status(v2::TOPIC_NOT_FOUND, "no route of topic " + topic);
+    return grpc::Status::OK;
+  }
+  const GroupView group = group_view(wire_name(request->group()), topic);
+  // As RocketMQ's proxy assigns: a FIFO group each readable queue of each master, so a queue's
+  // messages go to one receive at a time; any other group each master as a whole (queue -1).
+  for (const auto& queue_data : route->route.queue_datas) {
+    if (!protocol::perm::readable(queue_data.perm) || queue_data.read_queue_nums <= 0) continue;
+    if (cluster_->find_broker_master(queue_data.broker_name).empty()) continue;
+    v2::MessageQueue queue;
+    *queue.mutable_topic() = request->topic();
+    queue.set_permission(protocol::perm::writeable(queue_data.perm) ? v2::READ_WRITE : v2::READ);
+    queue.mutable_broker()->set_name(queue_data.broker_name);
+    queue.mutable_broker()->set_id(0);
+    *queue.mutable_broker()->mutable_endpoints() = *endpoints;
+    for (std::int32_t id = group.fifo ? 0 : -1; id < (group.fifo ? queue_data.read_queue_nums : 0); ++id) {
+      queue.set_id(id);
+      *response->add_assignments()->mutable_message_queue() = queue;
+    }
+  }
+  *response->mutable_status() =
+      response->assignments_size() > 0 ? ok_status() : make_status(v2::FORBIDDEN, "no readable queue");
+  return grpc::Status::OK;
+}
+
+grpc::Status MessagingService::ReceiveMessage(grpc::ServerContext* context, const v2::ReceiveMessageRequest* request,
+                                              grpc::ServerWriter<v2::ReceiveMessageResponse>* writer) {
+  const auto finish = [writer](v2::Status status) {
+    v2::ReceiveMessageResponse response;
+    *response.mutable_status() = std::move(status);
+    writer->Write(response);
+    return grpc::Status::OK;
+  };
+  const v2::Resource& topic_resource = request->message_queue().topic();
+  if (auto invalid = protocol::validate_group(request->group().name()); !invalid) {
+    return finish(make_status(v2::ILLEGAL_CONSUMER_GROUP, invalid.message()));
+  }
+  if (auto invalid = protocol::validate_topic(topic_resource.name()); !invalid) {
+    return finish(make_status(v2::ILLEGAL_TOPIC, invalid.message()));
+  }
+  const std::int64_t invisible_ms = request->has_invisible_duration() ? ms_of(request->invisible_duration())
+                                                                       : settings_.default_invisible_time.count();
+  if (invisible_ms < settings_.min_invisible_time.count() || invisible_ms > settings_.max_invisible_time.count()) {
+    return finish(make_status(v2::ILLEGAL_INVISIBLE_TIME,
+                              "the invisible time must be between " + std::to_string(settings_.min_invisible_time.count()) +
+                                  " and " + std::to_string(settings_.max_invisible_time.count()) + " ms"));
+  }
+  if (request->batch_size() <= 0 || request->batch_size() > 32) {
+    return finish(make_status(v2::BAD_REQUEST, "batch size must be between 1 and 32"));
+  }
+  if (request->filter_expression().type() == v2::SQL) {
+    return finish(make_status(v2::ILLEGAL_FILTER_EXPRESSION,
+                              "SQL92 filters are not served to receiving consumers; filter by tag"));
+  }
+  std::int64_t poll_ms = request->has_long_polling_timeout() ? ms_of(request->long_polling_timeout())
+                                                             : settings_.max_long_polling_time.count();
+  poll_ms = std::clamp<std::int64_t>(poll_ms, 0, settings_.max_long_polling_time.count());
+  // Answer before the client gives up on the call.
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(context->deadline() - std::chrono::system_clock::now());
+  if (left.count() > 0) poll_ms = std::min<std::int64_t>(poll_ms, std::max<std::int64_t>(0, left.count() - 1000));
+
+  const std::string group = wire_name(request->group());
+  const std::string topic = wire_name(topic_resource);
+  auto route = route_for_send(topic);
+  if (!route) return finish(status_of_failure(route.status(), v2::TOPIC_NOT_FOUND));
+  const std::string& broker_name = request->message_queue().broker().name();
+  const std::string address = cluster_->find_broker_master(broker_name);
+  if (address.empty()) return finish(make_status(v2::NOT_FOUND, "no master address of broker " + broker_name));
+
+  client::PopMessageRequest pop;
+  pop.consumer_group = group;
+  pop.topic = topic;
+  // Any queue of that broker, as RocketMQ's proxy pops: the client's queue only names the broker.
+  pop.queue_id = -1;
+  pop.max_msg_nums = request->batch_size();
+  pop.invisible_ms = invisible_ms;
+  pop.poll_ms = poll_ms;
+  pop.init_from_max = true;  // RocketMQ's proxy pops with ConsumeInitMode.MAX
+  pop.expression = request->filter_expression().expression().empty() ? "*" : request->filter_expression().expression();
+  pop.order = group_view(group, topic).fifo;
+  auto popped = cluster_->api().pop_message(address, broker_name, pop,
+                                            std::chrono::milliseconds(poll_ms) + settings_.send_timeout);
+  if (!popped) return finish(status_of_failure(popped.status(), v2::TOPIC_NOT_FOUND));
+  if (!popped->found) return finish(make_status(v2::MESSAGE_NOT_FOUND, "no new message"));
+  v2::ReceiveMessageResponse response;
+  *response.mutable_status() = ok_status();
+  if (!writer->Write(response)) return grpc::Status::OK;  // the messages come back after their invisible time
+  for (const auto& message : popped->messages) {
+    response.Clear();
+    *response.mutable_message() = to_grpc_message(message, topic_resource);
+    if (!writer->Write(response)) break;
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status MessagingService::AckMessage(grpc::ServerContext*, const v2::AckMessageRequest* request,
+                                          v2::AckMessageResponse* response) {
+  const std::string group = wire_name(request->group());
+  const std::string topic = wire_name(request->topic());
+  std::optional<v2::Code> common;
+  bool mixed = false;
+  for (const auto& entry : request->entries()) {
+    auto* result = response->add_entries();
+    result->set_message_id(entry.message_id());
+    result->set_receipt_handle(entry.receipt_handle());
+    v2::Status status = ok_status();
+    auto receipt = protocol::decode_pop_receipt(entry.receipt_handle());
+    if (!receipt) {
+      status = make_status(v2::INVALID_RECEIPT_HANDLE, receipt.status().message());
+    } else if (receipt->visible_again_at() < now_ms()) {
+      status = make_status(v2::INVALID_RECEIPT_HANDLE, "receipt handle is expired");
+    } else if (const std::string address = cluster_->find_broker_master(receipt->broker_name); address.empty()) {
+      status = make_status(v2::INVALID_RECEIPT_HANDLE, "no master address of broker " + receipt->broker_name);
+    } else if (auto acked = cluster_->api().ack_message(address, group, topic, entry.receipt_handle(), settings_.send_timeout);
+               !acked) {
+      status = status_of_failure(acked, v2::NOT_FOUND);
+    }
+    mixed = mixed || (common && *common != status.code());
+    common = status.code();
+    *result->mutable_status() = std::move(status);
+  }
+  if (!common) {
+    *response->mutable_status() = make_status(v2::BAD_REQUEST, "no entry to acknowledge");
+  } else if (mixed) {
+    *response->mutable_status() = make_status(v2::MULTIPLE_RESULTS, "MULTIPLE_RESULTS");
+  } else {
+    *response->mutable_status() = response->entries(0).status();
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status MessagingService::ChangeInvisibleDuration(grpc::ServerContext*, const v2::ChangeInvisibleDurationRequest* request,
+                                                       v2::ChangeInvisibleDurationResponse* response) {
+  const std::int64_t invisible_ms = ms_of(request->invisible_duration());
+  if (invisible_ms <= 0 || invisible_ms > settings_.max_invisible_time.count()) {
+    *response->mutable_status() = make_status(v2::ILLEGAL_INVISIBLE_TIME, "the invisible time must be positive and at most " +
+                                                                              std::to_string(settings_.max_invisible_time.count()) + " ms");
+    return grpc::Status::OK;
+  }
+  auto receipt = protocol::decode_pop_receipt(request->receipt_handle());
+  if (!receipt) {
+    *response->mutable_status() = make_status(v2::INVALID_RECEIPT_HANDLE, receipt.status().message());
+    return grpc::Status::OK;
+  }
+  if (receipt->visible_again_at() < now_ms()) {
+    *response->mutable_status() = make_status(v2::INVALID_RECEIPT_HANDLE, "receipt handle is expired");
+    return grpc::Status::OK;
+  }
+  const std::string address = cluster_->find_broker_master(receipt->broker_name);
+  if (address.empty()) {
+    *response->mutable_status() = make_status(v2::INVALID_RECEIPT_HANDLE, "no master address of broker " + receipt->broker_name);
+    return grpc::Status::OK;
+  }
+  auto changed = cluster_->api().change_invisible_time(address, wire_name(request->group()), wire_name(request->topic()),
+                                                       request->receipt_handle(), invisible_ms, settings_.send_timeout);
+  if (!changed) {
+    // The broker refuses a handle whose delivery is over (acked, or delivered again).
+    *response->mutable_status() = changed.status().code() == plugin::v1::StatusCode::kInvalidArgument
+                                      ? make_status(v2::INVALID_RECEIPT_HANDLE, changed.status().message())
+                                      : status_of_failure(changed.status(), v2::NOT_FOUND);
+    return grpc::Status::OK;
+  }
+  response->set_receipt_handle(*changed);
+  *response->mutable_status() = ok_status();
   return grpc::Status::OK;
 }
 

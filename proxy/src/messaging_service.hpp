@@ -17,6 +17,13 @@ namespace mqkit::proxy {
 
 namespace v2 = apache::rocketmq::v2;
 
+// What the proxy tells a consumer group's clients about the group (its subscription group config
+// on the brokers): whether it consumes in order, and how many deliveries a message gets.
+struct GroupView {
+  bool fifo = false;
+  std::int32_t max_delivery_attempts = 17;  // 1 + retry_max_times
+};
+
 class MessagingService final : public v2::MessagingService::Service {
  public:
   MessagingService(ProxySettings settings, std::shared_ptr<client::ClientInstance> cluster);
@@ -29,16 +36,29 @@ class MessagingService final : public v2::MessagingService::Service {
                            v2::SendMessageResponse* response) override;
   grpc::Status Telemetry(grpc::ServerContext* context,
                          grpc::ServerReaderWriter<v2::TelemetryCommand, v2::TelemetryCommand>* stream) override;
+  grpc::Status QueryAssignment(grpc::ServerContext* context, const v2::QueryAssignmentRequest* request,
+                               v2::QueryAssignmentResponse* response) override;
+  grpc::Status ReceiveMessage(grpc::ServerContext* context, const v2::ReceiveMessageRequest* request,
+                              grpc::ServerWriter<v2::ReceiveMessageResponse>* writer) override;
+  grpc::Status AckMessage(grpc::ServerContext* context, const v2::AckMessageRequest* request,
+                          v2::AckMessageResponse* response) override;
+  grpc::Status ChangeInvisibleDuration(grpc::ServerContext* context, const v2::ChangeInvisibleDurationRequest* request,
+                                       v2::ChangeInvisibleDurationResponse* response) override;
   grpc::Status NotifyClientTermination(grpc::ServerContext* context, const v2::NotifyClientTerminationRequest* request,
                                        v2::NotifyClientTerminationResponse* response) override;
   grpc::Status RecallMessage(grpc::ServerContext* context, const v2::RecallMessageRequest* request,
                              v2::RecallMessageResponse* response) override;
 
   // The settings a client is answered with on its Telemetry stream: its own, with the proxy's
-  // retry policy and publishing limits. A status other than OK refuses the client.
-  v2::TelemetryCommand settings_reply(const v2::Settings& client_settings) const;
+  // retry policy and publishing limits for a producer, its group's order and delivery attempts
+  // (`group`) for a consumer. A status other than OK refuses the client.
+  v2::TelemetryCommand settings_reply(const v2::Settings& client_settings, const GroupView& group = {}) const;
 
  private:
+  // The group's view from a broker serving `topic` (defaults when none answers).
+  GroupView group_view(const std::string& group, const std::string& topic);
+  // Where routes and assignments send the client: the advertised address, else what it queried.
+  std::optional<v2::Endpoints> access_point(const v2::Endpoints& queried) const;
   // The topic's cached route, fetched again when older than a route refresh.
   client::Result<std::shared_ptr<const client::TopicRouteInfo>> route_for_send(const std::string& topic);
 

@@ -34,12 +34,21 @@ TEST_F(MessagingServiceTest, ProducersGetTheProxysRetryPolicyAndLimits) {
   EXPECT_TRUE(s.publishing().validate_message_type());
 }
 
-TEST_F(MessagingServiceTest, ConsumersAreToldTheyAreNotServedYet) {
+TEST_F(MessagingServiceTest, ConsumersGetTheirGroupsOrderAndDeliveryAttempts) {
   v2::Settings client;
   client.set_client_type(v2::SIMPLE_CONSUMER);
-  const auto reply = service_.settings_reply(client);
-  EXPECT_EQ(reply.status().code(), v2::UNSUPPORTED);
-  EXPECT_FALSE(reply.has_settings());
+  client.mutable_subscription()->mutable_group()->set_name("G");
+  const auto reply = service_.settings_reply(client, GroupView{.fifo = true, .max_delivery_attempts = 4});
+  EXPECT_EQ(reply.status().code(), v2::OK);
+  ASSERT_TRUE(reply.settings().has_subscription());
+  EXPECT_TRUE(reply.settings().subscription().fifo());
+  EXPECT_EQ(reply.settings().subscription().group().name(), "G");
+  EXPECT_EQ(reply.settings().subscription().receive_batch_size(), 32);
+  EXPECT_EQ(reply.settings().backoff_policy().max_attempts(), 4);
+  EXPECT_TRUE(reply.settings().backoff_policy().has_exponential_backoff());
+
+  v2::Settings unknown;
+  EXPECT_EQ(service_.settings_reply(unknown).status().code(), v2::UNRECOGNIZED_CLIENT_TYPE);
 }
 
 TEST_F(MessagingServiceTest, HeartbeatsNeedAClientIdAndType) {

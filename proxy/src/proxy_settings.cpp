@@ -35,6 +35,14 @@ constexpr plugin::v1::ConfigField kFields[] = {
      .description = "Producers' longest wait between attempts", .min = 1},
     {.key = "producer_backoff_multiplier", .type = ValueType::kDouble, .default_value = "2",
      .description = "Growth of producers' wait from one attempt to the next", .min = 1, .max = 100},
+    {.key = "min_invisible_time", .type = ValueType::kDuration, .default_value = "10s",
+     .description = "Shortest invisible time a receive may ask for (ILLEGAL_INVISIBLE_TIME below)", .min = 1},
+    {.key = "max_invisible_time", .type = ValueType::kDuration, .default_value = "12h",
+     .description = "Longest invisible time a receive or change may ask for", .min = 1},
+    {.key = "default_invisible_time", .type = ValueType::kDuration, .default_value = "60s",
+     .description = "Invisible time of a receive that names none", .min = 1},
+    {.key = "max_long_polling_time", .type = ValueType::kDuration, .default_value = "30s",
+     .description = "Longest a receive waits for messages to arrive", .min = 1},
     {.key = "send_timeout", .type = ValueType::kDuration, .default_value = "3s",
      .description = "How long a send to a broker may take before PROXY_TIMEOUT", .min = 1},
     {.key = "grpc_max_threads", .type = ValueType::kInt, .default_value = "64",
@@ -63,6 +71,10 @@ ProxySettings proxy_settings(const plugin::v1::ConfigValues& values) {
   s.producer_backoff_initial = milliseconds(values.get_duration_ms("producer_backoff_initial"));
   s.producer_backoff_max = milliseconds(values.get_duration_ms("producer_backoff_max"));
   s.producer_backoff_multiplier = values.get_double("producer_backoff_multiplier");
+  s.min_invisible_time = milliseconds(values.get_duration_ms("min_invisible_time"));
+  s.max_invisible_time = milliseconds(values.get_duration_ms("max_invisible_time"));
+  s.default_invisible_time = milliseconds(values.get_duration_ms("default_invisible_time"));
+  s.max_long_polling_time = milliseconds(values.get_duration_ms("max_long_polling_time"));
   s.send_timeout = milliseconds(values.get_duration_ms("send_timeout"));
   s.grpc_max_threads = values.get_int("grpc_max_threads");
   return s;

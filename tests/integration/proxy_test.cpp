@@ -110,6 +110,62 @@ class ProxyTest : public ::testing::Test {
     return all;
   }
 
+  struct Received {
+    v2::Status status;
+    std::vector<v2::Message> messages;
+  };
+  // One ReceiveMessage call on broker-a: the stream's status and messages.
+  Received receive(const std::string& topic, const std::string& group, std::int64_t invisible_ms,
+                   std::int64_t long_polling_ms = 1000, int batch = 16) {
+    v2::ReceiveMessageRequest request;
+    request.mutable_group()->set_name(group);
+    request.mutable_message_queue()->mutable_topic()->set_name(topic);
+    request.mutable_message_queue()->set_id(0);
+    request.mutable_message_queue()->mutable_broker()->set_name("broker-a");
+    request.mutable_filter_expression()->set_type(v2::TAG);
+    request.mutable_filter_expression()->set_expression("*");
+    request.set_batch_size(batch);
+    request.mutable_invisible_duration()->set_seconds(invisible_ms / 1000);
+    request.mutable_invisible_duration()->set_nanos(static_cast<int>(invisible_ms % 1000) * 1'000'000);
+    request.mutable_long_polling_timeout()->set_seconds(long_polling_ms / 1000);
+    request.mutable_long_polling_timeout()->set_nanos(static_cast<int>(long_polling_ms % 1000) * 1'000'000);
+    grpc::ClientContext context;
+    prepare(context);
+    Received out;
+    auto reader = stub_->ReceiveMessage(&context, request);
+    v2::ReceiveMessageResponse response;
+    while (reader->Read(&response)) {
+      if (response.has_status()) out.status = response.status();
+      if (response.has_message()) out.messages.push_back(response.message());
+    }
+    EXPECT_TRUE(reader->Finish().ok());
+    return out;
+  }
+
+  v2::AckMessageResponse ack(const std::string& topic, const std::string& group, const v2::Message& message,
+                             const std::string& receipt = "") {
+    v2::AckMessageRequest request;
+    request.mutable_group()->set_name(group);
+    request.mutable_topic()->set_name(topic);
+    auto* entry = request.add_entries();
+    entry->set_message_id(message.system_properties().message_id());
+    entry->set_receipt_handle(receipt.empty() ? message.system_properties().receipt_handle() : receipt);
+    v2::AckMessageResponse response;
+    grpc::ClientContext context;
+    prepare(context);
+    EXPECT_TRUE(stub_->AckMessage(&context, request, &response).ok());
+    return response;
+  }
+
+  void send_bodies(const std::string& topic, const std::vector<std::string>& bodies, const std::string& group = "") {
+    int n = 0;
+    for (const auto& body : bodies) {
+      auto m = message(topic, "0A0000010000000000000000000" + std::to_string(10000 + n++), body);
+      if (!group.empty()) m.mutable_system_properties()->set_message_group(group);
+      ASSERT_EQ(send({m}).status().code(), v2::OK);
+    }
+  }
+
   LocalCluster cluster_{"proxy"};
   std::shared_ptr<client::ClientInstance> instance_;
   std::unique_ptr<v2::MessagingService::Stub> stub_;
@@ -137,7 +193,7 @@ TEST_F(ProxyTest, RoutesPointAtTheProxyWithTheTopicsMessageType) {
   EXPECT_EQ(query_route("bad topic").status().code(), v2::ILLEGAL_TOPIC);
 }
 
-TEST_F(ProxyTest, TelemetryAnswersProducersWithSettingsAndRefusesConsumers) {
+TEST_F(ProxyTest, TelemetryAnswersEachClientWithItsSettings) {
   grpc::ClientContext context;
   prepare(context);
   auto stream = stub_->Telemetry(&context);
@@ -151,10 +207,28 @@ TEST_F(ProxyTest, TelemetryAnswersProducersWithSettingsAndRefusesConsumers) {
   EXPECT_TRUE(reply.settings().backoff_policy().has_exponential_backoff());
   EXPECT_EQ(reply.settings().publishing().max_body_size(), 4 * 1024 * 1024);
 
-  hello.mutable_settings()->set_client_type(v2::SIMPLE_CONSUMER);
-  ASSERT_TRUE(stream->Write(hello));
+  // A consumer of an orderly group hears so, with the group's delivery attempts.
+  create_topic("ProxyTelemetry");
+  protocol::SubscriptionGroupConfig group;
+  group.group_name = "TelemetryGroup";
+  group.consume_message_orderly = true;
+  group.retry_max_times = 3;
+  ASSERT_TRUE(instance_->api().update_subscription_group(cluster_.broker_addr(0), group).is_ok());
+  v2::TelemetryCommand consumer;
+  consumer.mutable_settings()->set_client_type(v2::SIMPLE_CONSUMER);
+  consumer.mutable_settings()->mutable_subscription()->mutable_group()->set_name("TelemetryGroup");
+  consumer.mutable_settings()->mutable_subscription()->add_subscriptions()->mutable_topic()->set_name("ProxyTelemetry");
+  ASSERT_TRUE(stream->Write(consumer));
   ASSERT_TRUE(stream->Read(&reply));
-  EXPECT_EQ(reply.status().code(), v2::UNSUPPORTED);
+  EXPECT_EQ(reply.status().code(), v2::OK);
+  EXPECT_TRUE(reply.settings().subscription().fifo());
+  EXPECT_EQ(reply.settings().backoff_policy().max_attempts(), 4);
+
+  v2::TelemetryCommand unknown;
+  unknown.mutable_settings()->set_client_type(v2::CLIENT_TYPE_UNSPECIFIED);
+  ASSERT_TRUE(stream->Write(unknown));
+  ASSERT_TRUE(stream->Read(&reply));
+  EXPECT_EQ(reply.status().code(), v2::UNRECOGNIZED_CLIENT_TYPE);
   stream->WritesDone();
   EXPECT_TRUE(stream->Finish().ok());
 }
@@ -230,6 +304,102 @@ TEST_F(ProxyTest, RefusedSendsNameTheProblem) {
   tagged.mutable_system_properties()->set_tag("a||b");
   EXPECT_EQ(send({tagged}).status().code(), v2::ILLEGAL_MESSAGE_TAG);
   EXPECT_TRUE(pull_all("ProxyLimits", 0).empty());
+}
+
+TEST_F(ProxyTest, ReceivedMessagesComeWithTheirPropertiesAndAcksCommitTheGroupsOffset) {
+  create_topic("ProxyConsume");
+  auto m = message("ProxyConsume", "0A0000010000000000000000000000D1", "consume me");
+  m.mutable_system_properties()->set_tag("TagC");
+  m.mutable_system_properties()->add_keys("key-1");
+  (*m.mutable_user_properties())["color"] = "green";
+  ASSERT_EQ(send({m}).status().code(), v2::OK);
+  send_bodies("ProxyConsume", {"two", "three"});
+
+  auto received = receive("ProxyConsume", "ProxyGroup", 20'000);
+  for (int i = 0; i < 20 && received.messages.size() < 3; ++i) {  // dispatch may lag the send a moment
+    auto more = receive("ProxyConsume", "ProxyGroup", 20'000);
+    for (auto& each : more.messages) received.messages.push_back(each);
+  }
+  ASSERT_EQ(received.messages.size(), 3U) << received.status.message();
+  const auto found = std::find_if(received.messages.begin(), received.messages.end(),
+                                  [](const v2::Message& x) { return x.body() == "consume me"; });
+  ASSERT_NE(found, received.messages.end());
+  const auto& system = found->system_properties();
+  EXPECT_EQ(system.message_id(), "0A0000010000000000000000000000D1");
+  EXPECT_EQ(system.tag(), "TagC");
+  ASSERT_EQ(system.keys_size(), 1);
+  EXPECT_EQ(system.keys(0), "key-1");
+  EXPECT_EQ(found->user_properties().at("color"), "green");
+  EXPECT_EQ(system.delivery_attempt(), 1);
+  EXPECT_EQ(system.body_digest().type(), v2::MD5);
+  EXPECT_EQ(system.body_digest().checksum().size(), 32U);
+  EXPECT_FALSE(system.receipt_handle().empty());
+  EXPECT_EQ(found->user_properties().count("UNIQ_KEY"), 0U);
+
+  // Invisible until acked: nothing more to receive.
+  EXPECT_EQ(receive("ProxyConsume", "ProxyGroup", 20'000, 500).status.code(), v2::MESSAGE_NOT_FOUND);
+  for (const auto& each : received.messages) EXPECT_EQ(ack("ProxyConsume", "ProxyGroup", each).status().code(), v2::OK);
+  // The group's offsets reached the end of every queue.
+  std::int64_t committed = 0;
+  for (int q = 0; q < 4; ++q) {
+    auto offset = instance_->api().query_consumer_offset(cluster_.broker_addr(0), "ProxyGroup", {"ProxyConsume", "broker-a", q});
+    if (offset) committed += *offset;
+  }
+  EXPECT_EQ(committed, 3);
+  v2::Message garbage;
+  EXPECT_EQ(ack("ProxyConsume", "ProxyGroup", garbage, "not a receipt").status().code(), v2::INVALID_RECEIPT_HANDLE);
+}
+
+TEST_F(ProxyTest, AnUnackedMessageComesBackAndAChangedInvisibleTimeHoldsItLonger) {
+  cluster_.proxy(0).stop();  // a proxy that allows short invisible times
+  ASSERT_TRUE(cluster_.add_proxy({"proxy.min_invisible_time=100ms"}).is_ok());
+  stub_ = v2::MessagingService::NewStub(grpc::CreateChannel(cluster_.proxy_addr(1), grpc::InsecureChannelCredentials()));
+  create_topic("ProxyRedeliver");
+  send_bodies("ProxyRedeliver", {"again"});
+  Received first;
+  for (int i = 0; i < 20 && first.messages.empty(); ++i) first = receive("ProxyRedeliver", "RedeliverGroup", 1000);
+  ASSERT_EQ(first.messages.size(), 1U);
+  std::this_thread::sleep_for(1200ms);
+  const auto second = receive("ProxyRedeliver", "RedeliverGroup", 1000);
+  ASSERT_EQ(second.messages.size(), 1U) << second.status.message();
+  EXPECT_EQ(second.messages[0].system_properties().message_id(), first.messages[0].system_properties().message_id());
+  EXPECT_EQ(second.messages[0].system_properties().delivery_attempt(), 2);
+  // The first receipt is expired now.
+  EXPECT_EQ(ack("ProxyRedeliver", "RedeliverGroup", first.messages[0]).status().code(), v2::INVALID_RECEIPT_HANDLE);
+
+  v2::ChangeInvisibleDurationRequest change;
+  change.mutable_group()->set_name("RedeliverGroup");
+  change.mutable_topic()->set_name("ProxyRedeliver");
+  change.set_receipt_handle(second.messages[0].system_properties().receipt_handle());
+  change.mutable_invisible_duration()->set_seconds(30);
+  v2::ChangeInvisibleDurationResponse changed;
+  grpc::ClientContext context;
+  prepare(context);
+  ASSERT_TRUE(stub_->ChangeInvisibleDuration(&context, change, &changed).ok());
+  ASSERT_EQ(changed.status().code(), v2::OK) << changed.status().message();
+  std::this_thread::sleep_for(1200ms);
+  EXPECT_EQ(receive("ProxyRedeliver", "RedeliverGroup", 1000, 300).messages.size(), 0U);
+  EXPECT_EQ(ack("ProxyRedeliver", "RedeliverGroup", second.messages[0], changed.receipt_handle()).status().code(), v2::OK);
+}
+
+TEST_F(ProxyTest, AnOrderlyGroupGetsAQueuesNextMessagesOnlyAfterTheAcks) {
+  create_topic("ProxyFifoConsume", {{"+message.type", "FIFO"}});
+  protocol::SubscriptionGroupConfig group;
+  group.group_name = "FifoGroup";
+  group.consume_message_orderly = true;
+  ASSERT_TRUE(instance_->api().update_subscription_group(cluster_.broker_addr(0), group).is_ok());
+  send_bodies("ProxyFifoConsume", {"a-1", "a-2", "a-3"}, "group-a");
+  std::vector<std::string> order;
+  for (int round = 0; round < 40 && order.size() < 3; ++round) {
+    const auto got = receive("ProxyFifoConsume", "FifoGroup", 20'000, 300, 1);
+    for (const auto& m : got.messages) {
+      order.push_back(m.body());
+      // The next one of the queue is held back until this one is acked.
+      EXPECT_EQ(receive("ProxyFifoConsume", "FifoGroup", 20'000, 200, 1).messages.size(), 0U);
+      EXPECT_EQ(ack("ProxyFifoConsume", "FifoGroup", m).status().code(), v2::OK);
+    }
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"a-1", "a-2", "a-3"}));
 }
 
 }  // namespace

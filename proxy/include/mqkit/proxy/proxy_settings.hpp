@@ -29,6 +29,13 @@ struct ProxySettings {
   std::chrono::milliseconds producer_backoff_initial{10};
   std::chrono::milliseconds producer_backoff_max{1000};
   double producer_backoff_multiplier = 2.0;
+  // Consumers (RocketMQ's minInvisibleTimeMillsForRecv, maxInvisibleTimeMills,
+  // defaultInvisibleTimeMills): the invisible times a receive may ask for, and the one it gets
+  // when it names none; the longest a receive is held waiting for messages.
+  std::chrono::milliseconds min_invisible_time{std::chrono::seconds(10)};
+  std::chrono::milliseconds max_invisible_time{std::chrono::hours(12)};
+  std::chrono::milliseconds default_invisible_time{std::chrono::seconds(60)};
+  std::chrono::milliseconds max_long_polling_time{std::chrono::seconds(30)};
   // How long a send to a broker may take before the client is answered PROXY_TIMEOUT.
   std::chrono::milliseconds send_timeout{3000};
   std::int64_t grpc_max_threads = 64;  // RPCs served at once (a Telemetry stream holds one)
