@@ -107,6 +107,27 @@ TEST(MessageRecordTest, Ipv6HostsSetFlagsAndGrowTheRecord) {
   EXPECT_EQ(to_string(v->store_host), "[::1]:10911");
 }
 
+// A redelivered popped message carries one more reconsume time; everything else stays.
+TEST(MessageRecordTest, ReconsumeTimesAreRewrittenInACopyForBothHostLayouts) {
+  for (const bool v6 : {false, true}) {
+    Sample s;
+    if (v6) s.message.born_host = *parse_host_address("[::1]:51000");
+    std::vector<std::uint8_t> out(static_cast<std::size_t>(record_size(s.message)));
+    ASSERT_TRUE(encode_record(s.message, {}, out).is_ok());
+    auto copy = with_reconsume_times(out, 7);
+    ASSERT_TRUE(copy.is_ok()) << copy.status().to_string();
+    auto before = decode_record(out, CrcCheck::kVerify);
+    auto after = decode_record(*copy, CrcCheck::kVerify);
+    ASSERT_TRUE(after.is_ok()) << after.status().to_string();
+    EXPECT_EQ(after->reconsume_times, 7);
+    EXPECT_EQ(before->reconsume_times, 2);  // the original is untouched
+    EXPECT_EQ(after->prepared_transaction_offset, before->prepared_transaction_offset);
+    EXPECT_EQ(after->store_timestamp, before->store_timestamp);
+    EXPECT_EQ(after->properties, before->properties);
+  }
+  EXPECT_FALSE(with_reconsume_times(bytes_of("short"), 1).is_ok());
+}
+
 TEST(MessageRecordTest, CorruptInputIsRejectedWithAReason) {
   Sample s;
   std::vector<std::uint8_t> out(static_cast<std::size_t>(record_size(s.message)));
