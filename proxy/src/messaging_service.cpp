@@ -49,25 +49,12 @@ MessagingService::MessagingService(ProxySettings settings, std::shared_ptr<clien
 
 grpc::Status MessagingService::QueryRoute(grpc::ServerContext*, const v2::QueryRouteRequest* request,
                                           v2::QueryRouteResponse* response) {
-  if (auto invalid = protocol::validate_topic(request->topic().name()); !invalid) {
-    *response->mutable_status() = make_status(v2::ILLEGAL_TOPIC, invalid.message());
+  auto answer = fresh_route(request->topic(), request->endpoints());
+  if (auto* refused = std::get_if<v2::Status>(&answer)) {
+    *response->mutable_status() = std::move(*refused);
     return grpc::Status::OK;
   }
-  const auto endpoints = access_point(request->endpoints());
-  if (!endpoints) {
-    *response->mutable_status() = make_status(v2::ILLEGAL_ACCESS_POINT, "the request names no endpoints to route to");
-    return grpc::Status::OK;
-  }
-  const std::string topic = wire_name(request->topic());
-  if (auto updated = cluster_->update_route(topic); !updated) {
-    *response->mutable_status() = status_of_failure(updated, v2::TOPIC_NOT_FOUND);
-    return grpc::Status::OK;
-  }
-  const auto route = cluster_->cached_route(topic);
-  if (route == nullptr) {
-    *response->mutable_status() = make_status(v2::TOPIC_NOT_FOUND, "no route of topic " + topic);
-    return grpc::Status::OK;
-  }
+  const auto& [topic, route, endpoints] = std::get<FreshRoute>(answer);
   // The topic's message type lives in its config on the brokers; a broker that cannot say
   // (an older RocketMQ) leaves it NORMAL, as RocketMQ 5 assumes for topics without one.
   protocol::TopicConfig config;
@@ -75,11 +62,23 @@ grpc::Status MessagingService::QueryRoute(grpc::ServerContext*, const v2::QueryR
   if (!address.empty()) {
     if (auto found = cluster_->api().get_topic_config(address, topic); found) config = std::move(found).value();
   }
-  for (auto& queue : message_queues(route->route, request->topic(), *endpoints, accepted_message_types(config))) {
+  for (auto& queue : message_queues(route->route, request->topic(), endpoints, accepted_message_types(config))) {
     *response->add_message_queues() = std::move(queue);
   }
   *response->mutable_status() = ok_status();
   return grpc::Status::OK;
+}
+
+std::variant<MessagingService::FreshRoute, v2::Status> MessagingService::fresh_route(const v2::Resource& topic,
+                                                                                 const v2::Endpoints& queried) {
+  if (auto invalid = protocol::validate_topic(topic.name()); !invalid) return make_status(v2::ILLEGAL_TOPIC, invalid.message());
+  auto endpoints = access_point(queried);
+  if (!endpoints) return make_status(v2::ILLEGAL_ACCESS_POINT, "the request names no endpoints to route to");
+  FreshRoute fresh{.topic = wire_name(topic), .route = nullptr, .endpoints = std::move(*endpoints)};
+  if (auto updated = cluster_->update_route(fresh.topic); !updated) return status_of_failure(updated, v2::TOPIC_NOT_FOUND);
+  fresh.route = cluster_->cached_route(fresh.topic);
+  if (fresh.route == nullptr) return make_status(v2::TOPIC_NOT_FOUND, "no route of topic " + fresh.topic);
+  return fresh;
 }
 
 std::optional<v2::Endpoints> MessagingService::access_point(const v2::Endpoints& queried) const {
@@ -259,29 +258,16 @@ grpc::Status MessagingService::Telemetry(grpc::ServerContext* context,
 
 grpc::Status MessagingService::QueryAssignment(grpc::ServerContext*, const v2::QueryAssignmentRequest* request,
                                                v2::QueryAssignmentResponse* response) {
-  if (auto invalid = protocol::validate_topic(request->topic().name()); !invalid) {
-    *response->mutable_status() = make_status(v2::ILLEGAL_TOPIC, invalid.message());
-    return grpc::Status::OK;
-  }
   if (auto invalid = protocol::validate_group(request->group().name()); !invalid) {
     *response->mutable_status() = make_status(v2::ILLEGAL_CONSUMER_GROUP, invalid.message());
     return grpc::Status::OK;
   }
-  const auto endpoints = access_point(request->endpoints());
-  if (!endpoints) {
-    *response->mutable_status() = make_status(v2::ILLEGAL_ACCESS_POINT, "the request names no endpoints to route to");
+  auto answer = fresh_route(request->topic(), request->endpoints());
+  if (auto* refused = std::get_if<v2::Status>(&answer)) {
+    *response->mutable_status() = std::move(*refused);
     return grpc::Status::OK;
   }
-  const std::string topic = wire_name(request->topic());
-  if (auto updated = cluster_->update_route(topic); !updated) {
-    *response->mutable_status() = status_of_failure(updated, v2::TOPIC_NOT_FOUND);
-    return grpc::Status::OK;
-  }
-  const auto route = cluster_->cached_route(topic);
-  if (route == nullptr) {
-    *response->mutable_status() = make_status(v2::TOPIC_NOT_FOUND, "no route of topic " + topic);
-    return grpc::Status::OK;
-  }
+  const auto& [topic, route, endpoints] = std::get<FreshRoute>(answer);
   const GroupView group = group_view(wire_name(request->group()), topic);
   // As RocketMQ's proxy assigns: a FIFO group each readable queue of each master, so a queue's
   // messages go to one receive at a time; any other group each master as a whole (queue -1).
@@ -293,7 +279,7 @@ grpc::Status MessagingService::QueryAssignment(grpc::ServerContext*, const v2::Q
     queue.set_permission(protocol::perm::writeable(queue_data.perm) ? v2::READ_WRITE : v2::READ);
     queue.mutable_broker()->set_name(queue_data.broker_name);
     queue.mutable_broker()->set_id(0);
-    *queue.mutable_broker()->mutable_endpoints() = *endpoints;
+    *queue.mutable_broker()->mutable_endpoints() = endpoints;
     for (std::int32_t id = group.fifo ? 0 : -1; id < (group.fifo ? queue_data.read_queue_nums : 0); ++id) {
       queue.set_id(id);
       *response->add_assignments()->mutable_message_queue() = queue;

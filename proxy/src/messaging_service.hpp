@@ -7,6 +7,8 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <variant>
 
 #include "apache/rocketmq/v2/service.grpc.pb.h"
 #include "mqkit/client/client_instance.hpp"
@@ -57,6 +59,14 @@ class MessagingService final : public v2::MessagingService::Service {
  private:
   // The group's view from a broker serving `topic` (defaults when none answers).
   GroupView group_view(const std::string& group, const std::string& topic);
+  // What QueryRoute and QueryAssignment answer from: the topic as brokers name it, its route
+  // fetched now, and where to send the client; or the Status refusing the request.
+  struct FreshRoute {
+    std::string topic;
+    std::shared_ptr<const client::TopicRouteInfo> route;
+    v2::Endpoints endpoints;
+  };
+  std::variant<FreshRoute, v2::Status> fresh_route(const v2::Resource& topic, const v2::Endpoints& queried);
   // Where routes and assignments send the client: the advertised address, else what it queried.
   std::optional<v2::Endpoints> access_point(const v2::Endpoints& queried) const;
   // The topic's cached route, fetched again when older than a route refresh.

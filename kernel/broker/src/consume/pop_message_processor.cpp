@@ -143,20 +143,49 @@ void PopMessageProcessor::pop(const RemotingCommand& request, const Responder& r
   }
 }
 
+namespace {
+
+// The delivery an ACK_MESSAGE or CHANGE_MESSAGE_INVISIBLETIME names (AckMessageRequestHeader).
+struct NamedDelivery {
+  std::string group;
+  std::string topic;
+  std::int32_t queue_id = 0;
+  std::int64_t offset = 0;
+  std::int64_t pop_time = 0;
+};
+
+// The delivery, or nullopt once `responder` was answered with what is wrong.
+std::optional<NamedDelivery> named_delivery(HeaderReader& fields, const Responder& responder) {
+  NamedDelivery d;
+  d.group = fields.required("consumerGroup");
+  d.topic = fields.required("topic");
+  d.queue_id = fields.required_int32("queueId");
+  const std::string extra_info = fields.required("extraInfo");
+  d.offset = fields.required_int("offset");
+  if (!fields.ok()) {
+    responder.fail(rc::kSystemError, fields.error());
+    return std::nullopt;
+  }
+  const auto receipt = protocol::decode_pop_receipt(extra_info);
+  if (!receipt) {
+    responder.fail(rc::kInvalidParameter, receipt.status().message());
+    return std::nullopt;
+  }
+  d.pop_time = receipt->pop_time;
+  return d;
+}
+
+}  // namespace
+
 void PopMessageProcessor::ack(const RemotingCommand& request, const Responder& responder) {
   HeaderReader fields(request.ext_fields);
-  const std::string group = fields.required("consumerGroup");
-  const std::string topic = fields.required("topic");
-  const std::int32_t queue_id = fields.required_int32("queueId");
-  const std::string extra_info = fields.required("extraInfo");
-  const std::int64_t offset = fields.required_int("offset");
-  if (!fields.ok()) return responder.fail(rc::kSystemError, fields.error());
-  const auto receipt = protocol::decode_pop_receipt(extra_info);
-  if (!receipt) return responder.fail(rc::kInvalidParameter, receipt.status().message());
+  const auto d = named_delivery(fields, responder);
+  if (!d) return;
   // An ack of a delivery that is over already (acked, or delivered again) changes nothing and is
   // answered SUCCESS, as RocketMQ answers it.
-  if (!service_->ack(group, topic, queue_id, offset, receipt->pop_time)) {
-    kernel::logger("broker")->debug("ack of {}:{} offset {} by group {}: that delivery is over", topic, queue_id, offset, group);
+  if (!service_->ack(d->group, d->topic, d->queue_id, d->offset, d->pop_time)) {
+    kernel::logger("broker")->debug("ack of {}:{} offset {} by group {}: that delivery is over", d->topic, d->queue_id,
+                                    d->offset, d->group);
   }
   RemotingCommand response;
   response.code = rc::kSuccess;
@@ -165,17 +194,11 @@ void PopMessageProcessor::ack(const RemotingCommand& request, const Responder& r
 
 void PopMessageProcessor::change_invisible_time(const RemotingCommand& request, const Responder& responder) {
   HeaderReader fields(request.ext_fields);
-  const std::string group = fields.required("consumerGroup");
-  const std::string topic = fields.required("topic");
-  const std::int32_t queue_id = fields.required_int32("queueId");
-  const std::string extra_info = fields.required("extraInfo");
-  const std::int64_t offset = fields.required_int("offset");
   const std::int64_t invisible_ms = fields.required_int("invisibleTime");
-  if (!fields.ok()) return responder.fail(rc::kSystemError, fields.error());
-  const auto receipt = protocol::decode_pop_receipt(extra_info);
-  if (!receipt) return responder.fail(rc::kInvalidParameter, receipt.status().message());
+  const auto d = named_delivery(fields, responder);
+  if (!d) return;
   if (invisible_ms <= 0) return responder.fail(rc::kInvalidParameter, "invisibleTime must be positive");
-  const auto new_pop_time = service_->change_invisible(group, topic, queue_id, offset, receipt->pop_time, invisible_ms);
+  const auto new_pop_time = service_->change_invisible(d->group, d->topic, d->queue_id, d->offset, d->pop_time, invisible_ms);
   if (!new_pop_time) {
     return responder.fail(rc::kInvalidParameter, "the delivery this receipt handle names is over (acked, or delivered again)");
   }

@@ -166,11 +166,13 @@ v1::Result<PopOutcome> PopService::pop(const PopRequest& request) {
 
 std::optional<std::int64_t> PopService::next_visible(const std::string& group, const std::string& topic) const {
   std::lock_guard lock(mutex_);
+  const std::int64_t now = context_.clock();
   std::optional<std::int64_t> earliest;
   for (auto it = ledgers_.lower_bound(Key{group, topic, INT32_MIN});
        it != ledgers_.end() && std::get<0>(it->first) == group && std::get<1>(it->first) == topic; ++it) {
     for (const auto& [offset, entry] : it->second.in_flight) {
-      if (!earliest || entry.visible_at < *earliest) earliest = entry.visible_at;
+      // Past ones count not: an orderly queue may hold one back behind a still invisible one.
+      if (entry.visible_at > now && (!earliest || entry.visible_at < *earliest)) earliest = entry.visible_at;
     }
   }
   return earliest;

@@ -61,7 +61,8 @@ class PopService {
   // Pops what is visible now; never waits. Messages past their retry maximum are moved to the
   // DLQ on the way (they are not returned).
   plugin::v1::Result<PopOutcome> pop(const PopRequest& request);
-  // When the earliest message of `group` in `topic` that is invisible now becomes visible again.
+  // When the earliest message of `group` in `topic` that is invisible now becomes visible again
+  // (nullopt: none is).
   std::optional<std::int64_t> next_visible(const std::string& group, const std::string& topic) const;
   // Ends the delivery of the message popped at `pop_time`; false when that delivery is over
   // already (acked, or delivered again since), which changes nothing.
