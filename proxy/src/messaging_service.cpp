@@ -432,6 +432,51 @@ grpc::Status MessagingService::ChangeInvisibleDuration(grpc::ServerContext*, con
   return grpc::Status::OK;
 }
 
+grpc::Status MessagingService::ForwardMessageToDeadLetterQueue(grpc::ServerContext*,
+                                                               const v2::ForwardMessageToDeadLetterQueueRequest* request,
+                                                               v2::ForwardMessageToDeadLetterQueueResponse* response) {
+  const auto answer = [response](v2::Status status) {
+    *response->mutable_status() = std::move(status);
+    return grpc::Status::OK;
+  };
+  auto receipt = protocol::decode_pop_receipt(request->receipt_handle());
+  if (!receipt) return answer(make_status(v2::INVALID_RECEIPT_HANDLE, receipt.status().message()));
+  if (receipt->visible_again_at() < now_ms()) return answer(make_status(v2::INVALID_RECEIPT_HANDLE, "receipt handle is expired"));
+  const std::string address = cluster_->find_broker_master(receipt->broker_name);
+  if (address.empty()) return answer(make_status(v2::INVALID_RECEIPT_HANDLE, "no master address of broker " + receipt->broker_name));
+  const std::string group = wire_name(request->group());
+  const std::string topic = wire_name(request->topic());
+  // The message as stored (its commit log offset), then CONSUMER_SEND_MSG_BACK with delay level
+  // -1, which puts it in %DLQ%group, as RocketMQ's proxy forwards; then the delivery ends.
+  client::PullMessageRequest pull;
+  pull.consumer_group = group;
+  pull.topic = topic;
+  pull.queue_id = receipt->queue_id;
+  pull.queue_offset = receipt->offset;
+  pull.max_msg_nums = 1;
+  pull.sys_flag = client::pull_sys_flag::kSubscription;
+  auto pulled = cluster_->api().pull_message(address, pull, settings_.send_timeout);
+  if (!pulled) return answer(status_of_failure(pulled.status(), v2::MESSAGE_NOT_FOUND));
+  if (pulled->messages.empty() || pulled->messages.front().queue_offset != receipt->offset) {
+    return answer(make_status(v2::MESSAGE_NOT_FOUND, "the message of this receipt handle is no longer stored"));
+  }
+  const client::MessageExt& message = pulled->messages.front();
+  client::SendBackRequest back;
+  back.commit_log_offset = message.commit_log_offset;
+  back.group = group;
+  back.delay_level = -1;
+  back.origin_msg_id = request->message_id();
+  back.origin_topic = topic;
+  back.max_reconsume_times = request->max_delivery_attempts() > 0 ? request->max_delivery_attempts() - 1 : 16;
+  if (auto sent = cluster_->api().consumer_send_message_back(address, back, settings_.send_timeout); !sent) {
+    return answer(status_of_failure(sent, v2::NOT_FOUND));
+  }
+  if (auto acked = cluster_->api().ack_message(address, group, topic, request->receipt_handle(), settings_.send_timeout); !acked) {
+    return answer(status_of_failure(acked, v2::NOT_FOUND));
+  }
+  return answer(ok_status());
+}
+
 grpc::Status MessagingService::NotifyClientTermination(grpc::ServerContext*, const v2::NotifyClientTerminationRequest*,
                                                        v2::NotifyClientTerminationResponse* response) {
   *response->mutable_status() = ok_status();

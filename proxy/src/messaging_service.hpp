@@ -46,6 +46,9 @@ class MessagingService final : public v2::MessagingService::Service {
                           v2::AckMessageResponse* response) override;
   grpc::Status ChangeInvisibleDuration(grpc::ServerContext* context, const v2::ChangeInvisibleDurationRequest* request,
                                        v2::ChangeInvisibleDurationResponse* response) override;
+  grpc::Status ForwardMessageToDeadLetterQueue(grpc::ServerContext* context,
+                                               const v2::ForwardMessageToDeadLetterQueueRequest* request,
+                                               v2::ForwardMessageToDeadLetterQueueResponse* response) override;
   grpc::Status NotifyClientTermination(grpc::ServerContext* context, const v2::NotifyClientTerminationRequest* request,
                                        v2::NotifyClientTerminationResponse* response) override;
   grpc::Status RecallMessage(grpc::ServerContext* context, const v2::RecallMessageRequest* request,

@@ -382,6 +382,36 @@ TEST_F(ProxyTest, AnUnackedMessageComesBackAndAChangedInvisibleTimeHoldsItLonger
   EXPECT_EQ(ack("ProxyRedeliver", "RedeliverGroup", second.messages[0], changed.receipt_handle()).status().code(), v2::OK);
 }
 
+TEST_F(ProxyTest, AMessageForwardedToTheDeadLetterQueueLeavesTheGroup) {
+  create_topic("ProxyGiveUp");
+  send_bodies("ProxyGiveUp", {"hopeless"});
+  Received got;
+  for (int i = 0; i < 20 && got.messages.empty(); ++i) got = receive("ProxyGiveUp", "GiveUpGroup", 20'000);
+  ASSERT_EQ(got.messages.size(), 1U);
+  v2::ForwardMessageToDeadLetterQueueRequest forward;
+  forward.mutable_group()->set_name("GiveUpGroup");
+  forward.mutable_topic()->set_name("ProxyGiveUp");
+  forward.set_receipt_handle(got.messages[0].system_properties().receipt_handle());
+  forward.set_message_id(got.messages[0].system_properties().message_id());
+  forward.set_delivery_attempt(1);
+  forward.set_max_delivery_attempts(1);
+  v2::ForwardMessageToDeadLetterQueueResponse forwarded;
+  grpc::ClientContext context;
+  prepare(context);
+  ASSERT_TRUE(stub_->ForwardMessageToDeadLetterQueue(&context, forward, &forwarded).ok());
+  ASSERT_EQ(forwarded.status().code(), v2::OK) << forwarded.status().message();
+  // In the group's dead-letter queue, and no longer the group's to receive.
+  auto dlq = instance_->api().get_max_offset(cluster_.broker_addr(0), {"%DLQ%GiveUpGroup", "broker-a", 0});
+  ASSERT_TRUE(dlq.is_ok()) << dlq.status().to_string();
+  EXPECT_EQ(*dlq, 1);
+  EXPECT_EQ(receive("ProxyGiveUp", "GiveUpGroup", 20'000, 300).messages.size(), 0U);
+  forward.set_receipt_handle("garbage");
+  grpc::ClientContext again;
+  prepare(again);
+  ASSERT_TRUE(stub_->ForwardMessageToDeadLetterQueue(&again, forward, &forwarded).ok());
+  EXPECT_EQ(forwarded.status().code(), v2::INVALID_RECEIPT_HANDLE);
+}
+
 TEST_F(ProxyTest, AnOrderlyGroupGetsAQueuesNextMessagesOnlyAfterTheAcks) {
   create_topic("ProxyFifoConsume", {{"+message.type", "FIFO"}});
   protocol::SubscriptionGroupConfig group;
