@@ -1,17 +1,25 @@
-// The official RocketMQ 5 gRPC Node.js client (rocketmq-client-nodejs, its Producer) sends through
-// mqproxy to real mqnamesrv + mqbroker processes; the test then reads back what the broker stored
-// (pulls of every queue) and checks it against the receipts the client printed. The scenarios
-// live in tests/interop/grpc-nodejs/scenarios.js; tools/test.sh installs the client there.
+// The official RocketMQ 5 gRPC Node.js client (rocketmq-client-nodejs) against mqproxy in front of
+// real mqnamesrv + mqbroker processes. Its Producer sends; the test then reads back what the broker
+// stored (pulls of every queue) and checks it against the receipts the client printed. Its
+// SimpleConsumer receives, acks, lets messages come back and changes their invisible duration
+// (RocketMQ 5's pop-based consumption); the test checks what it received against what was sent
+// and stored, and what the broker then holds: the group's committed offsets, the dead-letter
+// topic. The scenarios live in tests/interop/grpc-nodejs/scenarios.js; tools/test.sh installs the
+// client there.
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -79,6 +87,28 @@ std::string text(const rapidjson::Value& object, const char* name) {
 std::int64_t number(const rapidjson::Value& object, const char* name) {
   return object.HasMember(name) && object[name].IsInt64() ? object[name].GetInt64() : -1;
 }
+// object.a.b... ; null when a member on the way is missing or not an object.
+const rapidjson::Value* member(const rapidjson::Value& object, std::initializer_list<const char*> path) {
+  const rapidjson::Value* v = &object;
+  for (const char* name : path) {
+    if (!v->IsObject() || !v->HasMember(name)) return nullptr;
+    v = &(*v)[name];
+  }
+  return v;
+}
+std::string json_text(const rapidjson::Value& value) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+  value.Accept(writer);
+  return buffer.GetString();
+}
+// The "keys" array of a result line, space-joined as the broker keeps KEYS.
+std::string joined_keys(const rapidjson::Value& object) {
+  std::string keys;
+  if (!object.HasMember("keys") || !object["keys"].IsArray()) return keys;
+  for (const auto& key : object["keys"].GetArray()) keys += (keys.empty() ? "" : " ") + std::string(key.GetString());
+  return keys;
+}
 
 const StoredMessage* find_by_id(const std::vector<StoredMessage>& messages, const std::string& message_id) {
   const auto it = std::find_if(messages.begin(), messages.end(),
@@ -101,7 +131,9 @@ class GrpcNodejsInteropTest : public ::testing::Test {
     ASSERT_TRUE(cluster_->add_namesrv().is_ok());
     const auto broker = cluster_->add_broker({.name = "broker-a", .store = "commitlog"});
     ASSERT_TRUE(broker.is_ok()) << broker.to_string();
-    const auto proxy = cluster_->add_proxy();
+    // Consumer scenarios use invisible durations of 2 s, below the proxy's default minimum of 10 s
+    // for a receive (RocketMQ 5's minInvisibleTimeMillsForRecv, which its own tests lower too).
+    const auto proxy = cluster_->add_proxy({"proxy.min_invisible_time=1s"});
     ASSERT_TRUE(proxy.is_ok()) << proxy.to_string();
   }
 
@@ -143,6 +175,73 @@ class GrpcNodejsInteropTest : public ::testing::Test {
         << "the name server never routed " << topic;
   }
 
+  // Creates consumer group `group` on the broker as RocketMQ 5's admin tools do:
+  // UPDATE_AND_CREATE_SUBSCRIPTIONGROUP with a SubscriptionGroupConfig body. An orderly group
+  // (consumeMessageOrderly) is what makes the proxy serve FIFO consumption. The broker must keep
+  // both fields (GET_SUBSCRIPTIONGROUP_CONFIG shows them), as the proxy reads them from it.
+  void create_group(const std::string& group, bool orderly, int retry_max_times) {
+    auto create = make_request(protocol::request_code::kUpdateAndCreateSubscriptionGroup, {});
+    protocol::set_body(create, R"({"groupName":")" + group + R"(","consumeEnable":true,"consumeMessageOrderly":)" +
+                                   (orderly ? "true" : "false") +
+                                   R"(,"retryMaxTimes":)" + std::to_string(retry_max_times) + "}");
+    auto created = client_.call(cluster_->broker_addr(0), std::move(create));
+    ASSERT_TRUE(created.is_ok() && created->code == protocol::response_code::kSuccess)
+        << (created ? created->remark.value_or("") : created.status().to_string());
+    auto config = client_.call(cluster_->broker_addr(0),
+                               make_request(protocol::request_code::kGetSubscriptionGroupConfig, {{"group", group}}));
+    ASSERT_TRUE(config.is_ok() && config->code == protocol::response_code::kSuccess)
+        << (config ? config->remark.value_or("") : config.status().to_string());
+    const std::string body(protocol::body_text(*config));
+    rapidjson::Document doc;
+    ASSERT_FALSE(doc.Parse(body.c_str()).HasParseError()) << body;
+    const rapidjson::Value* kept_orderly = member(doc, {"consumeMessageOrderly"});
+    EXPECT_EQ(kept_orderly != nullptr && kept_orderly->IsBool() && kept_orderly->GetBool(), orderly)
+        << "the broker did not keep consumeMessageOrderly=" << orderly << " of " << group << ": " << body;
+    const rapidjson::Value* kept_retries = member(doc, {"retryMaxTimes"});
+    EXPECT_TRUE(kept_retries != nullptr && kept_retries->IsInt() && kept_retries->GetInt() == retry_max_times)
+        << "the broker did not keep retryMaxTimes=" << retry_max_times << " of " << group << ": " << body;
+  }
+
+  // QUERY_CONSUMER_OFFSET: the offset `group` committed in one queue; -1 when the broker has none.
+  std::int64_t committed_offset(const std::string& group, const std::string& topic, int queue) {
+    auto r = client_.call(cluster_->broker_addr(0),
+                          make_request(protocol::request_code::kQueryConsumerOffset,
+                                       {{"consumerGroup", group}, {"topic", topic}, {"queueId", std::to_string(queue)}}));
+    if (!r || r->code != protocol::response_code::kSuccess) return -1;
+    const auto offset = r->ext_fields.get("offset");
+    return offset ? std::stoll(std::string(*offset)) : -1;
+  }
+  // GET_MAX_OFFSET: the end of one queue; -1 when the call fails.
+  std::int64_t max_offset(const std::string& topic, int queue) {
+    auto r = client_.call(cluster_->broker_addr(0), make_request(protocol::request_code::kGetMaxOffset,
+                                                                 {{"topic", topic}, {"queueId", std::to_string(queue)}}));
+    if (!r || r->code != protocol::response_code::kSuccess) return -1;
+    const auto offset = r->ext_fields.get("offset");
+    return offset ? std::stoll(std::string(*offset)) : -1;
+  }
+  // Once every message of `topic` is acked, the group's committed offset in each queue reaches
+  // the queue's end (a queue that never held a message may have no committed offset at all).
+  void expect_offsets_at_the_end(const std::string& group, const std::string& topic) {
+    std::string seen;
+    const bool reached = eventually(
+        [&] {
+          seen.clear();
+          bool all = true;
+          for (int queue = 0; queue < kQueues; ++queue) {
+            const std::int64_t end = max_offset(topic, queue);
+            const std::int64_t committed = committed_offset(group, topic, queue);
+            seen += " queue " + std::to_string(queue) + ": committed " + std::to_string(committed) + " of " +
+                    std::to_string(end) + ";";
+            all = all && end >= 0 && (committed == end || (end == 0 && committed <= 0));
+          }
+          return all;
+        },
+        seconds(15));
+    EXPECT_TRUE(reached) << "the offsets " << group << " committed on the broker did not reach the end of " << topic
+                         << " after every message was acked:" << seen << "\nproxy log:\n"
+                         << cluster_->proxy(0).log_tail() << "\nbroker log:\n" << cluster_->broker(0).log_tail();
+  }
+
   // Starts one scenario of scenarios.js against the proxy.
   void start_scenario(ChildProcess& node, const std::string& scenario, const std::string& topic,
                       const std::vector<std::string>& extra_args = {}) {
@@ -171,9 +270,9 @@ class GrpcNodejsInteropTest : public ::testing::Test {
   }
 
   // Every message of `topic` the broker holds, pulled queue by queue from offset 0.
-  std::vector<StoredMessage> stored(const std::string& topic) {
+  std::vector<StoredMessage> stored(const std::string& topic, int queues = kQueues) {
     std::vector<StoredMessage> out;
-    for (int queue = 0; queue < kQueues; ++queue) {
+    for (int queue = 0; queue < queues; ++queue) {
       std::int64_t offset = 0;
       for (int pulls = 0; pulls < 100; ++pulls) {
         const auto records = client_.pull_records(cluster_->broker_addr(0), topic, queue, offset, "GrpcNodejsCheck");
@@ -343,6 +442,195 @@ TEST_F(GrpcNodejsInteropTest, UnknownTopicFailsWithTopicNotFound) {
   ASSERT_TRUE(config.is_ok()) << config.status().to_string();
   EXPECT_EQ(config->code, protocol::response_code::kTopicNotExist)
       << "the broker has a config of " << topic << ": " << protocol::body_text(*config);
+}
+
+// What the proxy's Settings for a SIMPLE_CONSUMER said (the scenario's "consumer_settings" line):
+// subscription.fifo and the backoff policy's max_attempts, which RocketMQ 5's proxy takes from the
+// group (consume_message_orderly; retry_max_times + 1).
+void expect_consumer_settings(const std::string& output, bool fifo, int max_attempts) {
+  const auto lines = results(output, "consumer_settings");
+  ASSERT_EQ(lines.size(), 1u) << output;
+  const rapidjson::Value* settings = member(lines[0], {"settings"});
+  ASSERT_NE(settings, nullptr) << output;
+  const rapidjson::Value* issued_fifo = member(*settings, {"subscription", "fifo"});
+  EXPECT_EQ(issued_fifo != nullptr && issued_fifo->IsBool() && issued_fifo->GetBool(), fifo)
+      << "Settings.subscription.fifo of the group: " << json_text(*settings);
+  const rapidjson::Value* attempts = member(*settings, {"backoffPolicy", "maxAttempts"});
+  EXPECT_TRUE(attempts != nullptr && attempts->IsInt() && attempts->GetInt() == max_attempts)
+      << "Settings.backoff_policy.max_attempts should be the group's retryMaxTimes + 1 = " << max_attempts << ": "
+      << json_text(*settings);
+}
+
+// A SimpleConsumer of a group that is not orderly receives every message produced, once each,
+// with delivery attempt 1 and what was sent (body, tag, keys, user properties) at the queue and
+// offset the broker stored it; it acks each, none comes back, and the group's committed offsets
+// reach the end of every queue. QueryAssignment gives the group one queue per broker, id -1.
+TEST_F(GrpcNodejsInteropTest, SimpleConsumerReceivesEachMessageOnceAndItsAcksMoveTheGroupsOffsets) {
+  const std::string topic = "GrpcNodejs_simple_consume";
+  const std::string group = "GrpcNodejsSimpleGroup";
+  ASSERT_NO_FATAL_FAILURE(create_topic(topic));
+  ASSERT_NO_FATAL_FAILURE(create_group(group, false, 3));
+  std::string output;
+  ASSERT_NO_FATAL_FAILURE(run_scenario("simple_consume", topic, output, {group, "8"}));
+  ASSERT_NO_FATAL_FAILURE(expect_consumer_settings(output, false, 4));
+  const auto assignments = results(output, "assignments");
+  ASSERT_EQ(assignments.size(), 1u) << output;
+  const rapidjson::Value* assigned = member(assignments[0], {"assignments"});
+  ASSERT_TRUE(assigned != nullptr && assigned->IsArray()) << output;
+  ASSERT_EQ(assigned->Size(), 1u) << "one broker, one assignment: " << json_text(*assigned);
+  EXPECT_EQ(number((*assigned)[0], "queueId"), -1) << json_text(*assigned);
+  EXPECT_EQ(text((*assigned)[0], "broker"), "broker-a") << json_text(*assigned);
+
+  const auto receipts = results(output, "receipt");
+  const auto received = results(output, "message");
+  ASSERT_EQ(receipts.size(), 8u) << output;
+  ASSERT_EQ(received.size(), receipts.size()) << output;
+  const auto messages = stored_at_least(topic, receipts.size());
+  std::set<std::string> ids;
+  for (const auto& m : received) {
+    const std::string id = text(m, "messageId");
+    SCOPED_TRACE("received message " + id);
+    EXPECT_TRUE(ids.insert(id).second) << "received twice";
+    const auto receipt = std::find_if(receipts.begin(), receipts.end(),
+                                      [&](const rapidjson::Document& r) { return text(r, "messageId") == id; });
+    ASSERT_NE(receipt, receipts.end()) << "never sent";
+    EXPECT_EQ(text(m, "topic"), topic);
+    EXPECT_EQ(text(m, "body"), text(*receipt, "body"));
+    EXPECT_EQ(text(m, "tag"), text(*receipt, "tag"));
+    EXPECT_EQ(joined_keys(m), joined_keys(*receipt));
+    const rapidjson::Value* sent_properties = member(*receipt, {"properties"});
+    const rapidjson::Value* got_properties = member(m, {"properties"});
+    ASSERT_TRUE(sent_properties != nullptr && got_properties != nullptr);
+    EXPECT_EQ(json_text(*got_properties), json_text(*sent_properties)) << "user properties";
+    EXPECT_EQ(number(m, "deliveryAttempt"), 1);
+    const StoredMessage* s = find_by_id(messages, id);
+    ASSERT_NE(s, nullptr) << "no stored message has UNIQ_KEY " << id;
+    EXPECT_EQ(number(m, "queueId"), s->queue_id) << "the queue the proxy reports is not where the broker stored it";
+    EXPECT_EQ(number(m, "queueOffset"), s->queue_offset) << "the queue offset the proxy reports is not the stored one";
+  }
+  EXPECT_EQ(results(output, "ack").size(), receipts.size()) << output;
+  expect_offsets_at_the_end(group, topic);
+}
+
+// A message received with a 2 s invisible duration and not acked comes back after it with the
+// same id and delivery attempt 2; acked then, it stays acked. The topic itself still holds it once.
+TEST_F(GrpcNodejsInteropTest, UnackedMessageComesBackWithTheNextDeliveryAttempt) {
+  const std::string topic = "GrpcNodejs_redelivery";
+  const std::string group = "GrpcNodejsRedeliveryGroup";
+  ASSERT_NO_FATAL_FAILURE(create_topic(topic));
+  ASSERT_NO_FATAL_FAILURE(create_group(group, false, 16));
+  std::string output;
+  ASSERT_NO_FATAL_FAILURE(run_scenario("redelivery", topic, output, {group, "2000"}));
+  ASSERT_NO_FATAL_FAILURE(expect_consumer_settings(output, false, 17));
+  const auto receipts = results(output, "receipt");
+  const auto deliveries = results(output, "delivery");
+  ASSERT_EQ(receipts.size(), 1u) << output;
+  ASSERT_EQ(deliveries.size(), 2u) << output;
+  const std::string id = text(receipts[0], "messageId");
+  for (std::size_t i = 0; i < deliveries.size(); ++i) {
+    EXPECT_EQ(text(deliveries[i], "messageId"), id);
+    EXPECT_EQ(number(deliveries[i], "deliveryAttempt"), static_cast<std::int64_t>(i + 1));
+    EXPECT_EQ(text(deliveries[i], "body"), text(receipts[0], "body"));
+  }
+  EXPECT_GE(number(deliveries[1], "afterMs"), 2000);
+  const auto messages = stored_at_least(topic, 1);
+  EXPECT_EQ(messages.size(), 1u) << "the redelivery added a message to " << topic;
+  expect_offsets_at_the_end(group, topic);
+}
+
+// ChangeInvisibleDuration from 2 s to 10 s keeps a received message from coming back when the
+// 2 s are over, and the receipt handle it answers acks the message.
+TEST_F(GrpcNodejsInteropTest, ChangedInvisibleDurationHoldsAMessageAndItsNewReceiptHandleAcksIt) {
+  const std::string topic = "GrpcNodejs_change_invisible";
+  const std::string group = "GrpcNodejsChangeInvisibleGroup";
+  ASSERT_NO_FATAL_FAILURE(create_topic(topic));
+  ASSERT_NO_FATAL_FAILURE(create_group(group, false, 16));
+  std::string output;
+  ASSERT_NO_FATAL_FAILURE(run_scenario("change_invisible", topic, output, {group, "2000", "10000"}));
+  const auto receipts = results(output, "receipt");
+  ASSERT_EQ(receipts.size(), 1u) << output;
+  ASSERT_EQ(results(output, "delivery").size(), 1u) << output;
+  ASSERT_EQ(results(output, "changed").size(), 1u) << output;
+  const auto acks = results(output, "ack");
+  ASSERT_EQ(acks.size(), 1u) << output;
+  EXPECT_EQ(text(acks[0], "messageId"), text(receipts[0], "messageId"));
+  expect_offsets_at_the_end(group, topic);
+}
+
+// An orderly group (consumeMessageOrderly) on a FIFO topic: the proxy's Settings say fifo,
+// QueryAssignment gives one assignment per queue, and the messages of each message group arrive
+// in the order they were sent, the next ones only once the earlier ones are acked.
+TEST_F(GrpcNodejsInteropTest, OrderlyGroupReceivesEachMessageGroupInSendOrder) {
+  const std::string topic = "GrpcNodejs_fifo_consume";
+  const std::string group = "GrpcNodejsOrderlyGroup";
+  ASSERT_NO_FATAL_FAILURE(create_topic(topic, "FIFO"));
+  ASSERT_NO_FATAL_FAILURE(create_group(group, true, 16));
+  std::string output;
+  ASSERT_NO_FATAL_FAILURE(run_scenario("fifo_consume", topic, output, {group, "4"}));
+  ASSERT_NO_FATAL_FAILURE(expect_consumer_settings(output, true, 17));
+  const auto assignments = results(output, "assignments");
+  ASSERT_EQ(assignments.size(), 1u) << output;
+  const rapidjson::Value* assigned = member(assignments[0], {"assignments"});
+  ASSERT_TRUE(assigned != nullptr && assigned->IsArray()) << output;
+  std::set<std::int64_t> queues;
+  for (const auto& a : assigned->GetArray()) queues.insert(number(a, "queueId"));
+  EXPECT_EQ(queues, (std::set<std::int64_t>{0, 1, 2, 3})) << "an orderly group is assigned each queue: "
+                                                          << json_text(*assigned);
+
+  const auto receipts = results(output, "receipt");
+  const auto received = results(output, "message");
+  ASSERT_EQ(receipts.size(), 12u) << output;
+  ASSERT_EQ(received.size(), receipts.size()) << output;
+  std::map<std::string, std::vector<std::string>> sent_order, received_order;  // message group -> bodies
+  for (const auto& r : receipts) sent_order[text(r, "group")].push_back(text(r, "body"));
+  for (const auto& m : received) received_order[text(m, "messageGroup")].push_back(text(m, "body"));
+  EXPECT_EQ(received_order, sent_order);
+  expect_offsets_at_the_end(group, topic);
+}
+
+// A group with retryMaxTimes 1: a message never acked is delivered twice (attempts 1 and 2, the
+// Settings' max_attempts), then goes to the group's dead-letter topic %DLQ%<group>, where the
+// broker holds it with its id and body.
+TEST_F(GrpcNodejsInteropTest, MessageBeyondTheRetryLimitGoesToTheDeadLetterTopic) {
+  const std::string topic = "GrpcNodejs_dead_letter";
+  const std::string group = "GrpcNodejsDeadLetterGroup";
+  ASSERT_NO_FATAL_FAILURE(create_topic(topic));
+  ASSERT_NO_FATAL_FAILURE(create_group(group, false, 1));
+  std::string output;
+  ASSERT_NO_FATAL_FAILURE(run_scenario("dead_letter", topic, output, {group, "2", "2000"}));
+  ASSERT_NO_FATAL_FAILURE(expect_consumer_settings(output, false, 2));
+  const auto receipts = results(output, "receipt");
+  const auto deliveries = results(output, "delivery");
+  ASSERT_EQ(receipts.size(), 1u) << output;
+  ASSERT_EQ(deliveries.size(), 2u) << output;
+  const std::string id = text(receipts[0], "messageId");
+  for (std::size_t i = 0; i < deliveries.size(); ++i) {
+    EXPECT_EQ(text(deliveries[i], "messageId"), id);
+    EXPECT_EQ(number(deliveries[i], "deliveryAttempt"), static_cast<std::int64_t>(i + 1));
+  }
+  const std::string dlq = "%DLQ%" + group;
+  std::vector<StoredMessage> dead;
+  const StoredMessage* m = nullptr;
+  const bool arrived = eventually(
+      [&] {
+        dead = stored(dlq);
+        m = find_by_id(dead, id);
+        return m != nullptr;
+      },
+      seconds(20));
+  auto config = client_.call(cluster_->broker_addr(0),
+                             make_request(protocol::request_code::kGetTopicConfig, {{"topic", dlq}}));
+  ASSERT_TRUE(arrived) << "message " << id << " is not in " << dlq << " (" << dead.size()
+                       << " messages there; its topic config: "
+                       << (config ? std::string(protocol::body_text(*config)) + " " + config->remark.value_or("")
+                                  : config.status().to_string())
+                       << ")\nscenario output:\n" << output << "\nproxy log:\n" << cluster_->proxy(0).log_tail()
+                       << "\nbroker log:\n" << cluster_->broker(0).log_tail();
+  EXPECT_EQ(m->body, text(receipts[0], "body"));
+  EXPECT_EQ(m->property("TAGS"), "DeadLetter");
+  EXPECT_EQ(std::count_if(dead.begin(), dead.end(), [&](const StoredMessage& d) { return d.property("UNIQ_KEY") == id; }),
+            1)
+      << "the message went to " << dlq << " more than once";
 }
 
 }  // namespace

@@ -1,30 +1,48 @@
 // Interop scenarios run by tests/integration/grpc_nodejs_interop_test.cpp: the official RocketMQ 5
-// gRPC Node.js client (rocketmq-client-nodejs) producing through mqproxy, which forwards to a live
-// mqnamesrv + mqbroker. Usage:
-//   node scenarios.js <scenario> <proxy host:port> <topic> [<arg>]
-// Scenarios: produce [count], fifo [messages per group], delay [delay ms], unknown_topic.
+// gRPC Node.js client (rocketmq-client-nodejs) producing and consuming through mqproxy, which
+// forwards to a live mqnamesrv + mqbroker. Usage:
+//   node scenarios.js <scenario> <proxy host:port> <topic> [<arg>...]
+// Producer scenarios: produce [count], fifo [messages per group], delay [delay ms], unknown_topic.
+// SimpleConsumer scenarios (pop-based consumption; the group must exist on the broker):
+//   simple_consume <group> [count] [invisible ms], redelivery <group> [invisible ms],
+//   change_invisible <group> [invisible ms] [changed invisible ms],
+//   fifo_consume <group> [messages per message group], dead_letter <group> [max attempts] [invisible ms].
 // Standard output carries only lines "RESULT <json>" (what the C++ test checks against what the
-// broker stored); the client's own log goes to standard error. Exits 0 when the scenario's
-// expectations hold, 1 (with the reason on stderr and in a RESULT line of kind "failure")
-// otherwise, 2 for a usage error; every step is bounded in time and the producer is always shut
-// down.
+// broker stored); the client's own log, and every ReceiveMessage, AckMessage and
+// ChangeInvisibleDuration exchanged with the proxy, go to standard error. Exits 0 when the
+// scenario's expectations hold, 1 (with the reason on stderr and in a RESULT line of kind
+// "failure") otherwise, 2 for a usage error; every step is bounded in time and every client is
+// always shut down.
 'use strict';
 
+const crypto = require('node:crypto');
 const util = require('node:util');
-const { Producer, ClientException, NotFoundException } = require('rocketmq-client-nodejs');
+const { Producer, SimpleConsumer, ClientException, NotFoundException } = require('rocketmq-client-nodejs');
+// The client's generated protobuf classes, for QueryAssignment (which SimpleConsumer does not
+// call) and for looking at the raw ReceiveMessage stream.
+const { QueryAssignmentRequest, ReceiveMessageResponse } =
+  require('rocketmq-client-nodejs/proto/apache/rocketmq/v2/service_pb');
+const { Resource } = require('rocketmq-client-nodejs/proto/apache/rocketmq/v2/definition_pb');
 
-const [scenario, endpoints, topic, arg] = process.argv.slice(2);
+const [scenario, endpoints, topic, ...args] = process.argv.slice(2);
+const arg = args[0];
 
-// The client's enums (apache.rocketmq.v2): MessageType, Permission, Code.
+// The client's enums (apache.rocketmq.v2): MessageType, Permission, Code, DigestType.
 const MessageType = { 0: 'MESSAGE_TYPE_UNSPECIFIED', 1: 'NORMAL', 2: 'FIFO', 3: 'DELAY', 4: 'TRANSACTION' };
 const NORMAL = 1, FIFO = 2, DELAY = 3;
 const Permission = { 0: 'PERMISSION_UNSPECIFIED', 1: 'NONE', 2: 'READ', 3: 'WRITE', 4: 'READ_WRITE' };
-const CODE_OK = 20000, CODE_NOT_FOUND = 40400, CODE_TOPIC_NOT_FOUND = 40402;
+const READ = 2, READ_WRITE = 4;
+const CODE_OK = 20000, CODE_NOT_FOUND = 40400, CODE_TOPIC_NOT_FOUND = 40402, CODE_MESSAGE_NOT_FOUND = 40401;
+const DIGEST_MD5 = 2;
+const ContentCase = ReceiveMessageResponse.ContentCase;
 
 const OVERALL_MS = 90000;
 const STARTUP_MS = 20000;
 const SHUTDOWN_MS = 10000;
 const REQUEST_TIMEOUT_MS = 5000;
+// Consumers' long polling (SimpleConsumer's awaitDuration): how long a ReceiveMessage waits for
+// messages before the proxy answers MESSAGE_NOT_FOUND.
+const AWAIT_MS = 3000;
 
 function result(kind, fields) {
   process.stdout.write(`RESULT ${JSON.stringify(Object.assign({ scenario, kind }, fields))}\n`);
@@ -66,10 +84,12 @@ function clientExceptionIn(err) {
   return undefined;
 }
 
+// Every client started (producers and consumers): all are shut down at the end, whatever happened.
+const clients = [];
+
 // Everything the producer saw and sent, for the checks and for diagnosis: the Settings the proxy
 // issued on the telemetry stream, and the message ids the client put in each SendMessageRequest
 // (RocketMQ 5's client makes the id; the proxy stores it as UNIQ_KEY and returns it).
-const producers = [];
 function newProducer(withTopic) {
   const options = { endpoints, namespace: '', requestTimeout: REQUEST_TIMEOUT_MS, logger, maxAttempts: 1 };
   if (withTopic) options.topics = [ topic ];
@@ -86,7 +106,7 @@ function newProducer(withTopic) {
     seen.sentIds.push(...request.getMessagesList().map(m => m.getSystemProperties().getMessageId()));
     return sendMessage(to, request, timeout);
   };
-  producers.push(producer);
+  clients.push(producer);
   return { producer, seen };
 }
 
@@ -137,6 +157,292 @@ async function sendChecked(p, message, sentBefore) {
   expect(receipt.messageId === sentId, `the receipt's messageId ${receipt.messageId} is not the id the client sent, ${sentId}`);
   expect(typeof receipt.offset === 'number' && receipt.offset >= 0, `the receipt's offset is ${receipt.offset}`);
   return receipt;
+}
+
+// ---- SimpleConsumer (RocketMQ 5's pop-based consumption through the proxy) ----
+
+// A receipt handle for logs and result lines: whole unless it is long.
+function short(handle) {
+  return typeof handle === 'string' && handle.length > 96 ? `${handle.slice(0, 96)}...(${handle.length} chars)` : handle;
+}
+function md5Upper(bytes) {
+  return crypto.createHash('md5').update(bytes).digest('hex').toUpperCase();
+}
+// The raw fields of every message received, by receipt handle.
+const rawByHandle = new Map();
+
+// A SimpleConsumer of `group` subscribed to `topic` with tag expression '*', with every exchange
+// it has with the proxy recorded and logged: the Settings issued on the telemetry stream, each
+// ReceiveMessage (request, the stream's statuses and messages), each AckMessage and
+// ChangeInvisibleDuration (request and response). The ReceiveMessage stream is checked as it
+// arrives, as RocketMQ 5's proxy writes it: exactly one status, OK before the messages or a lone
+// MESSAGE_NOT_FOUND; each message with its id, a receipt handle, a delivery attempt >= 1, the topic
+// asked for and an MD5 body digest (uppercase hex) that matches the body.
+function newConsumer(group, awaitDuration = AWAIT_MS) {
+  const consumer = new SimpleConsumer({
+    endpoints, namespace: '', requestTimeout: REQUEST_TIMEOUT_MS, logger, consumerGroup: group,
+    subscriptions: new Map([ [ topic, '*' ] ]), awaitDuration,
+    maxRetryAttempts: 1,  // an INTERNAL_ERROR fails the scenario instead of being retried
+  });
+  const seen = { settings: [], receives: [], acks: [], changes: [] };
+  const onSettings = consumer.onSettingsCommand.bind(consumer);
+  consumer.onSettingsCommand = (from, settings) => {
+    seen.settings.push(settings.toObject());
+    return onSettings(from, settings);
+  };
+  const manager = consumer.getRpcClientManager();
+
+  const receiveMessage = manager.receiveMessage.bind(manager);
+  manager.receiveMessage = async (to, request, timeout) => {
+    const r = request.toObject();
+    const sent = {
+      group: r.group && r.group.name, topic: r.messageQueue && r.messageQueue.topic.name,
+      queueId: r.messageQueue && r.messageQueue.id, broker: r.messageQueue && r.messageQueue.broker.name,
+      filter: r.filterExpression, batchSize: r.batchSize, autoRenew: r.autoRenew,
+      invisibleMs: r.invisibleDuration && r.invisibleDuration.seconds * 1000 + r.invisibleDuration.nanos / 1e6,
+      longPollingMs: r.longPollingTimeout && r.longPollingTimeout.seconds * 1000 + r.longPollingTimeout.nanos / 1e6,
+    };
+    const started = Date.now();
+    let responses;
+    try {
+      responses = await receiveMessage(to, request, timeout);
+    } catch (err) {
+      log('INFO', [ `ReceiveMessage ${JSON.stringify(sent)} failed after ${Date.now() - started} ms: ${describe(err)}` ]);
+      seen.receives.push({ sent, error: describe(err), ms: Date.now() - started });
+      throw err;
+    }
+    const stream = [];  // the stream as it came: statuses and messages in order
+    const problems = [];
+    for (const response of responses) {
+      switch (response.getContentCase()) {
+        case ContentCase.STATUS:
+          stream.push({ status: response.getStatus().toObject() });
+          break;
+        case ContentCase.MESSAGE: {
+          const m = response.getMessage();
+          const sp = m.getSystemProperties();
+          const digest = sp.getBodyDigest() ? sp.getBodyDigest().toObject() : undefined;
+          const body = Buffer.from(m.getBody_asU8());
+          const raw = {
+            messageId: sp.getMessageId(), topic: m.getTopic() && m.getTopic().getName(), queueId: sp.getQueueId(),
+            queueOffset: sp.getQueueOffset(), deliveryAttempt: sp.getDeliveryAttempt(), tag: sp.getTag(),
+            messageGroup: sp.getMessageGroup(), bodyEncoding: sp.getBodyEncoding(), digest,
+            receiptHandle: sp.getReceiptHandle(), bodyBytes: body.length,
+          };
+          stream.push({ message: Object.assign({}, raw, { receiptHandle: short(raw.receiptHandle) }) });
+          if (!raw.messageId) problems.push('a message without message_id');
+          if (!raw.receiptHandle) problems.push(`message ${raw.messageId} has no receipt_handle`);
+          if (!(raw.deliveryAttempt >= 1)) problems.push(`message ${raw.messageId} has delivery_attempt ${raw.deliveryAttempt}`);
+          if (raw.topic !== topic) problems.push(`message ${raw.messageId} names topic ${raw.topic}, not ${topic}`);
+          if (!digest || digest.type !== DIGEST_MD5 || digest.checksum !== md5Upper(body)) {
+            problems.push(`message ${raw.messageId} has body_digest ${JSON.stringify(digest)}; ` +
+              `the MD5 of its ${body.length}-byte body is ${md5Upper(body)} (type MD5 = ${DIGEST_MD5})`);
+          }
+          if (raw.receiptHandle) rawByHandle.set(raw.receiptHandle, raw);
+          break;
+        }
+        case ContentCase.DELIVERY_TIMESTAMP:
+          stream.push({ deliveryTimestamp: response.getDeliveryTimestamp().toDate().toISOString() });
+          break;
+        default:
+          stream.push({ unknown: response.getContentCase() });
+      }
+    }
+    const ms = Date.now() - started;
+    log('INFO', [ `ReceiveMessage ${JSON.stringify(sent)} answered in ${ms} ms: ${JSON.stringify(stream)}` ]);
+    seen.receives.push({ sent, stream, ms });
+    const statuses = stream.filter(e => e.status).map(e => e.status);
+    const messages = stream.filter(e => e.message);
+    const firstMessage = stream.findIndex(e => e.message);
+    if (statuses.length !== 1) {
+      problems.push(`the stream carries ${statuses.length} statuses, not one`);
+    } else if (messages.length > 0 && (statuses[0].code !== CODE_OK || stream.findIndex(e => e.status) > firstMessage)) {
+      problems.push('the messages are not preceded by a status OK');
+    } else if (messages.length === 0 && statuses[0].code !== CODE_MESSAGE_NOT_FOUND) {
+      problems.push(`no message came, with status ${JSON.stringify(statuses[0])} instead of MESSAGE_NOT_FOUND (${CODE_MESSAGE_NOT_FOUND})`);
+    }
+    if (problems.length) {
+      throw new Error(`ReceiveMessage ${JSON.stringify(sent)} answered a stream RocketMQ 5's proxy would not: ` +
+        `${problems.join('; ')}; the stream: ${JSON.stringify(stream)}`);
+    }
+    return responses;
+  };
+
+  const ackMessage = manager.ackMessage.bind(manager);
+  manager.ackMessage = async (to, request, timeout) => {
+    const sent = request.toObject();
+    sent.entriesList = sent.entriesList.map(e => ({ messageId: e.messageId, receiptHandle: short(e.receiptHandle) }));
+    try {
+      const response = await ackMessage(to, request, timeout);
+      const answer = response.toObject();
+      answer.entriesList = answer.entriesList.map(e => Object.assign({}, e, { receiptHandle: short(e.receiptHandle) }));
+      log('INFO', [ `AckMessage ${JSON.stringify(sent)} answered ${JSON.stringify(answer)}` ]);
+      seen.acks.push({ sent, answer });
+      return response;
+    } catch (err) {
+      log('INFO', [ `AckMessage ${JSON.stringify(sent)} failed: ${describe(err)}` ]);
+      seen.acks.push({ sent, error: describe(err) });
+      throw err;
+    }
+  };
+
+  const changeInvisibleDuration = manager.changeInvisibleDuration.bind(manager);
+  manager.changeInvisibleDuration = async (to, request, timeout) => {
+    const sent = request.toObject();
+    sent.receiptHandle = short(sent.receiptHandle);
+    try {
+      const response = await changeInvisibleDuration(to, request, timeout);
+      const answer = response.toObject();
+      answer.receiptHandle = short(answer.receiptHandle);
+      log('INFO', [ `ChangeInvisibleDuration ${JSON.stringify(sent)} answered ${JSON.stringify(answer)}` ]);
+      seen.changes.push({ sent, answer });
+      return response;
+    } catch (err) {
+      log('INFO', [ `ChangeInvisibleDuration ${JSON.stringify(sent)} failed: ${describe(err)}` ]);
+      seen.changes.push({ sent, error: describe(err) });
+      throw err;
+    }
+  };
+  clients.push(consumer);
+  return { consumer, seen, group, awaitDuration };
+}
+
+// Starts a consumer: a route of `topic` (QueryRoute) and the first Settings on the telemetry
+// stream are needed before startup() returns. The Settings must carry the subscription part
+// (RocketMQ 5's proxy fills in fifo from the group's consume_message_orderly and the backoff
+// policy's max_attempts as the group's retry_max_times + 1); the route must offer a readable
+// queue 0, the only queues rocketmq-client-nodejs 1.0.8 receives from (SubscriptionLoadBalancer).
+async function startConsumer(group, { fifo = false, awaitDuration = AWAIT_MS } = {}) {
+  expect(group, `scenario ${scenario} needs a consumer group: node scenarios.js ${scenario} <proxy> <topic> <group>`);
+  const c = newConsumer(group, awaitDuration);
+  await within(STARTUP_MS, `consumer startup (QueryRoute + Telemetry settings), group ${group}`, c.consumer.startup());
+  expect(c.seen.settings.length > 0, 'consumer startup returned without Settings from the proxy');
+  const settings = c.seen.settings[0];
+  result('consumer_settings', { group, settings });
+  expect(settings.subscription,
+    `the proxy's Settings for a SIMPLE_CONSUMER carry no subscription part: ${JSON.stringify(settings)}`);
+  expect(Boolean(settings.subscription.fifo) === fifo,
+    `the proxy's Settings say subscription.fifo = ${settings.subscription.fifo} for group ${group}, ` +
+    `which was created with consume_message_orderly = ${fifo}`);
+  const route = c.consumer.topicRouteCache.get(topic);
+  expect(route, `no route cached for ${topic}`);
+  const readable = route.messageQueues.filter(q => q.permission === READ || q.permission === READ_WRITE);
+  expect(readable.length > 0, `the route of ${topic} has no readable queue`);
+  for (const q of readable) {
+    expect(q.broker.endpoints.facade === endpoints,
+      `the route sends consumers to ${q.broker.endpoints.facade}, not to the proxy ${endpoints}`);
+  }
+  expect(readable.some(q => q.queueId === 0),
+    'no readable queue 0 in the route: rocketmq-client-nodejs 1.0.8 receives only from queues with id 0');
+  return c;
+}
+
+// QueryAssignment for `topic` and the consumer's group, through the consumer's own channel (the
+// request PushConsumer makes; SimpleConsumer makes none). Printed as a result line; the caller
+// checks the queues.
+async function queryAssignments(c) {
+  const request = new QueryAssignmentRequest()
+    .setTopic(new Resource().setName(topic))
+    .setGroup(new Resource().setName(c.group))
+    .setEndpoints(c.consumer.getEndpoints().toProtobuf());
+  const response = await within(REQUEST_TIMEOUT_MS + 1000, 'QueryAssignment',
+    c.consumer.getRpcClientManager().queryAssignment(c.consumer.getEndpoints(), request, REQUEST_TIMEOUT_MS));
+  const status = response.getStatus() ? response.getStatus().toObject() : undefined;
+  const assignments = response.getAssignmentsList().map(a => {
+    const mq = a.getMessageQueue();
+    const broker = mq.getBroker();
+    const addresses = broker && broker.getEndpoints() ? broker.getEndpoints().getAddressesList() : [];
+    return {
+      topic: mq.getTopic() && mq.getTopic().getName(), queueId: mq.getId(),
+      permission: Permission[mq.getPermission()] || mq.getPermission(),
+      broker: broker && broker.getName(), endpoints: addresses.map(addr => `${addr.getHost()}:${addr.getPort()}`).join(','),
+    };
+  });
+  result('assignments', { group: c.group, status, assignments });
+  expect(status && status.code === CODE_OK, `QueryAssignment answered ${JSON.stringify(status)}`);
+  expect(assignments.length > 0, `QueryAssignment of ${topic} for ${c.group} assigned no queue`);
+  for (const a of assignments) {
+    expect(a.topic === topic, `an assignment names topic ${a.topic}, not ${topic}`);
+    expect(a.endpoints === endpoints, `an assignment sends the consumer to ${a.endpoints}, not to the proxy ${endpoints}`);
+    expect(a.permission === 'READ' || a.permission === 'READ_WRITE', `an assignment's queue is ${a.permission}`);
+  }
+  return assignments;
+}
+
+// One receive, bounded: the client's own deadline is its request timeout + the long polling.
+function receive(c, maxMessages, invisibleMs) {
+  return within(c.awaitDuration + REQUEST_TIMEOUT_MS + 3000, `ReceiveMessage (batch ${maxMessages}, invisible ${invisibleMs} ms)`,
+    c.consumer.receive(maxMessages, invisibleMs));
+}
+
+// What a received message carries, for result lines and messages (the queue id from the raw
+// message: MessageView keeps none).
+function view(m) {
+  const raw = rawByHandle.get(m.receiptHandle);
+  return {
+    messageId: m.messageId, topic: m.topic, body: m.body.toString(), tag: m.tag || undefined, keys: m.keys,
+    properties: Object.fromEntries(m.properties), messageGroup: m.messageGroup || undefined,
+    deliveryAttempt: m.deliveryAttempt, queueId: raw ? raw.queueId : undefined, queueOffset: m.offset,
+    receiptHandle: short(m.receiptHandle),
+  };
+}
+
+// Acks one message with the receipt handle it now holds; the proxy's answer must be OK for the
+// request and for the message's entry (the client itself looks only at the first).
+async function ack(c, m) {
+  const before = c.seen.acks.length;
+  await within(REQUEST_TIMEOUT_MS + 1000, `AckMessage of ${m.messageId}`, c.consumer.ack(m));
+  const exchange = c.seen.acks[before];
+  expect(exchange && exchange.answer, `no AckMessage answer recorded for ${m.messageId}`);
+  const entries = exchange.answer.entriesList;
+  expect(entries.length === 1 && entries[0].status && entries[0].status.code === CODE_OK &&
+    entries[0].messageId === m.messageId,
+  `AckMessage of ${m.messageId} (receipt handle ${short(m.receiptHandle)}) answered ${JSON.stringify(exchange.answer)}`);
+  result('ack', { messageId: m.messageId, receiptHandle: short(m.receiptHandle) });
+}
+
+// Receives for `ms` (at least one receive) and returns everything that came, unacked.
+async function receiveFor(c, ms, maxMessages, invisibleMs) {
+  const until = Date.now() + ms;
+  const got = [];
+  do {
+    got.push(...await receive(c, maxMessages, invisibleMs));
+  } while (Date.now() < until);
+  return got;
+}
+
+function receivesSummary(c) {
+  return JSON.stringify(c.seen.receives.map(r => ({
+    queueId: r.sent.queueId, ms: r.ms, error: r.error,
+    statuses: r.stream && r.stream.filter(e => e.status).map(e => e.status.code),
+    messages: r.stream && r.stream.filter(e => e.message).map(e => e.message.messageId),
+  })));
+}
+
+// Produces one NORMAL message and returns what was sent with its receipt.
+async function produceOne(tag, body) {
+  const p = await startProducer();
+  checkRoute(p.producer, NORMAL);
+  const receipt = await sendChecked(p, { topic, tag, keys: [ `${scenario}-key` ], body: Buffer.from(body) }, 0);
+  result('receipt', { body, tag, messageId: receipt.messageId, offset: receipt.offset });
+  return { messageId: receipt.messageId, body, tag };
+}
+
+// Receives until the message `messageId` comes (other messages fail the scenario), within `ms`.
+// Returns it with the time the successful ReceiveMessage was sent (the earliest the proxy can have
+// made it invisible) and the time its answer came (the latest).
+async function receiveThe(c, messageId, ms, invisibleMs, what) {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    const sentAt = Date.now();
+    const messages = await receive(c, 1, invisibleMs);
+    const at = Date.now();
+    for (const m of messages) {
+      expect(m.messageId === messageId, `${what}: received ${JSON.stringify(view(m))}, not message ${messageId}`);
+    }
+    if (messages.length) return { m: messages[0], sentAt, at };
+  }
+  throw new Error(`${what}: message ${messageId} did not come within ${ms} ms; ReceiveMessage calls: ${receivesSummary(c)}`);
 }
 
 const scenarios = {
@@ -237,14 +543,240 @@ const scenarios = {
     `the send failed, but not with TOPIC_NOT_FOUND from the proxy: ${describe(sendError)}`);
     expect(plain.seen.sentIds.length === 0, 'a SendMessage request went out for a topic without a route');
   },
+
+  // N messages (tag, keys, user properties) from a Producer, then a SimpleConsumer of the group
+  // receives until it has every one (each delivered once, attempt 1, as sent) and acks each as it
+  // comes. Acked messages never come back: receives go on past the invisible duration and get
+  // nothing. QueryAssignment for a group that is not orderly: one queue per broker, id -1.
+  async simple_consume() {
+    const group = args[0];
+    const count = Number(args[1] || 8);
+    const invisibleMs = Number(args[2] || 5000);
+    const p = await startProducer();
+    checkRoute(p.producer, NORMAL);
+    const sent = new Map();
+    for (let i = 0; i < count; i++) {
+      const tag = i % 2 === 0 ? 'TagA' : 'TagB';
+      const keys = [ `key-${i}`, `order-${2000 + i}` ];
+      const properties = { 'index': String(i), 'origin': 'grpc-nodejs-consume', 'with space': `v ${i}` };
+      const body = `consume-${i}`;
+      const receipt = await sendChecked(p, { topic, tag, keys, properties: new Map(Object.entries(properties)),
+        body: Buffer.from(body) }, i);
+      sent.set(receipt.messageId, { index: i, body, tag, keys, properties });
+      result('receipt', { index: i, body, tag, keys, properties, messageId: receipt.messageId, offset: receipt.offset });
+    }
+
+    const c = await startConsumer(group);
+    const assignments = await queryAssignments(c);
+    const brokers = new Set(assignments.map(a => a.broker));
+    expect(brokers.size === assignments.length && assignments.every(a => a.queueId === -1),
+      `QueryAssignment for ${group}, not orderly, should assign one queue per broker with id -1: ${JSON.stringify(assignments)}`);
+
+    const received = new Map();
+    const deadline = Date.now() + 45000;
+    while (received.size < count) {
+      if (Date.now() > deadline) {
+        const missing = [ ...sent.keys() ].filter(id => !received.has(id)).map(id => `${id} (${sent.get(id).body})`);
+        throw new Error(`received ${received.size} of ${count} messages in 45 s; missing ${missing.join(', ')}; ` +
+          `ReceiveMessage calls: ${receivesSummary(c)}`);
+      }
+      for (const m of await receive(c, 16, invisibleMs)) {
+        const v = view(m);
+        result('message', v);
+        const s = sent.get(m.messageId);
+        expect(s, `received a message that was not sent: ${JSON.stringify(v)}`);
+        expect(!received.has(m.messageId), `message ${m.messageId} delivered twice: ${JSON.stringify(received.get(m.messageId))}, then ${JSON.stringify(v)}`);
+        received.set(m.messageId, v);
+        expect(!m.corrupted, `message ${m.messageId}: the client finds its body digest wrong`);
+        expect(v.topic === topic, `message ${m.messageId} names topic ${v.topic}`);
+        expect(v.body === s.body, `message ${m.messageId} has body ${JSON.stringify(v.body)}, sent ${JSON.stringify(s.body)}`);
+        expect(v.tag === s.tag, `message ${m.messageId} has tag ${v.tag}, sent ${s.tag}`);
+        expect(JSON.stringify(v.keys) === JSON.stringify(s.keys), `message ${m.messageId} has keys ${JSON.stringify(v.keys)}, sent ${JSON.stringify(s.keys)}`);
+        expect(JSON.stringify(v.properties) === JSON.stringify(s.properties),
+          `message ${m.messageId} has user properties ${JSON.stringify(v.properties)}, sent ${JSON.stringify(s.properties)} ` +
+          '(system properties must not show among them)');
+        expect(v.deliveryAttempt === 1, `message ${m.messageId}, never delivered before, has delivery attempt ${v.deliveryAttempt}`);
+        await ack(c, m);
+      }
+    }
+    // Past the invisible duration of the last receive, nothing comes back.
+    const again = await receiveFor(c, invisibleMs + 2000, 16, invisibleMs);
+    result('after_acks', { messages: again.map(view) });
+    expect(again.length === 0, `after all ${count} messages were acked, receives returned ${JSON.stringify(again.map(view))}`);
+  },
+
+  // One message received with a short invisible duration and not acked comes back after it: the
+  // same message id, delivery attempt 2, a new receipt handle. Acked then, it never comes back.
+  async redelivery() {
+    const group = args[0];
+    const invisibleMs = Number(args[1] || 2000);
+    const sent = await produceOne('Redelivery', `redelivery-${Date.now()}`);
+    const c = await startConsumer(group);
+    const first = await receiveThe(c, sent.messageId, 30000, invisibleMs, 'first delivery');
+    result('delivery', Object.assign(view(first.m), { at: first.at }));
+    expect(first.m.body.toString() === sent.body, `message ${sent.messageId} has body ${first.m.body}`);
+    expect(first.m.deliveryAttempt === 1, `the first delivery of ${sent.messageId} has delivery attempt ${first.m.deliveryAttempt}`);
+    // Not acked: it comes back once its invisible duration is over, not before.
+    const again = await receiveThe(c, sent.messageId, invisibleMs + 30000, invisibleMs, 'delivery after the invisible duration');
+    const second = again.m;
+    const afterMs = again.at - first.sentAt;  // at least the time between the two pops
+    result('delivery', Object.assign(view(second), { at: again.at, afterMs }));
+    expect(afterMs >= invisibleMs,
+      `message ${sent.messageId} came back at most ${afterMs} ms after its first delivery, within its invisible duration of ${invisibleMs} ms`);
+    expect(second.deliveryAttempt === 2, `the second delivery of ${sent.messageId} has delivery attempt ${second.deliveryAttempt}, not 2`);
+    expect(second.body.toString() === sent.body && second.tag === sent.tag && second.topic === topic,
+      `the second delivery differs from the message sent: ${JSON.stringify(view(second))}`);
+    expect(second.receiptHandle !== first.m.receiptHandle, 'the second delivery carries the receipt handle of the first');
+    await ack(c, second);
+    const after = await receiveFor(c, invisibleMs + 3000, 1, invisibleMs);
+    result('after_acks', { messages: after.map(view) });
+    expect(after.length === 0, `after the ack, receives returned ${JSON.stringify(after.map(view))}`);
+  },
+
+  // A message received with a short invisible duration, then given a longer one through
+  // ChangeInvisibleDuration: it does not come back when the first would have run out, and the new
+  // receipt handle acks it (it never comes back, not even after the longer duration).
+  async change_invisible() {
+    const group = args[0];
+    const invisibleMs = Number(args[1] || 2000);
+    const changedMs = Number(args[2] || 10000);
+    const sent = await produceOne('ChangeInvisible', `change-invisible-${Date.now()}`);
+    const c = await startConsumer(group);
+    const { m, sentAt, at: receivedAt } = await receiveThe(c, sent.messageId, 30000, invisibleMs, 'first delivery');
+    const firstHandle = m.receiptHandle;
+    result('delivery', Object.assign(view(m), { at: receivedAt }));
+    expect(m.deliveryAttempt === 1, `the first delivery of ${sent.messageId} has delivery attempt ${m.deliveryAttempt}`);
+    const changeSentAt = Date.now();
+    await within(REQUEST_TIMEOUT_MS + 1000, 'ChangeInvisibleDuration', c.consumer.changeInvisibleDuration(m, changedMs));
+    const changedAt = Date.now();
+    const exchange = c.seen.changes[c.seen.changes.length - 1];
+    result('changed', { messageId: m.messageId, invisibleMs: changedMs, afterMs: changedAt - receivedAt,
+      oldReceiptHandle: short(firstHandle), newReceiptHandle: short(m.receiptHandle), answer: exchange && exchange.answer });
+    expect(exchange && exchange.answer && exchange.answer.status.code === CODE_OK,
+      `ChangeInvisibleDuration answered ${JSON.stringify(exchange)}`);
+    expect(typeof m.receiptHandle === 'string' && m.receiptHandle.length > 0,
+      'ChangeInvisibleDuration answered no receipt handle');
+    expect(changedAt - sentAt < invisibleMs,
+      `too slow: ChangeInvisibleDuration was answered ${changedAt - sentAt} ms after the ReceiveMessage was sent, ` +
+      `past the invisible duration of ${invisibleMs} ms`);
+    // Well past the first invisible duration, and short of the new one (the last receive may end a
+    // long polling after `until`): nothing.
+    const until = changeSentAt + changedMs - c.awaitDuration - 1000;
+    expect(until - receivedAt >= invisibleMs + 2000,
+      `the changed invisible duration (${changedMs} ms) leaves too little time to look past the first (${invisibleMs} ms)`);
+    const during = await receiveFor(c, until - Date.now(), 1, invisibleMs);
+    result('while_invisible', { messages: during.map(view), untilMs: Date.now() - receivedAt });
+    expect(during.length === 0,
+      `message ${sent.messageId} came back though its invisible duration was changed to ${changedMs} ms: ${JSON.stringify(during.map(view))}`);
+    expect(Date.now() - changeSentAt < changedMs, 'too slow to look while the changed invisible duration lasts');
+    await ack(c, m);
+    // Past the changed invisible duration too: the ack with the new handle held.
+    const after = await receiveFor(c, changeSentAt + changedMs + 3000 - Date.now(), 1, invisibleMs);
+    result('after_acks', { messages: after.map(view), untilMs: Date.now() - receivedAt });
+    expect(after.length === 0, `after the ack with the new receipt handle, receives returned ${JSON.stringify(after.map(view))}`);
+  },
+
+  // FIFO messages of three message groups, interleaved, consumed by an orderly group: within a
+  // message group they arrive in send order, and none arrives while an earlier one of its group,
+  // received by an earlier receive, is not yet acked (each batch is followed by one more receive
+  // before the acks).
+  // Batches of 2, fewer than a message group has, so that the rest of a group must wait for the
+  // acks. QueryAssignment for an orderly group: one assignment per queue.
+  async fifo_consume() {
+    const group = args[0];
+    const perGroup = Number(args[1] || 4);
+    const invisibleMs = 20000;
+    const groups = [ 'group-a', 'group-b', 'group-c' ];
+    const p = await startProducer();
+    checkRoute(p.producer, FIFO);
+    const sent = new Map();
+    let index = 0;
+    for (let seq = 0; seq < perGroup; seq++) {
+      for (const messageGroup of groups) {
+        const body = `fifo-${messageGroup}-${seq}`;
+        const receipt = await sendChecked(p, { topic, tag: 'Fifo', messageGroup, body: Buffer.from(body) }, index++);
+        sent.set(receipt.messageId, { messageGroup, seq, body });
+        result('receipt', { group: messageGroup, seq, body, messageId: receipt.messageId, offset: receipt.offset });
+      }
+    }
+
+    const c = await startConsumer(group, { fifo: true });
+    const assignments = await queryAssignments(c);
+    const queues = new Set(assignments.map(a => `${a.broker}/${a.queueId}`));
+    expect(queues.size === assignments.length && assignments.every(a => a.queueId >= 0),
+      `QueryAssignment for the orderly group ${group} should assign each queue once: ${JSON.stringify(assignments)}`);
+
+    const next = new Map(groups.map(g => [ g, 0 ]));  // the next seq each message group must deliver
+    const inFlight = [];  // received, not yet acked, in the order received
+    let received = 0;
+    const take = messages => {
+      // One receive may carry several messages of a message group, in order; a later receive none
+      // of a group whose earlier messages are still unacked.
+      const unacked = new Map(inFlight.map(f => [ sent.get(f.messageId).messageGroup, sent.get(f.messageId).body ]));
+      for (const m of messages) {
+        const v = view(m);
+        result('message', v);
+        const s = sent.get(m.messageId);
+        expect(s, `received a message that was not sent: ${JSON.stringify(v)}`);
+        expect(!m.corrupted, `message ${m.messageId}: the client finds its body digest wrong`);
+        expect(v.messageGroup === s.messageGroup, `message ${s.body} carries message group ${v.messageGroup}, sent with ${s.messageGroup}`);
+        expect(v.deliveryAttempt === 1, `message ${s.body} has delivery attempt ${v.deliveryAttempt}`);
+        expect(!unacked.has(s.messageGroup),
+          `received ${s.body} while ${unacked.get(s.messageGroup)}, received by an earlier receive, was not acked yet`);
+        expect(s.seq === next.get(s.messageGroup),
+          `message group ${s.messageGroup}: received ${s.body} (sent #${s.seq}) when #${next.get(s.messageGroup)} was due`);
+        next.set(s.messageGroup, s.seq + 1);
+        inFlight.push(m);
+        received++;
+      }
+    };
+    const deadline = Date.now() + 50000;
+    while (received < sent.size) {
+      if (Date.now() > deadline) {
+        throw new Error(`received ${received} of ${sent.size} FIFO messages in 50 s; next due per message group: ` +
+          `${JSON.stringify(Object.fromEntries(next))}; ReceiveMessage calls: ${receivesSummary(c)}`);
+      }
+      const batch = await receive(c, 2, invisibleMs);
+      take(batch);
+      if (batch.length === 0) continue;
+      if (received < sent.size) take(await receive(c, 2, invisibleMs));  // before acking: nothing of those groups
+      while (inFlight.length) await ack(c, inFlight.shift());  // one by one, in the order received
+    }
+    const again = await receiveFor(c, c.awaitDuration, 4, invisibleMs);
+    result('after_acks', { messages: again.map(view) });
+    expect(again.length === 0, `after all FIFO messages were acked, receives returned ${JSON.stringify(again.map(view))}`);
+  },
+
+  // A message never acked is delivered `max attempts` times (the group's retry_max_times + 1, as
+  // RocketMQ 5's proxy counts), then no more: it goes to %DLQ%<group>, which the test looks at.
+  async dead_letter() {
+    const group = args[0];
+    const maxAttempts = Number(args[1] || 2);
+    const invisibleMs = Number(args[2] || 2000);
+    const sent = await produceOne('DeadLetter', `dead-letter-${Date.now()}`);
+    const c = await startConsumer(group);
+    const maxAttemptsSet = c.seen.settings[0].backoffPolicy && c.seen.settings[0].backoffPolicy.maxAttempts;
+    let lastAt = 0;
+    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      const { m, at } = await receiveThe(c, sent.messageId, invisibleMs + 30000, invisibleMs, `delivery attempt ${attempt}`);
+      result('delivery', Object.assign(view(m), { at, afterMs: lastAt ? at - lastAt : 0 }));
+      expect(m.deliveryAttempt === attempt, `delivery #${attempt} of ${sent.messageId} has delivery attempt ${m.deliveryAttempt}`);
+      lastAt = at;
+    }
+    // One more invisible duration (and the broker's time to revive it) later: no attempt beyond.
+    const after = await receiveFor(c, invisibleMs + 10000, 1, invisibleMs);
+    result('after_attempts', { messages: after.map(view), settingsMaxAttempts: maxAttemptsSet });
+    expect(after.length === 0, `after ${maxAttempts} delivery attempts (the Settings' max_attempts: ${maxAttemptsSet}), ` +
+      `receives returned ${JSON.stringify(after.map(view))}`);
+  },
 };
 
 async function shutdownAll() {
   const problems = [];
-  for (const producer of producers) {
+  for (const client of clients) {
     try {
       // NotifyClientTermination to the proxy, then the telemetry streams and channels close.
-      await within(SHUTDOWN_MS, 'producer shutdown', producer.shutdown());
+      await within(SHUTDOWN_MS, `${client.constructor.name} shutdown`, client.shutdown());
     } catch (err) {
       problems.push(describe(err));
     }
