@@ -11,6 +11,7 @@
 #include "mqkit/client/message.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
 #include "mqkit/protocol/timer.hpp"
+#include "mqkit/protocol/transaction.hpp"
 #include "mqkit/protocol/validation.hpp"
 
 namespace mqkit::proxy {
@@ -130,8 +131,11 @@ std::variant<plugin::v1::Properties, v2::Status> stored_properties(const v2::Mes
   out.emplace_back(property::kUniqueKey, system.message_id());
 
   if (system.message_type() == v2::TRANSACTION) {
-    return make_status(v2::UNSUPPORTED, "transactional messages are not served by mqproxy yet; send them with a "
-                                        "RocketMQ 4.x/5.x remoting client or mqkit's SDK");
+    out.emplace_back(property::kTransactionPrepared, "true");
+    if (system.has_orphaned_transaction_recovery_duration()) {
+      out.emplace_back(protocol::transaction::property::kCheckImmunitySeconds,
+                       std::to_string(ms_of(system.orphaned_transaction_recovery_duration()) / 1000));
+    }
   }
   if (system.has_delivery_timestamp()) {
     const std::int64_t deliver_ms = ms_of(system.delivery_timestamp());
@@ -251,6 +255,11 @@ std::variant<BrokerBoundSend, v2::Status> to_broker_send(const v2::SendMessageRe
                                     ? ms_of(first.system_properties().born_timestamp()) : now_ms;
   send.request.reconsume_times = first.system_properties().delivery_attempt();
   send.request.batch = request.messages_size() > 1;
+  send.transactional = first.system_properties().message_type() == v2::TRANSACTION;
+  if (send.transactional && send.request.batch) {
+    return make_status(v2::BAD_REQUEST, "transactional messages are sent one at a time");
+  }
+  if (send.transactional) send.request.sys_flag |= plugin::v1::sys_flag::kTransactionPrepared;
   std::string batch_body;
   for (const auto& message : request.messages()) {
     if (message.topic().name() != first.topic().name() ||

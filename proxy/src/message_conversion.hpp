@@ -3,7 +3,9 @@
 //   tag → TAGS, keys → KEYS (space-separated), message id → UNIQ_KEY, message group →
 //   __SHARDINGKEY, delivery timestamp → TIMER_DELIVER_MS, delivery attempt → RECONSUME_TIME,
 //   trace context → TRACE_CONTEXT, born host / timestamp → __BORNHOST / BORN_TIMESTAMP, and the
-//   topic as PGROUP (RocketMQ's proxy names the producer group after the topic);
+//   topic as PGROUP (RocketMQ's proxy names the producer group after the topic, so the broker's
+//   checks of a transaction come back to the proxy for that topic); a TRANSACTION message as a
+//   half message (TRAN_MSG, its recovery duration as CHECK_IMMUNITY_TIME_IN_SECONDS);
 //   user properties as they are. A gzip body is inflated, so every consumer reads it plainly.
 // Pure functions; any thread.
 #pragma once
@@ -27,6 +29,7 @@ struct BrokerBoundSend {
   std::string topic{};          // as brokers name it: "<namespace>%<topic>" in a namespace
   std::string message_group{};  // of a single message; it picks the queue
   std::size_t message_count = 0;
+  bool transactional = false;  // a half message (TRAN_MSG, TRANSACTION_PREPARED)
   client::SendMessageRequest request{};  // the caller sets queue_id
 };
 

@@ -73,6 +73,21 @@ TEST(MessageConversionTest, MapsSystemPropertiesAsRocketMqsProxyDoes) {
   EXPECT_EQ(p.at("color"), "blue");
 }
 
+TEST(MessageConversionTest, ATransactionalMessageIsSentAsAHalfMessage) {
+  auto m = message();
+  m.mutable_system_properties()->set_message_type(v2::TRANSACTION);
+  m.mutable_system_properties()->mutable_orphaned_transaction_recovery_duration()->set_seconds(30);
+  auto result = to_broker_send(request_of({m}), {}, "", kNow);
+  ASSERT_TRUE(std::holds_alternative<BrokerBoundSend>(result));
+  const auto& send = std::get<BrokerBoundSend>(result);
+  EXPECT_TRUE(send.transactional);
+  EXPECT_EQ(send.request.sys_flag & plugin::v1::sys_flag::kTransactionPrepared, plugin::v1::sys_flag::kTransactionPrepared);
+  const auto p = properties_of(send);
+  EXPECT_EQ(p.at("TRAN_MSG"), "true");
+  EXPECT_EQ(p.at("CHECK_IMMUNITY_TIME_IN_SECONDS"), "30");
+  EXPECT_EQ(p.at("PGROUP"), "TopicA");
+}
+
 TEST(MessageConversionTest, ANamespacedTopicIsNamespacePercentTopic) {
   auto m = message();
   m.mutable_topic()->set_resource_namespace("ns1");
@@ -161,8 +176,9 @@ TEST(MessageConversionTest, RefusesWhatRocketMqsProxyRefuses) {
               m.mutable_system_properties()->mutable_delivery_timestamp()->set_seconds(kNow / 1000 + 2 * 86400);
             })),
             v2::ILLEGAL_DELIVERY_TIME);
-  EXPECT_EQ(refusal(with([](v2::Message& m) { m.mutable_system_properties()->set_message_type(v2::TRANSACTION); })),
-            v2::UNSUPPORTED);
+  auto half = message();
+  half.mutable_system_properties()->set_message_type(v2::TRANSACTION);
+  EXPECT_EQ(refusal(request_of({half, half})), v2::BAD_REQUEST);  // one transactional message at a time
   ProxySettings few;
   few.user_property_max_num = 1;
   EXPECT_EQ(refusal(with([](v2::Message& m) {

@@ -11,6 +11,9 @@
 #include "mqkit/protocol/validation.hpp"
 #include "proto_time.hpp"
 #include "route_view.hpp"
+#include "transaction_id.hpp"
+#include "mqkit/plugin/v1/message_record.hpp"
+#include "mqkit/protocol/transaction.hpp"
 
 namespace mqkit::proxy {
 
@@ -175,7 +178,15 @@ grpc::Status MessagingService::SendMessage(grpc::ServerContext* context, const v
     *entry->mutable_status() = entry_status;
     entry->set_message_id(std::string(ids.substr(0, comma)));
     entry->set_offset(sent->queue_offset + static_cast<std::int64_t>(i));
-    entry->set_transaction_id(sent->transaction_id);
+    if (send.transactional) {
+      // What EndTransaction needs comes back in the transaction id (transaction_id.hpp).
+      const auto stored_at = plugin::v1::parse_offset_message_id(sent->offset_msg_id);
+      entry->set_transaction_id(encode_transaction_id(
+          {.broker_name = queue->broker_name,
+           .tran_state_table_offset = sent->queue_offset,
+           .commit_log_offset = stored_at ? stored_at->commit_offset : 0,
+           .broker_transaction_id = sent->transaction_id.empty() ? std::string(entry->message_id()) : sent->transaction_id}));
+    }
     entry->set_recall_handle(sent->recall_handle);
     ids = comma == std::string_view::npos ? std::string_view() : ids.substr(comma + 1);
   }
@@ -231,6 +242,7 @@ v2::TelemetryCommand MessagingService::settings_reply(const v2::Settings& client
 grpc::Status MessagingService::Telemetry(grpc::ServerContext* context,
                                          grpc::ServerReaderWriter<v2::TelemetryCommand, v2::TelemetryCommand>* stream) {
   const std::string peer = peer_address(*context);
+  const auto session = sessions_->open(stream);
   v2::TelemetryCommand command;
   while (stream->Read(&command)) {
     switch (command.command_case()) {
@@ -243,7 +255,16 @@ grpc::Status MessagingService::Telemetry(grpc::ServerContext* context,
         }
         const auto reply = settings_reply(settings, group);
         if (reply.status().code() != v2::OK) log()->warn("client {} refused: {}", peer, reply.status().message());
-        if (!stream->Write(reply)) return grpc::Status::OK;
+        if (settings.client_type() == v2::PRODUCER && settings.has_publishing()) {
+          std::vector<std::string> topics;
+          for (const auto& topic : settings.publishing().topics()) topics.push_back(wire_name(topic));
+          sessions_->publish(session, topics);
+          take_transaction_checks(topics);
+        }
+        if (!session->write(reply)) {
+          sessions_->close(session);
+          return grpc::Status::OK;
+        }
         break;
       }
       default:
@@ -253,6 +274,7 @@ grpc::Status MessagingService::Telemetry(grpc::ServerContext* context,
         break;
     }
   }
+  sessions_->close(session);
   return grpc::Status::OK;
 }
 
@@ -475,6 +497,106 @@ grpc::Status MessagingService::ForwardMessageToDeadLetterQueue(grpc::ServerConte
     return answer(status_of_failure(acked, v2::NOT_FOUND));
   }
   return answer(ok_status());
+}
+
+namespace {
+
+// A broker's check of a half message, passed to a client publishing its topic as
+// RecoverOrphanedTransactionCommand; the client answers with EndTransaction (source SERVER_CHECK).
+class OrphanedTransactionForwarder final : public client::TransactionChecker {
+ public:
+  OrphanedTransactionForwarder(std::weak_ptr<client::ClientInstance> cluster, std::shared_ptr<TelemetrySessions> sessions)
+      : cluster_(std::move(cluster)), sessions_(std::move(sessions)) {}
+
+  void check_transaction_state(const std::string& broker_address, client::MessageExt half,
+                               protocol::transaction::CheckTransactionStateHeader request) override {
+    const auto cluster = cluster_.lock();
+    if (!cluster) return;
+    cluster->execute([cluster_ref = cluster_, sessions = sessions_, broker_address, half = std::move(half), request] {
+      const auto cluster = cluster_ref.lock();
+      if (!cluster) return;
+      std::string broker_name;
+      for (const auto& [name, ids] : cluster->broker_addresses()) {
+        for (const auto& [id, address] : ids) {
+          if (address == broker_address) broker_name = name;
+        }
+      }
+      const std::string topic(half.property(plugin::v1::property::kRealTopic).value_or(half.topic()));
+      v2::Resource resource;
+      resource.set_name(topic);
+      v2::TelemetryCommand command;
+      auto& recover = *command.mutable_recover_orphaned_transaction_command();
+      *recover.mutable_message() = to_grpc_message(half, resource);
+      recover.set_transaction_id(encode_transaction_id(
+          {.broker_name = broker_name,
+           .tran_state_table_offset = request.tran_state_table_offset,
+           .commit_log_offset = request.commit_log_offset,
+           .broker_transaction_id = request.transaction_id.empty() ? request.msg_id : request.transaction_id}));
+      if (broker_name.empty() || !sessions->send_to_publisher(topic, command)) {
+        // The broker asks again at its next check.
+        log()->info("transaction check of {} from {}: no connected producer of the topic to ask", request.msg_id,
+                    broker_address);
+      }
+    });
+  }
+
+ private:
+  std::weak_ptr<client::ClientInstance> cluster_;
+  std::shared_ptr<TelemetrySessions> sessions_;
+};
+
+}  // namespace
+
+void MessagingService::take_transaction_checks(const std::vector<std::string>& topics) {
+  bool added = false;
+  for (const auto& topic : topics) {
+    {
+      std::lock_guard lock(checked_topics_mutex_);
+      if (!checked_topics_.insert(topic).second) continue;
+    }
+    // Heartbeats reach the brokers of routes the client instance knows.
+    (void)cluster_->update_route(topic);
+    if (auto registered = cluster_->register_producer(topic);
+        !registered && registered.code() != plugin::v1::StatusCode::kAlreadyExists) {
+      log()->warn("transaction checks of topic {} will not reach this proxy: {}", topic, registered.to_string());
+      continue;
+    }
+    (void)cluster_->set_transaction_checker(topic, std::make_shared<OrphanedTransactionForwarder>(cluster_, sessions_));
+    added = true;
+  }
+  if (added) (void)cluster_->send_heartbeat_to_all_brokers();
+}
+
+grpc::Status MessagingService::EndTransaction(grpc::ServerContext*, const v2::EndTransactionRequest* request,
+                                              v2::EndTransactionResponse* response) {
+  auto id = decode_transaction_id(request->transaction_id());
+  if (!id) {
+    *response->mutable_status() = make_status(v2::INVALID_TRANSACTION_ID, id.status().message());
+    return grpc::Status::OK;
+  }
+  const std::string address = cluster_->find_broker_master(id->broker_name);
+  if (address.empty()) {
+    *response->mutable_status() = make_status(v2::INVALID_TRANSACTION_ID, "no master address of broker " + id->broker_name);
+    return grpc::Status::OK;
+  }
+  using protocol::transaction::Resolution;
+  const Resolution resolution = request->resolution() == v2::COMMIT     ? Resolution::kCommit
+                                : request->resolution() == v2::ROLLBACK ? Resolution::kRollback
+                                                                        : Resolution::kUnknown;
+  const protocol::transaction::EndTransactionHeader header{
+      .producer_group = wire_name(request->topic()),
+      .tran_state_table_offset = id->tran_state_table_offset,
+      .commit_log_offset = id->commit_log_offset,
+      .resolution = resolution,
+      .from_transaction_check = request->source() == v2::SOURCE_SERVER_CHECK,
+      .msg_id = request->message_id(),
+      .transaction_id = id->broker_transaction_id};
+  if (auto ended = cluster_->api().end_transaction_oneway(address, header); !ended) {
+    *response->mutable_status() = status_of_failure(ended, v2::NOT_FOUND);
+    return grpc::Status::OK;
+  }
+  *response->mutable_status() = ok_status();
+  return grpc::Status::OK;
 }
 
 grpc::Status MessagingService::NotifyClientTermination(grpc::ServerContext*, const v2::NotifyClientTerminationRequest*,

@@ -7,6 +7,8 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
+#include <set>
 #include <string>
 #include <variant>
 
@@ -14,6 +16,7 @@
 #include "mqkit/client/client_instance.hpp"
 #include "mqkit/proxy/proxy_settings.hpp"
 #include "queue_choice.hpp"
+#include "telemetry_sessions.hpp"
 
 namespace mqkit::proxy {
 
@@ -36,6 +39,8 @@ class MessagingService final : public v2::MessagingService::Service {
                          v2::HeartbeatResponse* response) override;
   grpc::Status SendMessage(grpc::ServerContext* context, const v2::SendMessageRequest* request,
                            v2::SendMessageResponse* response) override;
+  grpc::Status EndTransaction(grpc::ServerContext* context, const v2::EndTransactionRequest* request,
+                              v2::EndTransactionResponse* response) override;
   grpc::Status Telemetry(grpc::ServerContext* context,
                          grpc::ServerReaderWriter<v2::TelemetryCommand, v2::TelemetryCommand>* stream) override;
   grpc::Status QueryAssignment(grpc::ServerContext* context, const v2::QueryAssignmentRequest* request,
@@ -75,9 +80,16 @@ class MessagingService final : public v2::MessagingService::Service {
   // The topic's cached route, fetched again when older than a route refresh.
   client::Result<std::shared_ptr<const client::TopicRouteInfo>> route_for_send(const std::string& topic);
 
+  // Registers `topics` (brokers' names) as producer groups with the brokers, so that their checks
+  // of orphaned transactions come to this proxy, which forwards them to a publisher's stream.
+  void take_transaction_checks(const std::vector<std::string>& topics);
+
   const ProxySettings settings_;
   const std::shared_ptr<client::ClientInstance> cluster_;
   QueueChooser chooser_;
+  const std::shared_ptr<TelemetrySessions> sessions_ = std::make_shared<TelemetrySessions>();
+  std::mutex checked_topics_mutex_;
+  std::set<std::string> checked_topics_;
 };
 
 }  // namespace mqkit::proxy

@@ -20,9 +20,12 @@ using namespace std::chrono_literals;
 
 class ProxyTest : public ::testing::Test {
  protected:
+  // Extra --set values of the broker (a subclass's).
+  virtual std::vector<std::string> broker_overrides() const { return {}; }
+
   void SetUp() override {
     ASSERT_TRUE(cluster_.add_namesrv().is_ok());
-    ASSERT_TRUE(cluster_.add_broker({.name = "broker-a"}).is_ok());
+    ASSERT_TRUE(cluster_.add_broker({.name = "broker-a", .overrides = broker_overrides()}).is_ok());
     ASSERT_TRUE(cluster_.add_proxy().is_ok());
     auto instance = client::ClientInstance::create(fast_client_config(cluster_));
     ASSERT_TRUE(instance.is_ok()) << instance.status().to_string();
@@ -430,6 +433,86 @@ TEST_F(ProxyTest, AnOrderlyGroupGetsAQueuesNextMessagesOnlyAfterTheAcks) {
     }
   }
   EXPECT_EQ(order, (std::vector<std::string>{"a-1", "a-2", "a-3"}));
+}
+
+// Brokers that check an unended transaction after a second, every second.
+class ProxyTransactionTest : public ProxyTest {
+ protected:
+  std::vector<std::string> broker_overrides() const override {
+    return {"broker.transaction_time_out=1s", "broker.transaction_check_interval=1s"};
+  }
+
+  v2::EndTransactionResponse end(const std::string& topic, const v2::SendResultEntry& sent, v2::TransactionResolution resolution,
+                                 v2::TransactionSource source = v2::SOURCE_CLIENT) {
+    v2::EndTransactionRequest request;
+    request.mutable_topic()->set_name(topic);
+    request.set_message_id(sent.message_id());
+    request.set_transaction_id(sent.transaction_id());
+    request.set_resolution(resolution);
+    request.set_source(source);
+    v2::EndTransactionResponse response;
+    grpc::ClientContext context;
+    prepare(context);
+    EXPECT_TRUE(stub_->EndTransaction(&context, request, &response).ok());
+    return response;
+  }
+
+  static v2::Message half(const std::string& topic, const std::string& id, const std::string& body) {
+    auto m = message(topic, id, body);
+    m.mutable_system_properties()->set_message_type(v2::TRANSACTION);
+    return m;
+  }
+};
+
+TEST_F(ProxyTransactionTest, ACommittedHalfMessageIsDeliveredARolledBackOneNever) {
+  create_topic("ProxyTx", {{"+message.type", "TRANSACTION"}});
+  const auto committed = send({half("ProxyTx", "0A0000010000000000000000000000F1", "commit me")});
+  const auto rolled_back = send({half("ProxyTx", "0A0000010000000000000000000000F2", "roll me back")});
+  ASSERT_EQ(committed.status().code(), v2::OK) << committed.status().message();
+  ASSERT_EQ(rolled_back.status().code(), v2::OK);
+  EXPECT_FALSE(committed.entries(0).transaction_id().empty());
+  for (int q = 0; q < 4; ++q) EXPECT_TRUE(pull_all("ProxyTx", q).empty());  // halves wait in the broker's half topic
+  EXPECT_EQ(end("ProxyTx", committed.entries(0), v2::COMMIT).status().code(), v2::OK);
+  EXPECT_EQ(end("ProxyTx", rolled_back.entries(0), v2::ROLLBACK).status().code(), v2::OK);
+  const auto delivered = pull_all_of_topic("ProxyTx", 1);
+  ASSERT_EQ(delivered.size(), 1U);
+  EXPECT_EQ(delivered[0].body(), "commit me");
+  v2::SendResultEntry forged;
+  forged.set_transaction_id("not one of ours");
+  EXPECT_EQ(end("ProxyTx", forged, v2::COMMIT).status().code(), v2::INVALID_TRANSACTION_ID);
+}
+
+TEST_F(ProxyTransactionTest, AnOrphanedTransactionIsCheckedWithTheProducerOnItsTelemetryStream) {
+  create_topic("ProxyOrphan", {{"+message.type", "TRANSACTION"}});
+  grpc::ClientContext context;
+  prepare(context);
+  auto stream = stub_->Telemetry(&context);
+  v2::TelemetryCommand hello;
+  hello.mutable_settings()->set_client_type(v2::PRODUCER);
+  hello.mutable_settings()->mutable_publishing()->add_topics()->set_name("ProxyOrphan");
+  ASSERT_TRUE(stream->Write(hello));
+  v2::TelemetryCommand reply;
+  ASSERT_TRUE(stream->Read(&reply));
+  ASSERT_EQ(reply.status().code(), v2::OK);
+
+  const auto sent = send({half("ProxyOrphan", "0A0000010000000000000000000000F3", "orphan")});
+  ASSERT_EQ(sent.status().code(), v2::OK) << sent.status().message();
+  // Never ended: the broker asks, the proxy passes the question to this producer's stream.
+  v2::TelemetryCommand check;
+  ASSERT_TRUE(stream->Read(&check));
+  ASSERT_TRUE(check.has_recover_orphaned_transaction_command()) << check.DebugString();
+  const auto& recover = check.recover_orphaned_transaction_command();
+  EXPECT_EQ(recover.message().body(), "orphan");
+  EXPECT_EQ(recover.message().topic().name(), "ProxyOrphan");
+  EXPECT_EQ(recover.message().system_properties().message_id(), "0A0000010000000000000000000000F3");
+  v2::SendResultEntry answer;
+  answer.set_message_id(recover.message().system_properties().message_id());
+  answer.set_transaction_id(recover.transaction_id());
+  EXPECT_EQ(end("ProxyOrphan", answer, v2::COMMIT, v2::SOURCE_SERVER_CHECK).status().code(), v2::OK);
+  const auto delivered = pull_all_of_topic("ProxyOrphan", 1);
+  ASSERT_EQ(delivered.size(), 1U);
+  EXPECT_EQ(delivered[0].body(), "orphan");
+  context.TryCancel();
 }
 
 }  // namespace
