@@ -7,6 +7,7 @@
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/pop_receipt.hpp"
+#include "mqkit/protocol/subscription_expression.hpp"
 #include "mqkit/protocol/timer.hpp"
 #include "mqkit/protocol/validation.hpp"
 #include "proto_time.hpp"
@@ -35,11 +36,11 @@ std::string peer_address(const grpc::ServerContext& context) {
   return peer;
 }
 
-// RocketMQ clients name themselves in the x-mq-client-id header of every call.
-bool has_client_id(const grpc::ServerContext& context) {
+// RocketMQ clients name themselves in the x-mq-client-id header of every call; empty when not.
+std::string client_id_of(const grpc::ServerContext& context) {
   const auto& metadata = context.client_metadata();
   const auto it = metadata.find("x-mq-client-id");
-  return it != metadata.end() && it->second.size() > 0;
+  return it == metadata.end() ? std::string() : std::string(it->second.data(), it->second.size());
 }
 
 
@@ -107,11 +108,13 @@ GroupView MessagingService::group_view(const std::string& group, const std::stri
 
 grpc::Status MessagingService::Heartbeat(grpc::ServerContext* context, const v2::HeartbeatRequest* request,
                                          v2::HeartbeatResponse* response) {
-  if (!has_client_id(*context)) {
+  const std::string client_id = client_id_of(*context);
+  if (client_id.empty()) {
     *response->mutable_status() = make_status(v2::CLIENT_ID_REQUIRED, "the x-mq-client-id header is required");
   } else if (request->client_type() == v2::CLIENT_TYPE_UNSPECIFIED) {
     *response->mutable_status() = make_status(v2::UNRECOGNIZED_CLIENT_TYPE, "the heartbeat names no client type");
   } else {
+    if (request->client_type() != v2::PRODUCER) heartbeat_consumer(client_id);
     *response->mutable_status() = ok_status();
   }
   return grpc::Status::OK;
@@ -255,6 +258,22 @@ grpc::Status MessagingService::Telemetry(grpc::ServerContext* context,
         }
         const auto reply = settings_reply(settings, group);
         if (reply.status().code() != v2::OK) log()->warn("client {} refused: {}", peer, reply.status().message());
+        const std::string client_id = client_id_of(*context);
+        if (settings.has_subscription() && reply.status().code() == v2::OK && !client_id.empty()) {
+          ConsumerClient consumer{.group = wire_name(settings.subscription().group()), .subscriptions = {}};
+          for (const auto& entry : settings.subscription().subscriptions()) {
+            const std::string topic = wire_name(entry.topic());
+            const std::string& expression = entry.expression().expression();
+            auto data = protocol::parse_subscription(topic, expression.empty() ? "*" : expression, now_ms());
+            if (entry.expression().type() == v2::SQL) data.expression_type = "SQL92";
+            consumer.subscriptions.push_back(std::move(data));
+          }
+          {
+            std::lock_guard lock(consumers_mutex_);
+            consumers_[client_id] = std::move(consumer);
+          }
+          heartbeat_consumer(client_id);
+        }
         if (settings.client_type() == v2::PRODUCER && settings.has_publishing()) {
           std::vector<std::string> topics;
           for (const auto& topic : settings.publishing().topics()) topics.push_back(wire_name(topic));
@@ -599,8 +618,56 @@ grpc::Status MessagingService::EndTransaction(grpc::ServerContext*, const v2::En
   return grpc::Status::OK;
 }
 
-grpc::Status MessagingService::NotifyClientTermination(grpc::ServerContext*, const v2::NotifyClientTerminationRequest*,
+std::set<std::string> MessagingService::masters_of(const std::vector<protocol::SubscriptionData>& topics) {
+  std::set<std::string> masters;
+  for (const auto& subscription : topics) {
+    auto route = route_for_send(subscription.topic);
+    if (!route) continue;
+    for (const auto& broker : (*route)->route.broker_datas) {
+      if (const auto master = broker.broker_addrs.find(0); master != broker.broker_addrs.end()) masters.insert(master->second);
+    }
+  }
+  return masters;
+}
+
+void MessagingService::heartbeat_consumer(const std::string& client_id) {
+  protocol::HeartbeatData heartbeat;
+  heartbeat.client_id = client_id;
+  {
+    std::lock_guard lock(consumers_mutex_);
+    const auto it = consumers_.find(client_id);
+    if (it == consumers_.end()) return;  // its settings come first
+    heartbeat.consumer_data_set.push_back(protocol::ConsumerData{.group_name = it->second.group,
+                                                                 .consume_type = "CONSUME_POP",
+                                                                 .message_model = "CLUSTERING",
+                                                                 .consume_from_where = "CONSUME_FROM_LAST_OFFSET",
+                                                                 .subscription_data_set = it->second.subscriptions,
+                                                                 .unit_mode = false});
+  }
+  for (const auto& address : masters_of(heartbeat.consumer_data_set.front().subscription_data_set)) {
+    if (auto sent = cluster_->api().heartbeat(address, heartbeat, settings_.send_timeout); !sent) {
+      log()->debug("heartbeat of consumer {} to {}: {}", client_id, address, sent.to_string());
+    }
+  }
+}
+
+grpc::Status MessagingService::NotifyClientTermination(grpc::ServerContext* context, const v2::NotifyClientTerminationRequest*,
                                                        v2::NotifyClientTerminationResponse* response) {
+  // A consumer leaves its group at once rather than when its heartbeats stop.
+  std::optional<ConsumerClient> consumer;
+  const std::string client_id = client_id_of(*context);
+  {
+    std::lock_guard lock(consumers_mutex_);
+    if (const auto it = consumers_.find(client_id); it != consumers_.end()) {
+      consumer = std::move(it->second);
+      consumers_.erase(it);
+    }
+  }
+  if (consumer) {
+    for (const auto& address : masters_of(consumer->subscriptions)) {
+      (void)cluster_->api().unregister_client(address, client_id, "", consumer->group, settings_.send_timeout);
+    }
+  }
   *response->mutable_status() = ok_status();
   return grpc::Status::OK;
 }

@@ -6,6 +6,7 @@
 // service keeps no per-call state, and the SDK's ClientInstance is thread-safe.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -84,10 +85,23 @@ class MessagingService final : public v2::MessagingService::Service {
   // of orphaned transactions come to this proxy, which forwards them to a publisher's stream.
   void take_transaction_checks(const std::vector<std::string>& topics);
 
+  // A connected consumer as the brokers should see it: its group and subscriptions, from its
+  // settings. The proxy heartbeats it to the masters of its topics (each time the client
+  // heartbeats), so brokers list it and create its %RETRY% topic, as RocketMQ's proxy does.
+  struct ConsumerClient {
+    std::string group;
+    std::vector<protocol::SubscriptionData> subscriptions;
+  };
+  void heartbeat_consumer(const std::string& client_id);
+  // The masters serving `topics` (routes as cached, fetched when missing).
+  std::set<std::string> masters_of(const std::vector<protocol::SubscriptionData>& topics);
+
   const ProxySettings settings_;
   const std::shared_ptr<client::ClientInstance> cluster_;
   QueueChooser chooser_;
   const std::shared_ptr<TelemetrySessions> sessions_ = std::make_shared<TelemetrySessions>();
+  std::mutex consumers_mutex_;
+  std::map<std::string, ConsumerClient> consumers_;  // by client id
   std::mutex checked_topics_mutex_;
   std::set<std::string> checked_topics_;
 };

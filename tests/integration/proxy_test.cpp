@@ -226,6 +226,21 @@ TEST_F(ProxyTest, TelemetryAnswersEachClientWithItsSettings) {
   EXPECT_EQ(reply.status().code(), v2::OK);
   EXPECT_TRUE(reply.settings().subscription().fifo());
   EXPECT_EQ(reply.settings().backoff_policy().max_attempts(), 4);
+  // The broker now lists the consumer under its group, as a pop consumer with its subscription.
+  auto connections = instance_->api().get_consumer_connection_list(cluster_.broker_addr(0), "TelemetryGroup");
+  ASSERT_TRUE(connections.is_ok()) << connections.status().to_string();
+  ASSERT_EQ(connections->connection_set.size(), 1U);
+  EXPECT_EQ(connections->connection_set[0].client_id, "proxy-test@1");
+  EXPECT_EQ(connections->consume_type, "CONSUME_POP");
+  EXPECT_EQ(connections->subscription_table.count("ProxyTelemetry"), 1U);
+  // Leaving tells the brokers at once.
+  v2::NotifyClientTerminationRequest bye;
+  bye.mutable_group()->set_name("TelemetryGroup");
+  v2::NotifyClientTerminationResponse bye_answer;
+  grpc::ClientContext bye_context;
+  prepare(bye_context);
+  ASSERT_TRUE(stub_->NotifyClientTermination(&bye_context, bye, &bye_answer).ok());
+  EXPECT_FALSE(instance_->api().get_consumer_connection_list(cluster_.broker_addr(0), "TelemetryGroup").is_ok());
 
   v2::TelemetryCommand unknown;
   unknown.mutable_settings()->set_client_type(v2::CLIENT_TYPE_UNSPECIFIED);
