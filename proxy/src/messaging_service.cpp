@@ -93,13 +93,23 @@ std::optional<v2::Endpoints> MessagingService::access_point(const v2::Endpoints&
 }
 
 GroupView MessagingService::group_view(const std::string& group, const std::string& topic) {
+  const auto now = std::chrono::steady_clock::now();
+  {
+    std::lock_guard lock(group_views_mutex_);
+    if (const auto it = group_views_.find(group); it != group_views_.end() && now - it->second.second < kRouteRefresh) {
+      return it->second.first;
+    }
+  }
   GroupView view;
-  if (cluster_->update_route(topic)) {
+  if (route_for_send(topic)) {
     const std::string address = cluster_->find_broker_address_of_topic(topic);
     if (!address.empty()) {
       if (auto config = cluster_->api().get_subscription_group(address, group)) {
         view.fifo = config->consume_message_orderly;
         view.max_delivery_attempts = config->retry_max_times + 1;
+        // Kept as long as a route: every receive asks, and a group's settings rarely change.
+        std::lock_guard lock(group_views_mutex_);
+        group_views_[group] = {view, now};
       }
     }
   }

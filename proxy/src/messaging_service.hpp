@@ -6,6 +6,7 @@
 // service keeps no per-call state, and the SDK's ClientInstance is thread-safe.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -66,7 +67,8 @@ class MessagingService final : public v2::MessagingService::Service {
   v2::TelemetryCommand settings_reply(const v2::Settings& client_settings, const GroupView& group = {}) const;
 
  private:
-  // The group's view from a broker serving `topic` (defaults when none answers).
+  // The group's view from a broker serving `topic` (defaults when none answers), remembered for
+  // as long as a route.
   GroupView group_view(const std::string& group, const std::string& topic);
   // What QueryRoute and QueryAssignment answer from: the topic as brokers name it, its route
   // fetched now, and where to send the client; or the Status refusing the request.
@@ -100,6 +102,8 @@ class MessagingService final : public v2::MessagingService::Service {
   const std::shared_ptr<client::ClientInstance> cluster_;
   QueueChooser chooser_;
   const std::shared_ptr<TelemetrySessions> sessions_ = std::make_shared<TelemetrySessions>();
+  std::mutex group_views_mutex_;
+  std::map<std::string, std::pair<GroupView, std::chrono::steady_clock::time_point>> group_views_;
   std::mutex consumers_mutex_;
   std::map<std::string, ConsumerClient> consumers_;  // by client id
   std::mutex checked_topics_mutex_;
