@@ -521,31 +521,35 @@ Result<PopResult> ClientApi::pop_message(std::string_view address, std::string_v
   return result;
 }
 
-Status ClientApi::ack_message(std::string_view address, std::string_view group, std::string_view topic,
-                              std::string_view receipt_text, milliseconds timeout) {
-  MQKIT_ASSIGN_OR_RETURN(const protocol::PopReceipt receipt, protocol::decode_pop_receipt(receipt_text));
-  auto request = RemotingCommand::request(rq::kAckMessage);
+namespace {
+
+// ACK_MESSAGE / CHANGE_MESSAGE_INVISIBLETIME naming the delivery of `receipt` (its text as extraInfo).
+RemotingCommand delivery_request(std::int32_t code, std::string_view group, std::string_view topic,
+                                 std::string_view receipt_text, const protocol::PopReceipt& receipt) {
+  auto request = RemotingCommand::request(code);
   auto& f = request.ext_fields;
   put(f, "consumerGroup", group);
   put(f, "topic", topic);
   put(f, "queueId", static_cast<std::int64_t>(receipt.queue_id));
   put(f, "extraInfo", receipt_text);
   put(f, "offset", receipt.offset);
-  return call(address, std::move(request), timeout).status();
+  return request;
+}
+
+}  // namespace
+
+Status ClientApi::ack_message(std::string_view address, std::string_view group, std::string_view topic,
+                              std::string_view receipt_text, milliseconds timeout) {
+  MQKIT_ASSIGN_OR_RETURN(const protocol::PopReceipt receipt, protocol::decode_pop_receipt(receipt_text));
+  return call(address, delivery_request(rq::kAckMessage, group, topic, receipt_text, receipt), timeout).status();
 }
 
 Result<std::string> ClientApi::change_invisible_time(std::string_view address, std::string_view group,
                                                      std::string_view topic, std::string_view receipt_text,
                                                      std::int64_t invisible_ms, milliseconds timeout) {
   MQKIT_ASSIGN_OR_RETURN(protocol::PopReceipt receipt, protocol::decode_pop_receipt(receipt_text));
-  auto request = RemotingCommand::request(rq::kChangeMessageInvisibleTime);
-  auto& f = request.ext_fields;
-  put(f, "consumerGroup", group);
-  put(f, "topic", topic);
-  put(f, "queueId", static_cast<std::int64_t>(receipt.queue_id));
-  put(f, "extraInfo", receipt_text);
-  put(f, "offset", receipt.offset);
-  put(f, "invisibleTime", invisible_ms);
+  auto request = delivery_request(rq::kChangeMessageInvisibleTime, group, topic, receipt_text, receipt);
+  put(request.ext_fields, "invisibleTime", invisible_ms);
   MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, call(address, std::move(request), timeout));
   MQKIT_ASSIGN_OR_RETURN(receipt.pop_time, required_int(response, "popTime", address));
   MQKIT_ASSIGN_OR_RETURN(receipt.invisible_ms, required_int(response, "invisibleTime", address));
