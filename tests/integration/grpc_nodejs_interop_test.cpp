@@ -4,8 +4,10 @@
 // SimpleConsumer receives, acks, lets messages come back and changes their invisible duration
 // (RocketMQ 5's pop-based consumption); the test checks what it received against what was sent
 // and stored, and what the broker then holds: the group's committed offsets, the dead-letter
-// topic. The scenarios live in tests/interop/grpc-nodejs/scenarios.js; tools/test.sh installs the
-// client there.
+// topic. Its transactional Producer commits and rolls back transactions, and leaves others open
+// for the broker to check through the proxy (its checker decides); the test checks which messages
+// reached the topic. The scenarios live in tests/interop/grpc-nodejs/scenarios.js; tools/test.sh
+// installs the client there.
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
@@ -129,7 +131,7 @@ class GrpcNodejsInteropTest : public ::testing::Test {
     cluster_ = std::make_unique<LocalCluster>(std::string("grpc-nodejs-") +
                                               ::testing::UnitTest::GetInstance()->current_test_info()->name());
     ASSERT_TRUE(cluster_->add_namesrv().is_ok());
-    const auto broker = cluster_->add_broker({.name = "broker-a", .store = "commitlog"});
+    const auto broker = cluster_->add_broker({.name = "broker-a", .store = "commitlog", .overrides = broker_overrides()});
     ASSERT_TRUE(broker.is_ok()) << broker.to_string();
     // Consumer scenarios use invisible durations of 2 s, below the proxy's default minimum of 10 s
     // for a receive (RocketMQ 5's minInvisibleTimeMillsForRecv, which its own tests lower too).
@@ -138,6 +140,9 @@ class GrpcNodejsInteropTest : public ::testing::Test {
   }
 
   void TearDown() override { cluster_.reset(); }
+
+  // Extra --set values of the broker.
+  virtual std::vector<std::string> broker_overrides() const { return {}; }
 
   // Creates `topic` on the broker the way RocketMQ 5's admin tools do: UPDATE_AND_CREATE_TOPIC,
   // with the topic's accepted message type in the `attributes` field ("+message.type=FIFO"; none
@@ -631,6 +636,132 @@ TEST_F(GrpcNodejsInteropTest, MessageBeyondTheRetryLimitGoesToTheDeadLetterTopic
   EXPECT_EQ(std::count_if(dead.begin(), dead.end(), [&](const StoredMessage& d) { return d.property("UNIQ_KEY") == id; }),
             1)
       << "the message went to " << dlq << " more than once";
+}
+
+// Transactional messages, on a broker that checks a transaction left open for 1 s, every 1 s
+// (RocketMQ's transactionTimeOut and transactionCheckInterval, lowered as its own tests do).
+class GrpcNodejsTransactionTest : public GrpcNodejsInteropTest {
+ protected:
+  std::vector<std::string> broker_overrides() const override {
+    return {"broker.transaction_time_out=1s", "broker.transaction_check_interval=1s"};
+  }
+
+  // The scenario's "receipt" line of the message whose transaction was to end with `resolution`.
+  static const rapidjson::Document* receipt_of(const std::vector<rapidjson::Document>& receipts,
+                                               const std::string& resolution) {
+    const auto it = std::find_if(receipts.begin(), receipts.end(),
+                                 [&](const rapidjson::Document& r) { return text(r, "resolution") == resolution; });
+    return it == receipts.end() ? nullptr : &*it;
+  }
+
+  // A committed message reaches its topic once, as it was sent: the body, the tag (TAGS), the keys
+  // (KEYS), the user properties, and none of the half message's REAL_TOPIC / REAL_QID.
+  void expect_committed(const std::string& topic, const rapidjson::Value& receipt, const std::string& output) {
+    const std::string id = text(receipt, "messageId");
+    SCOPED_TRACE("committed message " + text(receipt, "body") + ", id " + id);
+    std::vector<StoredMessage> messages;
+    const StoredMessage* m = nullptr;
+    ASSERT_TRUE(eventually(
+        [&] {
+          messages = stored(topic);
+          m = find_by_id(messages, id);
+          return m != nullptr;
+        },
+        seconds(15)))
+        << "the committed message never reached " << topic << " (" << messages.size()
+        << " messages there); scenario output:\n" << output << "\nproxy log:\n" << cluster_->proxy(0).log_tail()
+        << "\nbroker log:\n" << cluster_->broker(0).log_tail();
+    EXPECT_EQ(m->body, text(receipt, "body"));
+    EXPECT_EQ(m->property("TAGS"), text(receipt, "tag"));
+    EXPECT_EQ(m->property("KEYS"), joined_keys(receipt));
+    const rapidjson::Value* properties = member(receipt, {"properties"});
+    ASSERT_TRUE(properties != nullptr && properties->IsObject()) << json_text(receipt);
+    for (const auto& property : properties->GetObject()) {
+      EXPECT_EQ(m->property(property.name.GetString()), std::string(property.value.GetString()))
+          << "user property " << property.name.GetString();
+    }
+    EXPECT_FALSE(m->property("REAL_TOPIC").has_value()) << "the committed message kept the half message's REAL_TOPIC";
+    EXPECT_FALSE(m->property("REAL_QID").has_value()) << "the committed message kept the half message's REAL_QID";
+    EXPECT_EQ(std::count_if(messages.begin(), messages.end(),
+                            [&](const StoredMessage& other) { return other.property("UNIQ_KEY") == id; }),
+              1)
+        << "the committed message is in " << topic << " more than once";
+  }
+
+  // A rolled back message never reaches its topic: not now, nor during the next `watch`.
+  void expect_never_stored(const std::string& topic, const rapidjson::Value& receipt, std::chrono::milliseconds watch) {
+    const std::string id = text(receipt, "messageId");
+    const auto until = std::chrono::steady_clock::now() + watch;
+    do {
+      const auto messages = stored(topic);
+      const StoredMessage* m = find_by_id(messages, id);
+      ASSERT_EQ(m, nullptr) << "the rolled back message " << text(receipt, "body") << " (id " << id << ") is in "
+                            << topic << " at queue " << m->queue_id << ", offset " << m->queue_offset
+                            << "\nbroker log:\n" << cluster_->broker(0).log_tail();
+      std::this_thread::sleep_for(milliseconds(500));
+    } while (std::chrono::steady_clock::now() < until);
+  }
+};
+
+// Two transactions of one message each, ended by the client right after the send: the committed
+// message is in the topic (its UNIQ_KEY the receipt's messageId, with what was sent), the rolled
+// back one never shows up, and the broker checks neither (the scenario stays up past the
+// transaction timeout and check interval, and fails on a check).
+TEST_F(GrpcNodejsTransactionTest, CommittedTransactionIsStoredAndRolledBackOneNever) {
+  const std::string topic = "GrpcNodejs_transaction";
+  ASSERT_NO_FATAL_FAILURE(create_topic(topic, "TRANSACTION"));
+  std::string output;
+  ASSERT_NO_FATAL_FAILURE(run_scenario("transaction", topic, output));
+  const auto receipts = results(output, "receipt");
+  ASSERT_EQ(receipts.size(), 2u) << output;
+  const rapidjson::Document* committed = receipt_of(receipts, "COMMIT");
+  const rapidjson::Document* rolled_back = receipt_of(receipts, "ROLLBACK");
+  ASSERT_TRUE(committed != nullptr && rolled_back != nullptr) << output;
+  EXPECT_TRUE(results(output, "check").empty()) << output;
+  ASSERT_NO_FATAL_FAILURE(expect_committed(topic, *committed, output));
+  ASSERT_NO_FATAL_FAILURE(expect_never_stored(topic, *rolled_back, seconds(3)));
+  EXPECT_EQ(stored(topic).size(), 1u) << "the topic holds more than the committed message";
+}
+
+// Two transactions the client never ends: the broker checks them after its transaction timeout,
+// the proxy sends the checks to the producer over its telemetry stream, and the producer's checker
+// answers (EndTransaction, source SERVER_CHECK): COMMIT for one message, ROLLBACK for the other.
+// Until the check, neither message is in the topic; after it, the COMMIT one is, once, and the
+// ROLLBACK one never.
+TEST_F(GrpcNodejsTransactionTest, OrphanTransactionsEndAsTheProducersCheckerSays) {
+  const std::string topic = "GrpcNodejs_orphan_transaction";
+  ASSERT_NO_FATAL_FAILURE(create_topic(topic, "TRANSACTION"));
+  ChildProcess node;
+  ASSERT_NO_FATAL_FAILURE(start_scenario(node, "orphan_transaction", topic, {"30000"}));
+  // Between the sends and the first check, nothing of either transaction is in the topic. The
+  // checker prints its "check" line before the client answers the check: when none shows after
+  // the pull, the pull came before any EndTransaction.
+  std::vector<rapidjson::Document> receipts;
+  (void)eventually([&] {
+    receipts = results(node.output(), "receipt");
+    return receipts.size() >= 2 || !node.running();
+  }, seconds(60));
+  if (receipts.size() == 2) {
+    const auto early = stored(topic);
+    if (results(node.output(), "check").empty()) {
+      EXPECT_TRUE(early.empty()) << "before any check, " << early.size() << " message(s) of transactions nobody ended are in "
+                                 << topic << ": the first has UNIQ_KEY " << early.front().property("UNIQ_KEY").value_or("");
+    }
+  }
+  std::string output;
+  ASSERT_NO_FATAL_FAILURE(finish_scenario(node, output));
+  receipts = results(output, "receipt");
+  ASSERT_EQ(receipts.size(), 2u) << output;
+  const rapidjson::Document* committed = receipt_of(receipts, "COMMIT");
+  const rapidjson::Document* rolled_back = receipt_of(receipts, "ROLLBACK");
+  ASSERT_TRUE(committed != nullptr && rolled_back != nullptr) << output;
+  std::set<std::string> checked;
+  for (const auto& check : results(output, "check")) checked.insert(text(check, "messageId"));
+  EXPECT_EQ(checked, (std::set<std::string>{text(*committed, "messageId"), text(*rolled_back, "messageId")}))
+      << "the checker should have been asked about both messages, and only them:\n" << output;
+  ASSERT_NO_FATAL_FAILURE(expect_committed(topic, *committed, output));
+  ASSERT_NO_FATAL_FAILURE(expect_never_stored(topic, *rolled_back, seconds(3)));
+  EXPECT_EQ(stored(topic).size(), 1u) << "the topic holds more than the committed message";
 }
 
 }  // namespace

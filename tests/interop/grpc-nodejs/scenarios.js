@@ -3,6 +3,9 @@
 // forwards to a live mqnamesrv + mqbroker. Usage:
 //   node scenarios.js <scenario> <proxy host:port> <topic> [<arg>...]
 // Producer scenarios: produce [count], fifo [messages per group], delay [delay ms], unknown_topic.
+// Transactional producer scenarios (the topic must accept TRANSACTION): transaction (one
+// committed, one rolled back), orphan_transaction [ms to wait for the checks] (never ended: the
+// broker's checks, forwarded by the proxy over the telemetry stream, decide).
 // SimpleConsumer scenarios (pop-based consumption; the group must exist on the broker):
 //   simple_consume <group> [count] [invisible ms], redelivery <group> [invisible ms],
 //   change_invisible <group> [invisible ms] [changed invisible ms],
@@ -29,7 +32,11 @@ const arg = args[0];
 
 // The client's enums (apache.rocketmq.v2): MessageType, Permission, Code, DigestType.
 const MessageType = { 0: 'MESSAGE_TYPE_UNSPECIFIED', 1: 'NORMAL', 2: 'FIFO', 3: 'DELAY', 4: 'TRANSACTION' };
-const NORMAL = 1, FIFO = 2, DELAY = 3;
+const NORMAL = 1, FIFO = 2, DELAY = 3, TRANSACTION = 4;
+// TransactionResolution and TransactionSource, for EndTransaction.
+const Resolution = { 0: 'TRANSACTION_RESOLUTION_UNSPECIFIED', 1: 'COMMIT', 2: 'ROLLBACK' };
+const UNSPECIFIED_RESOLUTION = 0, COMMIT = 1, ROLLBACK = 2;
+const Source = { 0: 'SOURCE_UNSPECIFIED', 1: 'SOURCE_CLIENT', 2: 'SOURCE_SERVER_CHECK' };
 const Permission = { 0: 'PERMISSION_UNSPECIFIED', 1: 'NONE', 2: 'READ', 3: 'WRITE', 4: 'READ_WRITE' };
 const READ = 2, READ_WRITE = 4;
 const CODE_OK = 20000, CODE_NOT_FOUND = 40400, CODE_TOPIC_NOT_FOUND = 40402, CODE_MESSAGE_NOT_FOUND = 40401;
@@ -55,7 +62,8 @@ const logger = {
   info: (...a) => log('INFO', a),
   warn: (...a) => log('WARN', a),
   error: (...a) => log('ERROR', a),
-  debug: process.env.MQKIT_NODE_DEBUG ? (...a) => log('DEBUG', a) : undefined,
+  // A function even when quiet: Transaction.commit() and rollback() call logger.debug() unguarded.
+  debug: process.env.MQKIT_NODE_DEBUG ? (...a) => log('DEBUG', a) : () => {},
 };
 const sleep = ms => new Promise(r => setTimeout(r, ms));
 function within(ms, what, promise) {
@@ -88,13 +96,16 @@ function clientExceptionIn(err) {
 const clients = [];
 
 // Everything the producer saw and sent, for the checks and for diagnosis: the Settings the proxy
-// issued on the telemetry stream, and the message ids the client put in each SendMessageRequest
-// (RocketMQ 5's client makes the id; the proxy stores it as UNIQ_KEY and returns it).
-function newProducer(withTopic) {
+// issued on the telemetry stream, the message ids the client put in each SendMessageRequest
+// (RocketMQ 5's client makes the id; the proxy stores it as UNIQ_KEY and returns it), each
+// EndTransaction (request and answer) and each RecoverOrphanedTransactionCommand the proxy sent on
+// the telemetry stream (as it came, before the client decodes it for its checker).
+function newProducer(withTopic, checker) {
   const options = { endpoints, namespace: '', requestTimeout: REQUEST_TIMEOUT_MS, logger, maxAttempts: 1 };
   if (withTopic) options.topics = [ topic ];
+  if (checker) options.checker = checker;
   const producer = new Producer(options);
-  const seen = { settings: [], sentIds: [] };
+  const seen = { settings: [], sentIds: [], ends: [], recoveries: [] };
   const onSettings = producer.onSettingsCommand.bind(producer);
   producer.onSettingsCommand = (from, settings) => {
     seen.settings.push(settings.toObject());
@@ -106,14 +117,52 @@ function newProducer(withTopic) {
     seen.sentIds.push(...request.getMessagesList().map(m => m.getSystemProperties().getMessageId()));
     return sendMessage(to, request, timeout);
   };
+  const endTransaction = manager.endTransaction.bind(manager);
+  manager.endTransaction = async (to, request, timeout) => {
+    const r = request.toObject();
+    const exchange = {
+      sent: { messageId: r.messageId, transactionId: r.transactionId, topic: r.topic && r.topic.name,
+        resolution: Resolution[r.resolution] || r.resolution, source: Source[r.source] || r.source },
+      at: Date.now(),
+    };
+    seen.ends.push(exchange);
+    try {
+      const response = await endTransaction(to, request, timeout);
+      exchange.answer = response.toObject();
+      log('INFO', [ `EndTransaction ${JSON.stringify(exchange.sent)} answered ${JSON.stringify(exchange.answer)}` ]);
+      return response;
+    } catch (err) {
+      exchange.error = describe(err);
+      log('INFO', [ `EndTransaction ${JSON.stringify(exchange.sent)} failed: ${exchange.error}` ]);
+      throw err;
+    }
+  };
+  const onRecover = producer.onRecoverOrphanedTransactionCommand.bind(producer);
+  producer.onRecoverOrphanedTransactionCommand = (from, command) => {
+    const m = command.getMessage();
+    const sp = m && m.getSystemProperties();
+    const body = m ? Buffer.from(m.getBody_asU8()) : Buffer.alloc(0);
+    const recovery = {
+      transactionId: command.getTransactionId(), at: Date.now(),
+      message: m ? {
+        messageId: sp && sp.getMessageId(), topic: m.getTopic() && m.getTopic().getName(), body: body.toString(),
+        tag: sp && sp.getTag(), keys: sp && sp.getKeysList(), messageType: sp && (MessageType[sp.getMessageType()] || sp.getMessageType()),
+        properties: Object.fromEntries(m.getUserPropertiesMap().entries()),
+        digest: sp && sp.getBodyDigest() ? sp.getBodyDigest().toObject() : undefined, md5: md5Upper(body),
+      } : undefined,
+    };
+    log('INFO', [ `RecoverOrphanedTransactionCommand ${JSON.stringify(recovery)}` ]);
+    seen.recoveries.push(recovery);
+    return onRecover(from, command);
+  };
   clients.push(producer);
   return { producer, seen };
 }
 
 // Starts a producer that declares `topic`: a route from the proxy (QueryRoute) and the first
 // Settings on the telemetry stream are both needed before startup() returns.
-async function startProducer() {
-  const p = newProducer(true);
+async function startProducer(checker) {
+  const p = newProducer(true, checker);
   await within(STARTUP_MS, 'producer startup (QueryRoute + Telemetry settings)', p.producer.startup());
   expect(p.seen.settings.length > 0, 'startup returned without Settings from the proxy');
   const publishing = p.seen.settings[0].publishing || {};
@@ -150,13 +199,71 @@ function checkRoute(producer, type) {
     `no writable queue 0 in the route: rocketmq-client-nodejs 1.0.8 publishes only to queues with id 0`);
 }
 
-async function sendChecked(p, message, sentBefore) {
-  const receipt = await p.producer.send(message);
+async function sendChecked(p, message, sentBefore, transaction) {
+  const receipt = await within(REQUEST_TIMEOUT_MS + 1000, `send of ${message.body}`, p.producer.send(message, transaction));
   const sentId = p.seen.sentIds[sentBefore];
   expect(p.seen.sentIds.length === sentBefore + 1, `one send made ${p.seen.sentIds.length - sentBefore} requests`);
   expect(receipt.messageId === sentId, `the receipt's messageId ${receipt.messageId} is not the id the client sent, ${sentId}`);
   expect(typeof receipt.offset === 'number' && receipt.offset >= 0, `the receipt's offset is ${receipt.offset}`);
   return receipt;
+}
+
+// ---- Transactional messages ----
+
+// A transactional message's user property `resolution` (COMMIT or ROLLBACK) says how its
+// transaction is to end; the checkers below answer the broker's checks with it. Every call is
+// recorded (and printed as a "check" result line) with the message as the checker saw it.
+function newChecker() {
+  const calls = [];
+  const checker = {
+    async check(m) {
+      const v = { messageId: m.messageId, topic: m.topic, body: m.body.toString(), tag: m.tag || undefined, keys: m.keys,
+        properties: Object.fromEntries(m.properties), corrupted: m.corrupted, at: Date.now() };
+      const wanted = v.properties.resolution;
+      const resolution = wanted === 'COMMIT' ? COMMIT : wanted === 'ROLLBACK' ? ROLLBACK : UNSPECIFIED_RESOLUTION;
+      v.resolution = Resolution[resolution];
+      calls.push(v);
+      result('check', v);
+      return resolution;
+    },
+  };
+  return { checker, calls };
+}
+
+// One transactional message in a transaction of its own, with `resolution` as a user property
+// (what the checker answers for it). The receipt must carry the message id the client sent and a
+// transaction id (what EndTransaction names).
+async function sendInTransaction(p, resolution, index) {
+  const tag = 'Tx';
+  const keys = [ `${scenario}-${resolution.toLowerCase()}` ];
+  const properties = { resolution, origin: `grpc-nodejs-${scenario}` };
+  const body = `${scenario}-${resolution.toLowerCase()}-${Date.now()}`;
+  const transaction = p.producer.beginTransaction();
+  const receipt = await sendChecked(p, { topic, tag, keys, properties: new Map(Object.entries(properties)),
+    body: Buffer.from(body) }, index, transaction);
+  expect(typeof receipt.transactionId === 'string' && receipt.transactionId.length > 0,
+    `the receipt of transactional message ${receipt.messageId} carries no transaction id: ${JSON.stringify(receipt.transactionId)}`);
+  return { transaction, receipt, sent: { resolution, body, tag, keys, properties, messageId: receipt.messageId,
+    transactionId: receipt.transactionId, offset: receipt.offset } };
+}
+
+// Same user properties, in whatever order (a map's order is not kept on the wire).
+function sameProperties(a, b) {
+  const sorted = o => JSON.stringify(Object.entries(o).sort(([ x ], [ y ]) => (x < y ? -1 : x > y ? 1 : 0)));
+  return sorted(a) === sorted(b);
+}
+
+// The EndTransaction exchange(s) the client made for `messageId` with `source`.
+function endsOf(p, messageId, source) {
+  return p.seen.ends.filter(e => e.sent.messageId === messageId && e.sent.source === source);
+}
+function expectEndedOk(exchange, sent, source, what) {
+  expect(exchange, `${what}: no EndTransaction of ${sent.messageId} (${source}) was made`);
+  expect(exchange.answer && exchange.answer.status && exchange.answer.status.code === CODE_OK,
+    `${what}: EndTransaction ${JSON.stringify(exchange.sent)} answered ` +
+    `${exchange.answer ? JSON.stringify(exchange.answer) : exchange.error || 'nothing yet'}`);
+  expect(exchange.sent.resolution === sent.resolution && exchange.sent.topic === topic,
+    `${what}: EndTransaction ${JSON.stringify(exchange.sent)} does not end ${sent.messageId} of ${topic} with ${sent.resolution}`);
 }
 
 // ---- SimpleConsumer (RocketMQ 5's pop-based consumption through the proxy) ----
@@ -542,6 +649,86 @@ const scenarios = {
       (sendStatus.code === CODE_TOPIC_NOT_FOUND || sendStatus.code === CODE_NOT_FOUND),
     `the send failed, but not with TOPIC_NOT_FOUND from the proxy: ${describe(sendError)}`);
     expect(plain.seen.sentIds.length === 0, 'a SendMessage request went out for a topic without a route');
+  },
+
+  // Two transactions, each of one message: the first committed, the second rolled back, each
+  // ended (EndTransaction, source CLIENT) right after its send. The receipts carry the resolution,
+  // for the test to find the committed message in the topic and never the rolled back one. The
+  // producer stays up past the broker's transaction timeout and check interval (1 s each in the
+  // test): no check may come for transactions that were ended.
+  async transaction() {
+    const { checker, calls } = newChecker();
+    const p = await startProducer(checker);
+    checkRoute(p.producer, TRANSACTION);
+    let index = 0;
+    for (const resolution of [ 'COMMIT', 'ROLLBACK' ]) {
+      const { transaction, sent } = await sendInTransaction(p, resolution, index++);
+      const before = p.seen.ends.length;
+      await within(REQUEST_TIMEOUT_MS + 1000, `${resolution} of the transaction of ${sent.messageId}`,
+        resolution === 'COMMIT' ? transaction.commit() : transaction.rollback());
+      const exchange = p.seen.ends[before];
+      expectEndedOk(exchange, sent, 'SOURCE_CLIENT', resolution);
+      expect(exchange.sent.source === 'SOURCE_CLIENT' && exchange.sent.transactionId === sent.transactionId,
+        `${resolution}: EndTransaction ${JSON.stringify(exchange.sent)} is not the client's end of transaction ${sent.transactionId}`);
+      result('receipt', Object.assign(sent, { endStatus: exchange.answer.status }));
+    }
+    await sleep(3000);
+    result('checks', { checks: calls, recoveries: p.seen.recoveries });
+    expect(p.seen.recoveries.length === 0,
+      `the proxy asked to check transactions the client had already ended: ${JSON.stringify(p.seen.recoveries)}`);
+  },
+
+  // Two transactions never ended by the client: the message of one says COMMIT, the other's
+  // ROLLBACK (user property `resolution`). The broker checks them once they are older than its
+  // transaction timeout; the proxy sends each check to this producer (RecoverOrphanedTransaction-
+  // Command on the telemetry stream); the client asks the checker and answers with EndTransaction
+  // (source SERVER_CHECK). The producer stays up until both are checked and ended (bounded), then
+  // a moment more.
+  async orphan_transaction() {
+    const waitMs = Number(arg || 30000);
+    const { checker, calls } = newChecker();
+    const p = await startProducer(checker);
+    checkRoute(p.producer, TRANSACTION);
+    const sent = [];
+    for (const resolution of [ 'COMMIT', 'ROLLBACK' ]) {
+      const s = (await sendInTransaction(p, resolution, sent.length)).sent;
+      sent.push(s);
+      result('receipt', Object.assign({ sentAt: Date.now() }, s));
+    }
+    const sentAt = Date.now();
+    const ended = s => endsOf(p, s.messageId, 'SOURCE_SERVER_CHECK').some(e => e.answer || e.error);
+    while (!sent.every(ended)) {
+      if (Date.now() - sentAt > waitMs) {
+        const pending = sent.filter(s => !ended(s)).map(s => `${s.messageId} (${s.resolution})`);
+        throw new Error(`no check of ${pending.join(', ')} was answered within ${waitMs} ms of the sends ` +
+          `(the broker's transaction timeout and check interval should be short); ` +
+          `RecoverOrphanedTransactionCommands from the proxy: ${JSON.stringify(p.seen.recoveries)}; ` +
+          `checker calls: ${JSON.stringify(calls)}; EndTransaction exchanges: ${JSON.stringify(p.seen.ends)}`);
+      }
+      await sleep(100);
+    }
+    const checkedMs = Date.now() - sentAt;
+    for (const s of sent) {
+      const recoveries = p.seen.recoveries.filter(r => r.message && r.message.messageId === s.messageId);
+      const first = recoveries[0];
+      expect(first, `EndTransaction for ${s.messageId} without a RecoverOrphanedTransactionCommand naming it`);
+      const m = first.message;
+      expect(m.topic === topic && m.body === s.body && m.tag === s.tag &&
+        JSON.stringify(m.keys) === JSON.stringify(s.keys) && sameProperties(m.properties, s.properties),
+      `the message of the check of ${s.messageId} is not the one sent: ${JSON.stringify(m)}; sent ${JSON.stringify(s)}`);
+      expect(m.messageType === 'TRANSACTION', `the message of the check of ${s.messageId} has type ${m.messageType}`);
+      expect(m.digest && m.digest.checksum === m.md5,
+        `the message of the check of ${s.messageId} has body digest ${JSON.stringify(m.digest)}; its MD5 is ${m.md5}`);
+      expect(calls.some(c => c.messageId === s.messageId), `the checker was never asked about ${s.messageId}`);
+      const exchange = endsOf(p, s.messageId, 'SOURCE_SERVER_CHECK')[0];
+      expectEndedOk(exchange, s, 'SOURCE_SERVER_CHECK', `the check of ${s.messageId}`);
+      expect(exchange.sent.transactionId === first.transactionId,
+        `EndTransaction ${JSON.stringify(exchange.sent)} does not name the transaction id of the check, ${first.transactionId}`);
+      expect(endsOf(p, s.messageId, 'SOURCE_CLIENT').length === 0, `the client ended ${s.messageId} itself`);
+    }
+    // A moment more: once ended, a transaction is not checked again (printed, for the test's log).
+    await sleep(2500);
+    result('checks', { checkedMs, checks: calls, recoveries: p.seen.recoveries, ends: p.seen.ends });
   },
 
   // N messages (tag, keys, user properties) from a Producer, then a SimpleConsumer of the group
