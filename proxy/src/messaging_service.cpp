@@ -255,7 +255,14 @@ v2::TelemetryCommand MessagingService::settings_reply(const v2::Settings& client
 grpc::Status MessagingService::Telemetry(grpc::ServerContext* context,
                                          grpc::ServerReaderWriter<v2::TelemetryCommand, v2::TelemetryCommand>* stream) {
   const std::string peer = peer_address(*context);
+  const std::string client_id = client_id_of(*context);
   const auto session = sessions_->open(stream);
+  // A client that is gone stops being heartbeated, and its record goes with its stream (a live
+  // client opens a new stream and sends its settings again).
+  const auto forget_consumer = [this, &client_id] {
+    std::lock_guard lock(consumers_mutex_);
+    consumers_.erase(client_id);
+  };
   v2::TelemetryCommand command;
   while (stream->Read(&command)) {
     switch (command.command_case()) {
@@ -268,7 +275,6 @@ grpc::Status MessagingService::Telemetry(grpc::ServerContext* context,
         }
         const auto reply = settings_reply(settings, group);
         if (reply.status().code() != v2::OK) log()->warn("client {} refused: {}", peer, reply.status().message());
-        const std::string client_id = client_id_of(*context);
         if (settings.has_subscription() && reply.status().code() == v2::OK && !client_id.empty()) {
           ConsumerClient consumer{.group = wire_name(settings.subscription().group()), .subscriptions = {}};
           for (const auto& entry : settings.subscription().subscriptions()) {
@@ -292,6 +298,7 @@ grpc::Status MessagingService::Telemetry(grpc::ServerContext* context,
         }
         if (!session->write(reply)) {
           sessions_->close(session);
+          forget_consumer();
           return grpc::Status::OK;
         }
         break;
@@ -304,6 +311,7 @@ grpc::Status MessagingService::Telemetry(grpc::ServerContext* context,
     }
   }
   sessions_->close(session);
+  forget_consumer();
   return grpc::Status::OK;
 }
 
