@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
-#include <openssl/md5.h>
+#include <openssl/evp.h>
 
 #include "mqkit/client/compression.hpp"
 #include "mqkit/protocol/pop_receipt.hpp"
@@ -164,11 +164,12 @@ namespace {
 
 // Uppercase hex MD5, as RocketMQ's proxy and clients write digests.
 std::string md5_hex(std::string_view bytes) {
-  unsigned char digest[MD5_DIGEST_LENGTH];
-  MD5(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), digest);
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_md5(), nullptr);
   static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;
-  for (const unsigned char b : digest) out += kHex[b >> 4], out += kHex[b & 0xF];
+  for (unsigned int i = 0; i < length; ++i) out += kHex[digest[i] >> 4], out += kHex[digest[i] & 0xF];
   return out;
 }
 

@@ -547,9 +547,9 @@ class OrphanedTransactionForwarder final : public client::TransactionChecker {
 
   void check_transaction_state(const std::string& broker_address, client::MessageExt half,
                                protocol::transaction::CheckTransactionStateHeader request) override {
-    const auto cluster = cluster_.lock();
-    if (!cluster) return;
-    cluster->execute([cluster_ref = cluster_, sessions = sessions_, broker_address, half = std::move(half), request] {
+    const auto instance = cluster_.lock();
+    if (!instance) return;
+    instance->execute([cluster_ref = cluster_, sessions = sessions_, broker_address, half = std::move(half), request] {
       const auto cluster = cluster_ref.lock();
       if (!cluster) return;
       std::string broker_name;
