@@ -9,10 +9,19 @@ using plugin::v1::Result;
 using plugin::v1::Status;
 
 std::string encode_pop_receipt(const PopReceipt& r) {
-  std::string text = std::to_string(r.ck_queue_offset) + " " + std::to_string(r.pop_time) + " " +
-                     std::to_string(r.invisible_ms) + " " + std::to_string(r.revive_qid) + " " + r.retry + " " +
-                     r.broker_name + " " + std::to_string(r.queue_id);
-  if (r.offset >= 0) text += " " + std::to_string(r.offset);
+  std::string text;
+  const auto field = [&text](std::string_view value) {
+    if (!text.empty()) text += ' ';
+    text += value;
+  };
+  field(std::to_string(r.ck_queue_offset));
+  field(std::to_string(r.pop_time));
+  field(std::to_string(r.invisible_ms));
+  field(std::to_string(r.revive_qid));
+  field(r.retry);
+  field(r.broker_name);
+  field(std::to_string(r.queue_id));
+  if (r.offset >= 0) field(std::to_string(r.offset));
   return text;
 }
 
