@@ -6,6 +6,7 @@
 #include <openssl/evp.h>
 
 #include "mqkit/client/compression.hpp"
+#include "mqkit/protocol/namespace.hpp"
 #include "mqkit/protocol/pop_receipt.hpp"
 #include "proto_time.hpp"
 #include "mqkit/client/message.hpp"
@@ -231,8 +232,7 @@ v2::Message to_grpc_message(const client::MessageExt& m, const v2::Resource& top
 }
 
 std::string wire_name(const v2::Resource& resource) {
-  if (resource.resource_namespace().empty()) return resource.name();
-  return resource.resource_namespace() + "%" + resource.name();
+  return protocol::wrap_namespace(resource.resource_namespace(), resource.name());
 }
 
 std::variant<BrokerBoundSend, v2::Status> to_broker_send(const v2::SendMessageRequest& request,

@@ -33,7 +33,8 @@ struct BrokerBoundSend {
   client::SendMessageRequest request{};  // the caller sets queue_id
 };
 
-// The broker's name for a resource: "<namespace>%<name>" when it has a namespace.
+// The broker's name for a resource: RocketMQ's namespace rule (protocol/namespace.hpp), so
+// "<namespace>%<name>" when it has one.
 std::string wire_name(const v2::Resource& resource);
 
 // The request to send, or the Status (RocketMQ's code and words) refusing it. `peer_host` is

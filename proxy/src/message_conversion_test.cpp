@@ -176,6 +176,11 @@ TEST(MessageConversionTest, RefusesWhatRocketMqsProxyRefuses) {
               m.mutable_system_properties()->mutable_delivery_timestamp()->set_seconds(kNow / 1000 + 2 * 86400);
             })),
             v2::ILLEGAL_DELIVERY_TIME);
+  // Any number of seconds a client sends is compared without overflow.
+  EXPECT_EQ(refusal(with([](v2::Message& m) {
+              m.mutable_system_properties()->mutable_delivery_timestamp()->set_seconds(INT64_MAX);
+            })),
+            v2::ILLEGAL_DELIVERY_TIME);
   auto half = message();
   half.mutable_system_properties()->set_message_type(v2::TRANSACTION);
   EXPECT_EQ(refusal(request_of({half, half})), v2::BAD_REQUEST);  // one transactional message at a time

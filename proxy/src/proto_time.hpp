@@ -5,6 +5,7 @@
 #include <google/protobuf/duration.pb.h>
 #include <google/protobuf/timestamp.pb.h>
 
+#include <algorithm>
 #include <cstdint>
 
 namespace mqkit::proxy {
@@ -23,7 +24,13 @@ inline google::protobuf::Timestamp timestamp_of(std::int64_t ms) {
   return t;
 }
 
-inline std::int64_t ms_of(const google::protobuf::Duration& d) { return d.seconds() * 1000 + d.nanos() / 1'000'000; }
-inline std::int64_t ms_of(const google::protobuf::Timestamp& t) { return t.seconds() * 1000 + t.nanos() / 1'000'000; }
+// A client may send any number of seconds: beyond ±10^12 s (31,700 years) they count as that much,
+// so the milliseconds and sums of a few of them stay far from int64's limits.
+inline std::int64_t ms_of_seconds(std::int64_t seconds, std::int32_t nanos) {
+  constexpr std::int64_t kLimit = 1'000'000'000'000;
+  return std::clamp(seconds, -kLimit, kLimit) * 1000 + nanos / 1'000'000;
+}
+inline std::int64_t ms_of(const google::protobuf::Duration& d) { return ms_of_seconds(d.seconds(), d.nanos()); }
+inline std::int64_t ms_of(const google::protobuf::Timestamp& t) { return ms_of_seconds(t.seconds(), t.nanos()); }
 
 }  // namespace mqkit::proxy

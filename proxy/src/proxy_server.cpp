@@ -11,9 +11,8 @@ namespace mqkit::proxy {
 
 using plugin::v1::Status;
 
-ProxyServer::ProxyServer(ProxySettings settings, client::ClientConfig cluster_config,
-                         std::shared_ptr<plugin::v1::Transport> transport)
-    : settings_(std::move(settings)), cluster_config_(std::move(cluster_config)), transport_(std::move(transport)) {}
+ProxyServer::ProxyServer(ProxySettings settings, client::ClientConfig cluster_config)
+    : settings_(std::move(settings)), cluster_config_(std::move(cluster_config)) {}
 
 ProxyServer::~ProxyServer() { stop(); }
 
@@ -25,7 +24,7 @@ Status ProxyServer::start() {
   if (cluster_config_.namesrv_addresses.empty()) {
     return Status::invalid_argument("no name server to route by: set client.namesrv_addr or $NAMESRV_ADDR");
   }
-  MQKIT_ASSIGN_OR_RETURN(cluster_, client::ClientInstance::create(cluster_config_, transport_));
+  MQKIT_ASSIGN_OR_RETURN(cluster_, client::ClientInstance::create(cluster_config_));
   MQKIT_RETURN_IF_ERROR(cluster_->start());
   service_ = std::make_unique<MessagingService>(settings_, cluster_);
 

@@ -52,6 +52,11 @@ Result<PopReceipt> decode_pop_receipt(std::string_view text) {
       !parse(fields[3], r.revive_qid) || !parse(fields[6], r.queue_id) || (fields.size() > 7 && !parse(fields[7], r.offset))) {
     return refused("a number field is not a number");
   }
+  // Times a client hands back stay where their sums cannot overflow (year ~33,000 at most).
+  constexpr std::int64_t kMaxMs = 1'000'000'000'000'000;
+  if (r.pop_time < 0 || r.pop_time > kMaxMs || r.invisible_ms < 0 || r.invisible_ms > kMaxMs) {
+    return refused("pop time or invisible time out of range");
+  }
   r.retry = std::string(fields[4]);
   r.broker_name = std::string(fields[5]);
   if (r.broker_name.empty()) return refused("names no broker");

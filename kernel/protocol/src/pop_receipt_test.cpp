@@ -23,7 +23,8 @@ TEST(PopReceiptTest, RoundTripsRocketMqsExtraInfo) {
 }
 
 TEST(PopReceiptTest, RefusesMalformedReceipts) {
-  for (const char* bad : {"", "1 2 3", "x 1 2 0 0 b 3 4", "1 2 3 0 0 b q 4", "1 2 3 0 0  3 4", "1 2 3 0 0 b 3 x"}) {
+  for (const char* bad : {"", "1 2 3", "x 1 2 0 0 b 3 4", "1 2 3 0 0 b q 4", "1 2 3 0 0  3 4", "1 2 3 0 0 b 3 x", "1 -2 3 0 0 b 3 4",
+                          "1 2 9223372036854775807 0 0 b 3 4"}) {
     EXPECT_EQ(decode_pop_receipt(bad).status().code(), plugin::v1::StatusCode::kInvalidArgument) << bad;
   }
 }

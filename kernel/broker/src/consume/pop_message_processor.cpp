@@ -1,5 +1,6 @@
 #include "mqkit/broker/consume/pop_message_processor.hpp"
 
+#include <algorithm>
 #include <atomic>
 
 #include "header_reader.hpp"
@@ -24,6 +25,10 @@ namespace {
 // RocketMQ's retry flag in extraInfo, startOffsetInfo and msgOffsetInfo: 0 for a topic popped
 // as it is (mqkit redelivers in place, never from a pop retry topic).
 constexpr std::string_view kNormalTopic = "0";
+
+// The longest invisible time and poll a request may ask for: far beyond any client's (RocketMQ's
+// proxy allows 12 h), and small enough that "now + it" cannot overflow.
+constexpr std::int64_t kMaxRequestedMs = 7LL * 24 * 3600 * 1000;
 
 // startOffsetInfo "0 q start;..." and msgOffsetInfo "0 q o1,o2;..." (ExtraInfoUtil).
 void set_offset_infos(RemotingCommand& response, const PopOutcome& outcome) {
@@ -104,9 +109,13 @@ void PopMessageProcessor::pop(const RemotingCommand& request, const Responder& r
                                                 pop->topic + "] topicConfig.readQueueNums:[" +
                                                 std::to_string(topic->read_queue_nums) + "]");
   }
-  if (pop->max_messages <= 0 || pop->invisible_ms <= 0) {
-    return responder.fail(rc::kInvalidParameter, "maxMsgNums and invisibleTime must be positive");
+  if (pop->max_messages <= 0 || pop->invisible_ms <= 0 || pop->invisible_ms > kMaxRequestedMs || poll_ms < 0 ||
+      poll_ms > kMaxRequestedMs) {
+    return responder.fail(rc::kInvalidParameter, "maxMsgNums must be positive, invisibleTime positive and pollTime "
+                                                 "not negative, both at most " + std::to_string(kMaxRequestedMs) + " ms");
   }
+  // As a pull, at most the broker's transfer count per answer.
+  pop->max_messages = std::min(pop->max_messages, context_.config->max_transfer_count);
   if (expression_type != "TAG") {
     return responder.fail(rc::kSubscriptionParseFailed,
                           "pop filters by TAG only; " + expression_type + " expressions are served to pull consumers");
@@ -197,7 +206,10 @@ void PopMessageProcessor::change_invisible_time(const RemotingCommand& request, 
   const std::int64_t invisible_ms = fields.required_int("invisibleTime");
   const auto d = named_delivery(fields, responder);
   if (!d) return;
-  if (invisible_ms <= 0) return responder.fail(rc::kInvalidParameter, "invisibleTime must be positive");
+  if (invisible_ms <= 0 || invisible_ms > kMaxRequestedMs) {
+    return responder.fail(rc::kInvalidParameter, "invisibleTime must be positive and at most " +
+                                                     std::to_string(kMaxRequestedMs) + " ms");
+  }
   const auto new_pop_time = service_->change_invisible(d->group, d->topic, d->queue_id, d->offset, d->pop_time, invisible_ms);
   if (!new_pop_time) {
     return responder.fail(rc::kInvalidParameter, "the delivery this receipt handle names is over (acked, or delivered again)");

@@ -178,6 +178,7 @@ TEST_F(PopMessageProcessorTest, RefusesWhatItCannotServe) {
   EXPECT_EQ(pop(5).code, rc::kSystemError);  // no queue 5
   EXPECT_EQ(pop(-1, 10'000, 32, "a > 1", false, "SQL92").code, rc::kSubscriptionParseFailed);
   EXPECT_EQ(ack("garbage", 0, 0).code, rc::kInvalidParameter);
+  EXPECT_EQ(pop(-1, 9'000'000'000'000'000'000).code, rc::kInvalidParameter);  // now + it would overflow
 }
 
 }  // namespace

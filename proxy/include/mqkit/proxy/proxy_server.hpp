@@ -11,7 +11,6 @@
 
 #include "mqkit/client/client_config.hpp"
 #include "mqkit/kernel/lifecycle.hpp"
-#include "mqkit/plugin/v1/transport.hpp"
 #include "mqkit/proxy/proxy_settings.hpp"
 
 namespace grpc {
@@ -29,10 +28,8 @@ class MessagingService;
 class ProxyServer final : public kernel::Component {
  public:
   // `cluster_config` (resolved) says how to reach the cluster: name servers, ACL account, and
-  // the [client.transport] plugin, which the client instance loads. A `transport` given is
-  // used instead (tests).
-  ProxyServer(ProxySettings settings, client::ClientConfig cluster_config,
-              std::shared_ptr<plugin::v1::Transport> transport = nullptr);
+  // the [client.transport] plugin, which the client instance loads.
+  ProxyServer(ProxySettings settings, client::ClientConfig cluster_config);
   ~ProxyServer() override;
 
   std::string_view name() const noexcept override { return "proxy"; }
@@ -44,7 +41,6 @@ class ProxyServer final : public kernel::Component {
  private:
   const ProxySettings settings_;
   const client::ClientConfig cluster_config_;
-  const std::shared_ptr<plugin::v1::Transport> transport_;
   std::shared_ptr<client::ClientInstance> cluster_;
   std::unique_ptr<MessagingService> service_;
   std::unique_ptr<grpc::Server> server_;
