@@ -53,7 +53,7 @@ void PopService::commit_locked(const Key& key, const Ledger& ledger) {
 
 std::int32_t PopService::pop_queue_locked(const PopRequest& request, std::int32_t queue_id, std::int32_t room,
                                           std::int64_t now, std::int32_t max_deliveries, PopOutcome& out,
-                                          std::vector<v1::StoredSlice>& to_dlq) {
+                                          std::vector<DeadLetter>& to_dlq) {
   const Key key{request.group, request.topic, queue_id};
   Ledger& ledger = ledger_locked(key, request.init_from_max);
   const bool waiting_for_acks = std::any_of(ledger.in_flight.begin(), ledger.in_flight.end(),
@@ -69,9 +69,17 @@ std::int32_t PopService::pop_queue_locked(const PopRequest& request, std::int32_
       continue;
     }
     auto record = record_at(context_, request.topic, queue_id, it->first);
-    if (record && entry.deliveries >= max_deliveries) to_dlq.push_back(std::move(*record));
-    if (!record || entry.deliveries >= max_deliveries) {
+    if (!record) {  // trimmed by retention meanwhile
       it = ledger.in_flight.erase(it);
+      continue;
+    }
+    if (entry.deliveries >= max_deliveries) {
+      // Stays in flight, invisible, until the dead letter is stored: a failed append (a full
+      // disk) leaves it to be tried again at its next visibility instead of losing it.
+      entry.pop_time = now;
+      entry.visible_at = now + request.invisible_ms;
+      to_dlq.push_back(DeadLetter{.record = std::move(*record), .queue_id = queue_id, .offset = it->first, .pop_time = now});
+      ++it;
       continue;
     }
     auto again = v1::with_reconsume_times(record->bytes, entry.deliveries);
@@ -123,7 +131,7 @@ std::int32_t PopService::pop_queue_locked(const PopRequest& request, std::int32_
 
 v1::Result<PopOutcome> PopService::pop(const PopRequest& request) {
   PopOutcome out;
-  std::vector<v1::StoredSlice> to_dlq;
+  std::vector<DeadLetter> to_dlq;
   {
     std::lock_guard lock(mutex_);
     const std::int64_t now = context_.clock();
@@ -142,12 +150,12 @@ v1::Result<PopOutcome> PopService::pop(const PopRequest& request) {
       room -= pop_queue_locked(request, queue_id, room, now, request.retry_max_times + 1, out, to_dlq);
     }
   }
-  for (auto& slice : to_dlq) {
-    auto view = v1::decode_record(slice.bytes);
+  for (auto& letter : to_dlq) {
+    auto view = v1::decode_record(letter.record.bytes);
     if (!view) continue;
-    OutgoingMessage message = retry_copy(StoredRecordAt{.slice = slice, .record = *view}, "", 0);
+    OutgoingMessage message = retry_copy(StoredRecordAt{.slice = letter.record, .record = *view}, "", 0);
     if (auto refused = move_to_dlq(context_, request.group, message)) {
-      kernel::logger("broker")->error("pop: message of {} for group {} past its retries not moved to the DLQ: {}",
+      kernel::logger("broker")->error("pop: message of {} for group {} past its retries not moved to the DLQ, tried again later: {}",
                                       request.topic, request.group, refused->remark);
       continue;
     }
@@ -155,11 +163,19 @@ v1::Result<PopOutcome> PopService::pop(const PopRequest& request) {
                                    request.topic, view->queue_id, view->queue_offset, request.retry_max_times + 1,
                                    request.group, message.topic);
     if (context_.metrics) context_.metrics->count_dead_letter(request.group, request.topic);
-    append_message(context_, std::move(message), false, [group = request.group](v1::Result<AppendedMessages> appended) {
-      if (!appended) {
-        kernel::logger("broker")->error("pop: dead letter of group {} not stored: {}", group, appended.status().to_string());
-      }
-    });
+    // Stored: the delivery ends, as an ack would end it.
+    append_message(context_, std::move(message), false,
+                   [self = weak_from_this(), group = request.group, topic = request.topic, letter](
+                       v1::Result<AppendedMessages> appended) {
+                     if (!appended) {
+                       kernel::logger("broker")->error("pop: dead letter of group {} not stored, tried again later: {}",
+                                                       group, appended.status().to_string());
+                       return;
+                     }
+                     if (const auto service = self.lock()) {
+                       service->ack(group, topic, letter.queue_id, letter.offset, letter.pop_time);
+                     }
+                   });
   }
   return out;
 }

@@ -2,7 +2,7 @@
 // hands a group messages of a topic's queues and makes them invisible to the group's other pops
 // for an invisible time; an ack ends a message's delivery; a message not acked in time is
 // delivered again, with one more reconsume time, until the group's retry_max_times is exceeded,
-// when it goes to %DLQ%group. A group's committed offset of a queue (the one pull consumers and
+// when it goes to %DLQ%group (its delivery ends once the DLQ holds it). A group's committed offset of a queue (the one pull consumers and
 // mqadmin see) is the lowest offset not yet acked.
 //
 // Kept in memory (RocketMQ writes checkpoints to a revive topic instead): after a broker restart
@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -54,7 +55,7 @@ struct PopOutcome {
   std::int64_t rest = 0;  // messages still waiting in the queues looked at
 };
 
-class PopService {
+class PopService : public std::enable_shared_from_this<PopService> {
  public:
   explicit PopService(BrokerContext& context) : context_(context) {}
 
@@ -84,13 +85,20 @@ class PopService {
     std::map<std::int64_t, InFlight> in_flight;  // popped, not acked
   };
   using Key = std::tuple<std::string, std::string, std::int32_t>;  // group, topic, queue
+  // A message past its retries, on its way to the DLQ (still in flight until stored).
+  struct DeadLetter {
+    plugin::v1::StoredSlice record;
+    std::int32_t queue_id = 0;
+    std::int64_t offset = 0;
+    std::int64_t pop_time = 0;
+  };
 
   Ledger& ledger_locked(const Key& key, bool init_from_max);
   void commit_locked(const Key& key, const Ledger& ledger);
   // Pops from one queue into `out`; returns how many messages it added.
   std::int32_t pop_queue_locked(const PopRequest& request, std::int32_t queue_id, std::int32_t room,
                                 std::int64_t now, std::int32_t max_deliveries, PopOutcome& out,
-                                std::vector<plugin::v1::StoredSlice>& to_dlq);
+                                std::vector<DeadLetter>& to_dlq);
 
   BrokerContext& context_;
   mutable std::mutex mutex_;
