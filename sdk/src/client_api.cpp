@@ -467,8 +467,9 @@ void ClientApi::pull_message_async(std::string_view address, const PullMessageRe
                });
 }
 
-Result<PopResult> ClientApi::pop_message(std::string_view address, std::string_view broker_name,
-                                         const PopMessageRequest& r, milliseconds timeout) {
+namespace {
+
+RemotingCommand pop_command(const PopMessageRequest& r) {
   auto request = RemotingCommand::request(rq::kPopMessage);
   auto& f = request.ext_fields;
   put(f, "consumerGroup", r.consumer_group);
@@ -479,10 +480,13 @@ Result<PopResult> ClientApi::pop_message(std::string_view address, std::string_v
   put(f, "pollTime", r.poll_ms);
   put(f, "bornTime", kernel::wall_clock_ms());
   put(f, "initMode", std::int64_t{r.init_from_max ? 1 : 0});
-  put(f, "expType", "TAG");
+  put(f, "expType", r.expression_type);
   put(f, "exp", r.expression);
   put_bool(f, "order", r.order);
-  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, invoke(address, std::move(request), effective(timeout)));
+  return request;
+}
+
+Result<PopResult> pop_result_of(const RemotingCommand& response, std::string_view address, std::string_view broker_name) {
   PopResult result;
   if (response.code == rc::kPullNotFound) return result;
   if (response.code != rc::kSuccess) return response_error(response, address);
@@ -521,6 +525,24 @@ Result<PopResult> ClientApi::pop_message(std::string_view address, std::string_v
   return result;
 }
 
+}  // namespace
+
+Result<PopResult> ClientApi::pop_message(std::string_view address, std::string_view broker_name,
+                                         const PopMessageRequest& request, milliseconds timeout) {
+  MQKIT_ASSIGN_OR_RETURN(RemotingCommand response, invoke(address, pop_command(request), effective(timeout)));
+  return pop_result_of(response, address, broker_name);
+}
+
+void ClientApi::pop_message_async(std::string_view address, std::string_view broker_name,
+                                  const PopMessageRequest& request, milliseconds timeout, PopCallback done) {
+  invoke_async(address, pop_command(request), timeout,
+               [address = std::string(address), broker_name = std::string(broker_name),
+                done = std::move(done)](Result<RemotingCommand> response) {
+                 if (!response) return done(response.status());
+                 done(pop_result_of(*response, address, broker_name));
+               });
+}
+
 namespace {
 
 // ACK_MESSAGE / CHANGE_MESSAGE_INVISIBLETIME naming the delivery of `receipt` (its text as extraInfo).
@@ -542,6 +564,17 @@ Status ClientApi::ack_message(std::string_view address, std::string_view group, 
                               std::string_view receipt_text, milliseconds timeout) {
   MQKIT_ASSIGN_OR_RETURN(const protocol::PopReceipt receipt, protocol::decode_pop_receipt(receipt_text));
   return call(address, delivery_request(rq::kAckMessage, group, topic, receipt_text, receipt), timeout).status();
+}
+
+void ClientApi::ack_message_async(std::string_view address, std::string_view group, std::string_view topic,
+                                  std::string_view receipt_text, milliseconds timeout, StatusCallback done) {
+  auto receipt = protocol::decode_pop_receipt(receipt_text);
+  if (!receipt) return done(receipt.status());
+  invoke_async(address, delivery_request(rq::kAckMessage, group, topic, receipt_text, *receipt), timeout,
+               [address = std::string(address), done = std::move(done)](Result<RemotingCommand> response) {
+                 if (!response) return done(response.status());
+                 done(response->code == rc::kSuccess ? Status::ok() : response_error(*response, address));
+               });
 }
 
 Result<std::string> ClientApi::change_invisible_time(std::string_view address, std::string_view group,

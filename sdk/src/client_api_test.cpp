@@ -9,6 +9,7 @@
 #include "mqkit/protocol/acl_signature.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/header_fields.hpp"
+#include "mqkit/protocol/pop_receipt.hpp"
 #include "testing/fake_transport.hpp"
 
 namespace mqkit::client {
@@ -208,6 +209,85 @@ TEST_F(ClientApiTest, PullRequestAndDecodedResult) {
   ASSERT_TRUE(api_->pull_message("b", request).is_ok());
   EXPECT_EQ(transport_->calls().at(1).request.code, rq::kLitePullMessage);
   EXPECT_EQ(field(transport_->calls().at(1).request, "sysFlag"), "23");
+}
+
+// A pop answers the same through both calls: the messages with their receipts in POP_CK, built
+// from the response's startOffsetInfo; an ack carries the receipt as extraInfo.
+TEST_F(ClientApiTest, PopAndAckSyncAndAsync) {
+  std::vector<std::uint8_t> record;
+  {
+    v1::MessageToAppend m;
+    m.topic = "T";
+    m.queue_id = 2;
+    const std::string body = "popped";
+    m.body = {reinterpret_cast<const std::uint8_t*>(body.data()), body.size()};
+    record.resize(static_cast<std::size_t>(v1::record_size(m)));
+    ASSERT_TRUE(v1::encode_record(m, {7, 1000, 1}, record).is_ok());
+  }
+  respond_with([&](const std::string&, const RemotingCommand& request) {
+    if (request.code == rq::kAckMessage) {
+      return Result<RemotingCommand>(field(request, "offset") == "7" ? reply(rc::kSuccess) : reply(rc::kSystemError));
+    }
+    auto r = reply(rc::kSuccess, {{"popTime", "1700000000000"}, {"invisibleTime", "30000"}, {"reviveQid", "0"},
+                                  {"restNum", "4"}, {"startOffsetInfo", "0 2 6"}});
+    r.body = record;
+    return Result<RemotingCommand>(r);
+  });
+  PopMessageRequest request;
+  request.consumer_group = "G";
+  request.topic = "T";
+  request.max_msg_nums = 8;
+  request.invisible_ms = 30'000;
+  request.poll_ms = 5'000;
+  request.expression_type = "SQL92";
+  request.expression = "a > 1";
+  auto synced = api_->pop_message("b1:10911", "broker-a", request);
+  std::promise<Result<PopResult>> async_popped;
+  api_->pop_message_async("b1:10911", "broker-a", request, milliseconds(1000),
+                          [&](Result<PopResult> r) { async_popped.set_value(std::move(r)); });
+  auto popped = async_popped.get_future().get();
+  for (const auto* result : {&synced, &popped}) {
+    ASSERT_TRUE(result->is_ok()) << result->status().to_string();
+    ASSERT_TRUE((*result)->found);
+    EXPECT_EQ((*result)->rest, 4);
+    ASSERT_EQ((*result)->messages.size(), 1u);
+    const MessageExt& message = (*result)->messages[0];
+    EXPECT_EQ(message.body(), "popped");
+    EXPECT_EQ(message.broker_name, "broker-a");
+    auto receipt = protocol::decode_pop_receipt(std::string(message.property("POP_CK").value_or("")));
+    ASSERT_TRUE(receipt.is_ok()) << receipt.status().to_string();
+    EXPECT_EQ(receipt->ck_queue_offset, 6);
+    EXPECT_EQ(receipt->offset, 7);
+    EXPECT_EQ(receipt->queue_id, 2);
+    EXPECT_EQ(receipt->pop_time, 1700000000000);
+    EXPECT_EQ(receipt->invisible_ms, 30'000);
+  }
+  const auto sent = transport_->calls().at(1).request;
+  EXPECT_EQ(sent.code, rq::kPopMessage);
+  EXPECT_EQ(field(sent, "queueId"), "-1");
+  EXPECT_EQ(field(sent, "maxMsgNums"), "8");
+  EXPECT_EQ(field(sent, "pollTime"), "5000");
+  EXPECT_EQ(field(sent, "expType"), "SQL92");
+  EXPECT_EQ(field(sent, "exp"), "a > 1");
+
+  const std::string receipt(popped->messages[0].property("POP_CK").value_or(""));
+  std::promise<Status> acked;
+  api_->ack_message_async("b1:10911", "G", "T", receipt, milliseconds(1000), [&](Status s) { acked.set_value(s); });
+  EXPECT_TRUE(acked.get_future().get().is_ok());
+  EXPECT_EQ(field(transport_->calls().back().request, "extraInfo"), receipt);
+  // A broker's refusal and a receipt that is no receipt both reach the callback as errors.
+  auto other = protocol::decode_pop_receipt(receipt).value();
+  other.offset = 8;
+  std::promise<Status> refused;
+  api_->ack_message_async("b1:10911", "G", "T", protocol::encode_pop_receipt(other), milliseconds(1000),
+                          [&](Status s) { refused.set_value(s); });
+  EXPECT_FALSE(refused.get_future().get().is_ok());
+  std::promise<Status> malformed;
+  const auto calls_before = transport_->calls().size();
+  api_->ack_message_async("b1:10911", "G", "T", "not a receipt", milliseconds(1000),
+                          [&](Status s) { malformed.set_value(s); });
+  EXPECT_FALSE(malformed.get_future().get().is_ok());
+  EXPECT_EQ(transport_->calls().size(), calls_before);
 }
 
 TEST_F(ClientApiTest, OffsetsHeartbeatAndOneway) {

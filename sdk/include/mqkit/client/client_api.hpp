@@ -89,7 +89,8 @@ struct PopMessageRequest {
   std::int64_t invisible_ms = 60'000;
   std::int64_t poll_ms = 0;  // how long the broker may hold the pop when nothing is visible
   bool init_from_max = false;  // a group without an offset starts at the end (ConsumeInitMode.MAX)
-  std::string expression = "*";  // TAG expression
+  std::string expression_type = "TAG";  // or "SQL92" (a broker with its property filter enabled)
+  std::string expression = "*";
   bool order = false;
 };
 
@@ -140,6 +141,8 @@ struct BrokerAclVersion {
 
 using SendCallback = std::function<void(Result<SendResult>)>;
 using PullCallback = std::function<void(Result<PullResult>)>;
+using PopCallback = std::function<void(Result<PopResult>)>;
+using StatusCallback = std::function<void(Status)>;
 using CommandCallback = plugin::v1::ResponseCallback;
 
 // RocketMQ's VIP channel (MixAll.brokerVIPChannel): the broker address with its port minus 2;
@@ -220,9 +223,13 @@ class ClientApi {
   // POP_MESSAGE to `broker_name` at `address`; the timeout should cover request.poll_ms.
   Result<PopResult> pop_message(std::string_view address, std::string_view broker_name, const PopMessageRequest& request,
                                 std::chrono::milliseconds timeout = {});
+  void pop_message_async(std::string_view address, std::string_view broker_name, const PopMessageRequest& request,
+                         std::chrono::milliseconds timeout, PopCallback done);
   // ACK_MESSAGE of the delivery `receipt` (a popped message's POP_CK) names.
   Status ack_message(std::string_view address, std::string_view group, std::string_view topic,
                      std::string_view receipt, std::chrono::milliseconds timeout = {});
+  void ack_message_async(std::string_view address, std::string_view group, std::string_view topic,
+                         std::string_view receipt, std::chrono::milliseconds timeout, StatusCallback done);
   // CHANGE_MESSAGE_INVISIBLETIME: the delivery `receipt` names stays invisible `invisible_ms` from
   // now; returns the receipt naming it from then on.
   Result<std::string> change_invisible_time(std::string_view address, std::string_view group, std::string_view topic,
