@@ -1,20 +1,22 @@
 #include "messaging_service.hpp"
 
+#include <atomic>
 #include <chrono>
+#include <deque>
 
 #include "grpc_status.hpp"
 #include "message_conversion.hpp"
 #include "mqkit/kernel/logging.hpp"
+#include "mqkit/plugin/v1/message_record.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/pop_receipt.hpp"
 #include "mqkit/protocol/subscription_expression.hpp"
 #include "mqkit/protocol/timer.hpp"
+#include "mqkit/protocol/transaction.hpp"
 #include "mqkit/protocol/validation.hpp"
 #include "proto_time.hpp"
 #include "route_view.hpp"
 #include "transaction_id.hpp"
-#include "mqkit/plugin/v1/message_record.hpp"
-#include "mqkit/protocol/transaction.hpp"
 
 namespace mqkit::proxy {
 
@@ -28,7 +30,7 @@ std::int64_t now_ms() {
 }
 
 // "ipv4:127.0.0.1:5000" / "ipv6:[::1]:5000" → "127.0.0.1:5000" / "[::1]:5000".
-std::string peer_address(const grpc::ServerContext& context) {
+std::string peer_address(const grpc::CallbackServerContext& context) {
   std::string peer = context.peer();
   for (const std::string_view scheme : {"ipv4:", "ipv6:"}) {
     if (peer.starts_with(scheme)) return peer.substr(scheme.size());
@@ -37,26 +39,256 @@ std::string peer_address(const grpc::ServerContext& context) {
 }
 
 // RocketMQ clients name themselves in the x-mq-client-id header of every call; empty when not.
-std::string client_id_of(const grpc::ServerContext& context) {
+std::string client_id_of(const grpc::CallbackServerContext& context) {
   const auto& metadata = context.client_metadata();
   const auto it = metadata.find("x-mq-client-id");
   return it == metadata.end() ? std::string() : std::string(it->second.data(), it->second.size());
 }
 
-
 std::shared_ptr<spdlog::logger> log() { return kernel::logger("proxy"); }
+
+template <typename Response>
+void finish(grpc::ServerUnaryReactor* reactor, Response* response, v2::Status status) {
+  *response->mutable_status() = std::move(status);
+  reactor->Finish(grpc::Status::OK);
+}
+
+v2::Status stopping_status() { return make_status(v2::INTERNAL_SERVER_ERROR, "the proxy is stopping"); }
 
 }  // namespace
 
-MessagingService::MessagingService(ProxySettings settings, std::shared_ptr<client::ClientInstance> cluster)
-    : settings_(std::move(settings)), cluster_(std::move(cluster)) {}
+// One ReceiveMessage call: the status, then each message, written one after another once the
+// pop is answered. The pop holds a reference, so a call the client cancels meanwhile (gRPC then
+// calls OnDone) leaves its answer to a live object, which drops it: the messages come back
+// after their invisible time.
+class MessagingService::ReceiveStream final : public grpc::ServerWriteReactor<v2::ReceiveMessageResponse> {
+ public:
+  static std::shared_ptr<ReceiveStream> start() {
+    auto stream = std::shared_ptr<ReceiveStream>(new ReceiveStream());
+    stream->self_ = stream;
+    return stream;
+  }
 
-grpc::Status MessagingService::QueryRoute(grpc::ServerContext*, const v2::QueryRouteRequest* request,
-                                          v2::QueryRouteResponse* response) {
-  auto answer = fresh_route(request->topic(), request->endpoints());
+  // Writes `responses` in order and finishes; nothing when the call is over already.
+  void answer(std::vector<v2::ReceiveMessageResponse> responses) {
+    {
+      std::lock_guard lock(mutex_);
+      if (state_ != State::kWaiting) return;
+      state_ = State::kWriting;
+      responses_ = std::move(responses);
+    }
+    StartWrite(&responses_.front());
+  }
+  void answer(v2::Status status) {
+    std::vector<v2::ReceiveMessageResponse> responses(1);
+    *responses.front().mutable_status() = std::move(status);
+    answer(std::move(responses));
+  }
+
+  void OnWriteDone(bool ok) override {
+    // Only this stream's own writes run here, one at a time: responses_ is its alone.
+    if (ok && ++written_ < responses_.size()) return StartWrite(&responses_[written_]);
+    {
+      std::lock_guard lock(mutex_);
+      state_ = State::kFinished;
+    }
+    Finish(grpc::Status::OK);
+  }
+
+  void OnCancel() override {
+    {
+      std::lock_guard lock(mutex_);
+      if (state_ != State::kWaiting) return;  // a write in flight fails and finishes the call
+      state_ = State::kFinished;
+    }
+    Finish(grpc::Status::CANCELLED);
+  }
+
+  void OnDone() override {
+    const auto keep = std::move(self_);  // may be the last reference: this goes at return
+  }
+
+ private:
+  ReceiveStream() = default;
+  enum class State { kWaiting, kWriting, kFinished };
+  std::mutex mutex_;
+  State state_ = State::kWaiting;
+  std::vector<v2::ReceiveMessageResponse> responses_;
+  std::size_t written_ = 0;
+  std::shared_ptr<ReceiveStream> self_;  // until gRPC is done with the call
+};
+
+// One client's Telemetry stream: reads the client's commands one at a time (settings are
+// answered from a worker, since they wait on brokers) and writes what the proxy sends it, in
+// order, from any thread: settings replies and forwarded transaction checks. When the client's
+// side ends, what is still queued is dropped and the call finishes after the write in flight.
+// Queued is not delivered: a forwarded check lost with a stream is asked again by the broker.
+class MessagingService::TelemetryStream final
+    : public grpc::ServerBidiReactor<v2::TelemetryCommand, v2::TelemetryCommand>,
+      public TelemetrySessions::Session {
+ public:
+  static TelemetryStream* start(MessagingService& service, const grpc::CallbackServerContext& context) {
+    auto stream = std::shared_ptr<TelemetryStream>(new TelemetryStream(service, peer_address(context), client_id_of(context)));
+    stream->self_ = stream;
+    stream->StartRead(&stream->incoming_);
+    return stream.get();
+  }
+
+  bool write(const v2::TelemetryCommand& command) override {
+    const v2::TelemetryCommand* next = nullptr;
+    {
+      std::lock_guard lock(mutex_);
+      if (closing_) return false;
+      outgoing_.push_back(command);
+      if (writing_) return true;
+      writing_ = true;
+      next = &outgoing_.front();
+    }
+    StartWrite(next);
+    return true;
+  }
+
+  void OnReadDone(bool ok) override {
+    if (!ok) {
+      // The client closed its side, or the call broke. No read is started after this one.
+      bool finish_now = false;
+      {
+        std::lock_guard lock(mutex_);
+        reading_ended_ = true;
+        closing_ = true;
+        finish_now = !writing_;
+      }
+      if (finish_now) Finish(grpc::Status::OK);
+      return;
+    }
+    if (incoming_.command_case() != v2::TelemetryCommand::kSettings) {
+      // Answers to commands the proxy never sends (thread stacks, message verification).
+      log()->debug("client {} sent telemetry command {} the proxy did not ask for", peer_,
+                   static_cast<int>(incoming_.command_case()));
+      return StartRead(&incoming_);
+    }
+    auto settings = std::make_shared<v2::Settings>(std::move(*incoming_.mutable_settings()));
+    const bool queued = service_.run_on_worker([this, settings, keep = self_] {
+      (void)write(service_.accept_settings(*settings, client_id_, peer_, keep));
+      StartRead(&incoming_);
+    });
+    if (!queued) StartRead(&incoming_);  // stopping: the next read fails and ends the stream
+  }
+
+  void OnWriteDone(bool ok) override {
+    const v2::TelemetryCommand* next = nullptr;
+    bool finish_now = false;
+    {
+      std::lock_guard lock(mutex_);
+      outgoing_.pop_front();
+      // A broken stream takes no more writes; its pending (or next) read fails and ends it.
+      if (!ok) closing_ = true;
+      if (!outgoing_.empty() && !closing_) {
+        next = &outgoing_.front();
+      } else {
+        writing_ = false;
+        outgoing_.clear();
+        finish_now = reading_ended_;
+      }
+    }
+    if (next != nullptr) return StartWrite(next);
+    if (finish_now) Finish(grpc::Status::OK);
+  }
+
+  void OnDone() override {
+    service_.forget_client(client_id_, self_);
+    const auto keep = std::move(self_);  // may be the last reference: this goes at return
+  }
+
+ private:
+  TelemetryStream(MessagingService& service, std::string peer, std::string client_id)
+      : service_(service), peer_(std::move(peer)), client_id_(std::move(client_id)) {}
+
+  MessagingService& service_;  // outlives every call: the server is shut down first
+  const std::string peer_;
+  const std::string client_id_;
+  v2::TelemetryCommand incoming_;  // one read at a time
+  std::mutex mutex_;
+  std::deque<v2::TelemetryCommand> outgoing_;  // the front is being written
+  // The call finishes once reading has ended and no write is in flight, so that no read or write
+  // is ever started on a finished call.
+  bool writing_ = false;
+  bool closing_ = false;        // no more writes are taken
+  bool reading_ended_ = false;  // the last read failed; none follows
+  std::shared_ptr<TelemetryStream> self_;  // until gRPC is done with the call
+};
+
+MessagingService::MessagingService(ProxySettings settings, std::shared_ptr<client::ClientInstance> cluster)
+    : settings_(std::move(settings)),
+      cluster_(std::move(cluster)),
+      workers_("proxy-worker", static_cast<std::size_t>(settings_.worker_threads)) {}
+
+MessagingService::~MessagingService() { workers_.join(); }
+
+bool MessagingService::run_on_worker(std::function<void()> task) { return workers_.post(std::move(task)); }
+
+grpc::ServerUnaryReactor* MessagingService::answer_on_worker(grpc::CallbackServerContext* context,
+                                                            std::function<void()> answer) {
+  auto* reactor = context->DefaultReactor();
+  if (!run_on_worker([reactor, answer = std::move(answer)] {
+        answer();
+        reactor->Finish(grpc::Status::OK);
+      })) {
+    reactor->Finish(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the proxy is stopping"));
+  }
+  return reactor;
+}
+
+std::shared_ptr<const client::TopicRouteInfo> MessagingService::cached_route(const std::string& topic) const {
+  auto route = cluster_->cached_route(topic);
+  if (route == nullptr || std::chrono::steady_clock::now() - route->updated_at > kRouteRefresh) return nullptr;
+  return route;
+}
+
+client::Result<std::shared_ptr<const client::TopicRouteInfo>> MessagingService::route_for_send(const std::string& topic) {
+  if (auto route = cached_route(topic)) return route;
+  MQKIT_RETURN_IF_ERROR(cluster_->update_route(topic));
+  auto route = cluster_->cached_route(topic);
+  if (route == nullptr) return plugin::v1::Status::not_found("no route of topic " + topic);
+  return route;
+}
+
+std::optional<GroupView> MessagingService::cached_group_view(const std::string& group) {
+  std::lock_guard lock(group_views_mutex_);
+  const auto it = group_views_.find(group);
+  if (it == group_views_.end() || std::chrono::steady_clock::now() - it->second.second >= kRouteRefresh) return std::nullopt;
+  return it->second.first;
+}
+
+GroupView MessagingService::group_view(const std::string& group, const std::string& topic) {
+  if (auto cached = cached_group_view(group)) return *cached;
+  GroupView view;
+  if (route_for_send(topic)) {
+    const std::string address = cluster_->find_broker_address_of_topic(topic);
+    if (!address.empty()) {
+      if (auto config = cluster_->api().get_subscription_group(address, group)) {
+        view.fifo = config->consume_message_orderly;
+        view.max_delivery_attempts = config->retry_max_times + 1;
+        // Kept as long as a route: every receive asks, and a group's settings rarely change.
+        std::lock_guard lock(group_views_mutex_);
+        group_views_[group] = {view, std::chrono::steady_clock::now()};
+      }
+    }
+  }
+  return view;
+}
+
+grpc::ServerUnaryReactor* MessagingService::QueryRoute(grpc::CallbackServerContext* context,
+                                                       const v2::QueryRouteRequest* request,
+                                                       v2::QueryRouteResponse* response) {
+  return answer_on_worker(context, [this, request, response] { query_route(*request, *response); });
+}
+
+void MessagingService::query_route(const v2::QueryRouteRequest& request, v2::QueryRouteResponse& response) {
+  auto answer = fresh_route(request.topic(), request.endpoints());
   if (auto* refused = std::get_if<v2::Status>(&answer)) {
-    *response->mutable_status() = std::move(*refused);
-    return grpc::Status::OK;
+    *response.mutable_status() = std::move(*refused);
+    return;
   }
   const auto& [topic, route, endpoints] = std::get<FreshRoute>(answer);
   // The topic's message type lives in its config on the brokers; a broker that cannot say
@@ -66,13 +298,11 @@ grpc::Status MessagingService::QueryRoute(grpc::ServerContext*, const v2::QueryR
   if (!address.empty()) {
     if (auto found = cluster_->api().get_topic_config(address, topic); found) config = std::move(found).value();
   }
-  for (auto& queue : message_queues(route->route, request->topic(), endpoints, accepted_message_types(config))) {
-    *response->add_message_queues() = std::move(queue);
+  for (auto& queue : message_queues(route->route, request.topic(), endpoints, accepted_message_types(config))) {
+    *response.add_message_queues() = std::move(queue);
   }
-  *response->mutable_status() = ok_status();
-  return grpc::Status::OK;
+  *response.mutable_status() = ok_status();
 }
-
 std::variant<MessagingService::FreshRoute, v2::Status> MessagingService::fresh_route(const v2::Resource& topic,
                                                                                  const v2::Endpoints& queried) {
   if (auto invalid = protocol::validate_topic(topic.name()); !invalid) return make_status(v2::ILLEGAL_TOPIC, invalid.message());
@@ -84,127 +314,349 @@ std::variant<MessagingService::FreshRoute, v2::Status> MessagingService::fresh_r
   if (fresh.route == nullptr) return make_status(v2::TOPIC_NOT_FOUND, "no route of topic " + fresh.topic);
   return fresh;
 }
-
 std::optional<v2::Endpoints> MessagingService::access_point(const v2::Endpoints& queried) const {
   // The advertised address was validated when the proxy started.
   if (!settings_.advertised_address.empty()) return parse_endpoints(settings_.advertised_address);
   if (queried.addresses_size() == 0) return std::nullopt;
   return queried;
 }
-
-GroupView MessagingService::group_view(const std::string& group, const std::string& topic) {
-  const auto now = std::chrono::steady_clock::now();
-  {
-    std::lock_guard lock(group_views_mutex_);
-    if (const auto it = group_views_.find(group); it != group_views_.end() && now - it->second.second < kRouteRefresh) {
-      return it->second.first;
-    }
-  }
-  GroupView view;
-  if (route_for_send(topic)) {
-    const std::string address = cluster_->find_broker_address_of_topic(topic);
-    if (!address.empty()) {
-      if (auto config = cluster_->api().get_subscription_group(address, group)) {
-        view.fifo = config->consume_message_orderly;
-        view.max_delivery_attempts = config->retry_max_times + 1;
-        // Kept as long as a route: every receive asks, and a group's settings rarely change.
-        std::lock_guard lock(group_views_mutex_);
-        group_views_[group] = {view, now};
-      }
-    }
-  }
-  return view;
+grpc::ServerUnaryReactor* MessagingService::Heartbeat(grpc::CallbackServerContext* context,
+                                                      const v2::HeartbeatRequest* request,
+                                                      v2::HeartbeatResponse* response) {
+  return answer_on_worker(context, [this, request, response, client_id = client_id_of(*context)] {
+    heartbeat(client_id, *request, *response);
+  });
 }
 
-grpc::Status MessagingService::Heartbeat(grpc::ServerContext* context, const v2::HeartbeatRequest* request,
-                                         v2::HeartbeatResponse* response) {
-  const std::string client_id = client_id_of(*context);
+void MessagingService::heartbeat(const std::string& client_id, const v2::HeartbeatRequest& request,
+                                 v2::HeartbeatResponse& response) {
   if (client_id.empty()) {
-    *response->mutable_status() = make_status(v2::CLIENT_ID_REQUIRED, "the x-mq-client-id header is required");
-  } else if (request->client_type() == v2::CLIENT_TYPE_UNSPECIFIED) {
-    *response->mutable_status() = make_status(v2::UNRECOGNIZED_CLIENT_TYPE, "the heartbeat names no client type");
+    *response.mutable_status() = make_status(v2::CLIENT_ID_REQUIRED, "the x-mq-client-id header is required");
+  } else if (request.client_type() == v2::CLIENT_TYPE_UNSPECIFIED) {
+    *response.mutable_status() = make_status(v2::UNRECOGNIZED_CLIENT_TYPE, "the heartbeat names no client type");
   } else {
-    if (request->client_type() != v2::PRODUCER) heartbeat_consumer(client_id);
-    *response->mutable_status() = ok_status();
+    if (request.client_type() != v2::PRODUCER) heartbeat_consumer(client_id);
+    *response.mutable_status() = ok_status();
   }
-  return grpc::Status::OK;
 }
 
-client::Result<std::shared_ptr<const client::TopicRouteInfo>> MessagingService::route_for_send(const std::string& topic) {
-  auto route = cluster_->cached_route(topic);
-  if (route == nullptr || std::chrono::steady_clock::now() - route->updated_at > kRouteRefresh) {
-    MQKIT_RETURN_IF_ERROR(cluster_->update_route(topic));
-    route = cluster_->cached_route(topic);
-  }
-  if (route == nullptr) return plugin::v1::Status::not_found("no route of topic " + topic);
-  return route;
-}
-
-grpc::Status MessagingService::SendMessage(grpc::ServerContext* context, const v2::SendMessageRequest* request,
-                                           v2::SendMessageResponse* response) {
+grpc::ServerUnaryReactor* MessagingService::SendMessage(grpc::CallbackServerContext* context,
+                                                        const v2::SendMessageRequest* request,
+                                                        v2::SendMessageResponse* response) {
+  auto* reactor = context->DefaultReactor();
   auto converted = to_broker_send(*request, settings_, peer_address(*context), now_ms());
   if (auto* refused = std::get_if<v2::Status>(&converted)) {
-    *response->mutable_status() = *refused;
-    return grpc::Status::OK;
+    finish(reactor, response, std::move(*refused));
+    return reactor;
   }
-  auto& send = std::get<BrokerBoundSend>(converted);
-  auto route = route_for_send(send.topic);
-  if (!route) {
-    *response->mutable_status() = status_of_failure(route.status(), v2::TOPIC_NOT_FOUND);
-    return grpc::Status::OK;
+  auto send = std::make_shared<BrokerBoundSend>(std::move(std::get<BrokerBoundSend>(converted)));
+  const auto done = [reactor] { reactor->Finish(grpc::Status::OK); };
+  if (const auto route = cached_route(send->topic)) {
+    send_to_broker(*route, std::move(send), response, done);
+    return reactor;
   }
-  const auto queue = chooser_.choose((*route)->publish.queues, send.message_group);
-  if (!queue) {
-    *response->mutable_status() = make_status(v2::FORBIDDEN, "topic " + send.topic + " has no writable queue");
-    return grpc::Status::OK;
-  }
+  const bool queued = run_on_worker([this, send, response, done, reactor] {
+    auto route = route_for_send(send->topic);
+    if (!route) return finish(reactor, response, status_of_failure(route.status(), v2::TOPIC_NOT_FOUND));
+    send_to_broker(**route, send, response, done);
+  });
+  if (!queued) finish(reactor, response, stopping_status());
+  return reactor;
+}
+
+void MessagingService::send_to_broker(const client::TopicRouteInfo& route, std::shared_ptr<BrokerBoundSend> send,
+                                      v2::SendMessageResponse* response, std::function<void()> done) {
+  const auto answer = [&](v2::Status status) {
+    *response->mutable_status() = std::move(status);
+    done();
+  };
+  const auto queue = chooser_.choose(route.publish.queues, send->message_group);
+  if (!queue) return answer(make_status(v2::FORBIDDEN, "topic " + send->topic + " has no writable queue"));
   const std::string address = cluster_->find_broker_master(queue->broker_name);
-  if (address.empty()) {
-    *response->mutable_status() = make_status(v2::INTERNAL_SERVER_ERROR, "no master address of broker " + queue->broker_name);
-    return grpc::Status::OK;
+  if (address.empty()) return answer(make_status(v2::INTERNAL_SERVER_ERROR, "no master address of broker " + queue->broker_name));
+  send->request.queue_id = queue->queue_id;
+  client::SendMessageRequest request = std::move(send->request);
+  cluster_->api().send_message_async(
+      address, queue->broker_name, std::move(request), settings_.send_timeout,
+      [send, response, done = std::move(done), address, broker_name = queue->broker_name](client::Result<client::SendResult> sent) {
+        if (!sent) {
+          log()->debug("send to {} of {} failed: {}", send->topic, address, sent.status().to_string());
+          *response->mutable_status() = status_of_failure(sent.status(), v2::TOPIC_NOT_FOUND);
+          return done();
+        }
+        v2::Status entry_status = ok_status();
+        switch (sent->status) {
+          case client::SendStatus::kSendOk: break;
+          case client::SendStatus::kFlushDiskTimeout:
+            entry_status = make_status(v2::MASTER_PERSISTENCE_TIMEOUT, "send message failed, sendStatus=FLUSH_DISK_TIMEOUT");
+            break;
+          case client::SendStatus::kFlushSlaveTimeout:
+            entry_status = make_status(v2::SLAVE_PERSISTENCE_TIMEOUT, "send message failed, sendStatus=FLUSH_SLAVE_TIMEOUT");
+            break;
+          case client::SendStatus::kSlaveNotAvailable:
+            entry_status = make_status(v2::HA_NOT_AVAILABLE, "send message failed, sendStatus=SLAVE_NOT_AVAILABLE");
+            break;
+        }
+        // A batch's ids come comma-joined, its offset is the first message's.
+        std::string_view ids = sent->msg_id;
+        for (std::size_t i = 0; i < send->message_count; ++i) {
+          const auto comma = ids.find(',');
+          auto* entry = response->add_entries();
+          *entry->mutable_status() = entry_status;
+          entry->set_message_id(std::string(ids.substr(0, comma)));
+          entry->set_offset(sent->queue_offset + static_cast<std::int64_t>(i));
+          if (send->transactional) {
+            // What EndTransaction needs comes back in the transaction id (transaction_id.hpp).
+            const auto stored_at = plugin::v1::parse_offset_message_id(sent->offset_msg_id);
+            entry->set_transaction_id(encode_transaction_id(
+                {.broker_name = broker_name,
+                 .tran_state_table_offset = sent->queue_offset,
+                 .commit_log_offset = stored_at ? stored_at->commit_offset : 0,
+                 .broker_transaction_id =
+                     sent->transaction_id.empty() ? std::string(entry->message_id()) : sent->transaction_id}));
+          }
+          entry->set_recall_handle(sent->recall_handle);
+          ids = comma == std::string_view::npos ? std::string_view() : ids.substr(comma + 1);
+        }
+        *response->mutable_status() = entry_status;
+        done();
+      });
+}
+
+grpc::ServerBidiReactor<v2::TelemetryCommand, v2::TelemetryCommand>* MessagingService::Telemetry(
+    grpc::CallbackServerContext* context) {
+  return TelemetryStream::start(*this, *context);
+}
+
+v2::TelemetryCommand MessagingService::accept_settings(const v2::Settings& settings, const std::string& client_id,
+                                                       const std::string& peer,
+                                                       const std::shared_ptr<TelemetrySessions::Session>& session) {
+  GroupView group;
+  if (settings.has_subscription() && settings.subscription().subscriptions_size() > 0) {
+    group = group_view(wire_name(settings.subscription().group()),
+                       wire_name(settings.subscription().subscriptions(0).topic()));
   }
-  send.request.queue_id = queue->queue_id;
-  auto sent = cluster_->api().send_message(address, queue->broker_name, std::move(send.request), settings_.send_timeout);
-  if (!sent) {
-    log()->debug("send to {} of {} failed: {}", send.topic, address, sent.status().to_string());
-    *response->mutable_status() = status_of_failure(sent.status(), v2::TOPIC_NOT_FOUND);
-    return grpc::Status::OK;
+  auto reply = settings_reply(settings, group);
+  if (reply.status().code() != v2::OK) {
+    log()->warn("client {} refused: {}", peer, reply.status().message());
+    return reply;
   }
-  v2::Status entry_status = ok_status();
-  switch (sent->status) {
-    case client::SendStatus::kSendOk: break;
-    case client::SendStatus::kFlushDiskTimeout:
-      entry_status = make_status(v2::MASTER_PERSISTENCE_TIMEOUT, "send message failed, sendStatus=FLUSH_DISK_TIMEOUT");
-      break;
-    case client::SendStatus::kFlushSlaveTimeout:
-      entry_status = make_status(v2::SLAVE_PERSISTENCE_TIMEOUT, "send message failed, sendStatus=FLUSH_SLAVE_TIMEOUT");
-      break;
-    case client::SendStatus::kSlaveNotAvailable:
-      entry_status = make_status(v2::HA_NOT_AVAILABLE, "send message failed, sendStatus=SLAVE_NOT_AVAILABLE");
-      break;
-  }
-  // A batch's ids come comma-joined, its offset is the first message's.
-  std::string_view ids = sent->msg_id;
-  for (std::size_t i = 0; i < send.message_count; ++i) {
-    const auto comma = ids.find(',');
-    auto* entry = response->add_entries();
-    *entry->mutable_status() = entry_status;
-    entry->set_message_id(std::string(ids.substr(0, comma)));
-    entry->set_offset(sent->queue_offset + static_cast<std::int64_t>(i));
-    if (send.transactional) {
-      // What EndTransaction needs comes back in the transaction id (transaction_id.hpp).
-      const auto stored_at = plugin::v1::parse_offset_message_id(sent->offset_msg_id);
-      entry->set_transaction_id(encode_transaction_id(
-          {.broker_name = queue->broker_name,
-           .tran_state_table_offset = sent->queue_offset,
-           .commit_log_offset = stored_at ? stored_at->commit_offset : 0,
-           .broker_transaction_id = sent->transaction_id.empty() ? std::string(entry->message_id()) : sent->transaction_id}));
+  if (settings.has_subscription() && !client_id.empty()) {
+    ConsumerClient consumer{.group = wire_name(settings.subscription().group()), .subscriptions = {}};
+    for (const auto& entry : settings.subscription().subscriptions()) {
+      const std::string topic = wire_name(entry.topic());
+      const std::string& expression = entry.expression().expression();
+      auto data = protocol::parse_subscription(topic, expression.empty() ? "*" : expression, now_ms());
+      if (entry.expression().type() == v2::SQL) data.expression_type = "SQL92";
+      consumer.subscriptions.push_back(std::move(data));
     }
-    entry->set_recall_handle(sent->recall_handle);
-    ids = comma == std::string_view::npos ? std::string_view() : ids.substr(comma + 1);
+    {
+      std::lock_guard lock(consumers_mutex_);
+      consumers_[client_id] = std::move(consumer);
+    }
+    heartbeat_consumer(client_id);
   }
-  *response->mutable_status() = entry_status;
-  return grpc::Status::OK;
+  if (settings.client_type() == v2::PRODUCER && settings.has_publishing()) {
+    std::vector<std::string> topics;
+    for (const auto& topic : settings.publishing().topics()) topics.push_back(wire_name(topic));
+    sessions_->publish(session, topics);
+    take_transaction_checks(topics);
+  }
+  return reply;
+}
+
+void MessagingService::forget_client(const std::string& client_id,
+                                     const std::shared_ptr<TelemetrySessions::Session>& session) {
+  // A client that is gone stops being heartbeated, and its record goes with its stream (a live
+  // client opens a new stream and sends its settings again).
+  sessions_->close(session);
+  std::lock_guard lock(consumers_mutex_);
+  consumers_.erase(client_id);
+}
+
+grpc::ServerUnaryReactor* MessagingService::QueryAssignment(grpc::CallbackServerContext* context,
+                                                            const v2::QueryAssignmentRequest* request,
+                                                            v2::QueryAssignmentResponse* response) {
+  return answer_on_worker(context, [this, request, response] { query_assignment(*request, *response); });
+}
+
+grpc::ServerWriteReactor<v2::ReceiveMessageResponse>* MessagingService::ReceiveMessage(
+    grpc::CallbackServerContext* context, const v2::ReceiveMessageRequest* request) {
+  auto stream = ReceiveStream::start();
+  const v2::Resource& topic_resource = request->message_queue().topic();
+  if (auto invalid = protocol::validate_group(request->group().name()); !invalid) {
+    stream->answer(make_status(v2::ILLEGAL_CONSUMER_GROUP, invalid.message()));
+    return stream.get();
+  }
+  if (auto invalid = protocol::validate_topic(topic_resource.name()); !invalid) {
+    stream->answer(make_status(v2::ILLEGAL_TOPIC, invalid.message()));
+    return stream.get();
+  }
+  const std::int64_t invisible_ms = request->has_invisible_duration() ? ms_of(request->invisible_duration())
+                                                                       : settings_.default_invisible_time.count();
+  if (invisible_ms < settings_.min_invisible_time.count() || invisible_ms > settings_.max_invisible_time.count()) {
+    stream->answer(make_status(v2::ILLEGAL_INVISIBLE_TIME,
+                               "the invisible time must be between " + std::to_string(settings_.min_invisible_time.count()) +
+                                   " and " + std::to_string(settings_.max_invisible_time.count()) + " ms"));
+    return stream.get();
+  }
+  if (request->batch_size() <= 0 || request->batch_size() > 32) {
+    stream->answer(make_status(v2::BAD_REQUEST, "batch size must be between 1 and 32"));
+    return stream.get();
+  }
+  std::int64_t poll_ms = request->has_long_polling_timeout() ? ms_of(request->long_polling_timeout())
+                                                             : settings_.max_long_polling_time.count();
+  poll_ms = std::clamp<std::int64_t>(poll_ms, 0, settings_.max_long_polling_time.count());
+  // Answer before the client gives up on the call.
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(context->deadline() - std::chrono::system_clock::now());
+  if (left.count() > 0) poll_ms = std::min<std::int64_t>(poll_ms, std::max<std::int64_t>(0, left.count() - 1000));
+
+  client::PopMessageRequest pop;
+  pop.consumer_group = wire_name(request->group());
+  pop.topic = wire_name(topic_resource);
+  // Any queue of that broker, as RocketMQ's proxy pops: the client's queue only names the broker.
+  pop.queue_id = -1;
+  pop.max_msg_nums = request->batch_size();
+  pop.invisible_ms = invisible_ms;
+  pop.poll_ms = poll_ms;
+  pop.init_from_max = true;  // RocketMQ's proxy pops with ConsumeInitMode.MAX
+  if (request->filter_expression().type() == v2::SQL) pop.expression_type = "SQL92";
+  pop.expression = request->filter_expression().expression().empty() ? "*" : request->filter_expression().expression();
+  const std::string& broker_name = request->message_queue().broker().name();
+  if (cached_route(pop.topic) != nullptr) {
+    if (const auto group = cached_group_view(pop.consumer_group)) {
+      pop_for(stream, broker_name, topic_resource, std::move(pop), group->fifo);
+      return stream.get();
+    }
+  }
+  // A cancelled call's request goes before the stream does: the worker takes copies.
+  const bool queued = run_on_worker([this, stream, broker_name, topic_resource, pop = std::move(pop)]() mutable {
+    if (auto route = route_for_send(pop.topic); !route) {
+      return stream->answer(status_of_failure(route.status(), v2::TOPIC_NOT_FOUND));
+    }
+    const bool fifo = group_view(pop.consumer_group, pop.topic).fifo;
+    pop_for(stream, broker_name, topic_resource, std::move(pop), fifo);
+  });
+  if (!queued) stream->answer(stopping_status());
+  return stream.get();
+}
+
+void MessagingService::pop_for(std::shared_ptr<ReceiveStream> stream, const std::string& broker_name,
+                               const v2::Resource& topic, client::PopMessageRequest pop, bool fifo) {
+  const std::string address = cluster_->find_broker_master(broker_name);
+  if (address.empty()) return stream->answer(make_status(v2::NOT_FOUND, "no master address of broker " + broker_name));
+  pop.order = fifo;
+  const auto timeout = std::chrono::milliseconds(pop.poll_ms) + settings_.send_timeout;
+  cluster_->api().pop_message_async(
+      address, broker_name, pop, timeout,
+      [stream = std::move(stream), topic](client::Result<client::PopResult> popped) {
+        if (!popped) return stream->answer(status_of_failure(popped.status(), v2::TOPIC_NOT_FOUND));
+        if (!popped->found) return stream->answer(make_status(v2::MESSAGE_NOT_FOUND, "no new message"));
+        std::vector<v2::ReceiveMessageResponse> responses(1 + popped->messages.size());
+        *responses.front().mutable_status() = ok_status();
+        for (std::size_t i = 0; i < popped->messages.size(); ++i) {
+          *responses[i + 1].mutable_message() = to_grpc_message(popped->messages[i], topic);
+        }
+        stream->answer(std::move(responses));
+      });
+}
+
+grpc::ServerUnaryReactor* MessagingService::AckMessage(grpc::CallbackServerContext* context,
+                                                       const v2::AckMessageRequest* request,
+                                                       v2::AckMessageResponse* response) {
+  auto* reactor = context->DefaultReactor();
+  if (request->entries_size() == 0) {
+    finish(reactor, response, make_status(v2::BAD_REQUEST, "no entry to acknowledge"));
+    return reactor;
+  }
+  // Each entry is acked on its own; the last answer to arrive sums them up.
+  const auto summarize = [reactor, response] {
+    bool mixed = false;
+    for (const auto& entry : response->entries()) mixed = mixed || entry.status().code() != response->entries(0).status().code();
+    finish(reactor, response, mixed ? make_status(v2::MULTIPLE_RESULTS, "MULTIPLE_RESULTS") : response->entries(0).status());
+  };
+  auto pending = std::make_shared<std::atomic<int>>(request->entries_size());
+  for (const auto& entry : request->entries()) {
+    auto* result = response->add_entries();
+    result->set_message_id(entry.message_id());
+    result->set_receipt_handle(entry.receipt_handle());
+  }
+  const std::string group = wire_name(request->group());
+  const std::string topic = wire_name(request->topic());
+  for (int i = 0; i < request->entries_size(); ++i) {
+    auto* result = response->mutable_entries(i);
+    // Entries are written by their own answers; the counter hands them all to the last one.
+    const auto settle = [result, pending, summarize](v2::Status status) {
+      *result->mutable_status() = std::move(status);
+      if (pending->fetch_sub(1, std::memory_order_acq_rel) == 1) summarize();
+    };
+    const std::string& handle = request->entries(i).receipt_handle();
+    auto receipt = protocol::decode_pop_receipt(handle);
+    if (!receipt) {
+      settle(make_status(v2::INVALID_RECEIPT_HANDLE, receipt.status().message()));
+    } else if (receipt->visible_again_at() < now_ms()) {
+      settle(make_status(v2::INVALID_RECEIPT_HANDLE, "receipt handle is expired"));
+    } else if (const std::string address = cluster_->find_broker_master(receipt->broker_name); address.empty()) {
+      settle(make_status(v2::INVALID_RECEIPT_HANDLE, "no master address of broker " + receipt->broker_name));
+    } else {
+      cluster_->api().ack_message_async(address, group, topic, handle, settings_.send_timeout,
+                                        [settle](plugin::v1::Status acked) {
+                                          settle(acked ? ok_status() : status_of_failure(acked, v2::NOT_FOUND));
+                                        });
+    }
+  }
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* MessagingService::ChangeInvisibleDuration(grpc::CallbackServerContext* context,
+                                                                    const v2::ChangeInvisibleDurationRequest* request,
+                                                                    v2::ChangeInvisibleDurationResponse* response) {
+  return answer_on_worker(context, [this, request, response] { change_invisible_duration(*request, *response); });
+}
+
+grpc::ServerUnaryReactor* MessagingService::ForwardMessageToDeadLetterQueue(
+    grpc::CallbackServerContext* context, const v2::ForwardMessageToDeadLetterQueueRequest* request,
+    v2::ForwardMessageToDeadLetterQueueResponse* response) {
+  return answer_on_worker(context, [this, request, response] { forward_to_dead_letter_queue(*request, *response); });
+}
+
+grpc::ServerUnaryReactor* MessagingService::EndTransaction(grpc::CallbackServerContext* context,
+                                                           const v2::EndTransactionRequest* request,
+                                                           v2::EndTransactionResponse* response) {
+  return answer_on_worker(context, [this, request, response] { end_transaction(*request, *response); });
+}
+
+grpc::ServerUnaryReactor* MessagingService::NotifyClientTermination(grpc::CallbackServerContext* context,
+                                                                    const v2::NotifyClientTerminationRequest*,
+                                                                    v2::NotifyClientTerminationResponse* response) {
+  return answer_on_worker(context, [this, response, client_id = client_id_of(*context)] {
+    notify_client_termination(client_id, *response);
+  });
+}
+
+grpc::ServerUnaryReactor* MessagingService::RecallMessage(grpc::CallbackServerContext* context,
+                                                          const v2::RecallMessageRequest* request,
+                                                          v2::RecallMessageResponse* response) {
+  return answer_on_worker(context, [this, request, response] { recall_message(*request, *response); });
+}
+
+void MessagingService::notify_client_termination(const std::string& client_id,
+                                                 v2::NotifyClientTerminationResponse& response) {
+  // A consumer leaves its group at once rather than when its heartbeats stop.
+  std::optional<ConsumerClient> consumer;
+  {
+    std::lock_guard lock(consumers_mutex_);
+    if (const auto it = consumers_.find(client_id); it != consumers_.end()) {
+      consumer = std::move(it->second);
+      consumers_.erase(it);
+    }
+  }
+  if (consumer) {
+    for (const auto& address : masters_of(consumer->subscriptions)) {
+      (void)cluster_->api().unregister_client(address, client_id, "", consumer->group, settings_.send_timeout);
+    }
+  }
+  *response.mutable_status() = ok_status();
 }
 
 v2::TelemetryCommand MessagingService::settings_reply(const v2::Settings& client_settings, const GroupView& group) const {
@@ -251,260 +703,81 @@ v2::TelemetryCommand MessagingService::settings_reply(const v2::Settings& client
   *reply.mutable_status() = ok_status();
   return reply;
 }
-
-grpc::Status MessagingService::Telemetry(grpc::ServerContext* context,
-                                         grpc::ServerReaderWriter<v2::TelemetryCommand, v2::TelemetryCommand>* stream) {
-  const std::string peer = peer_address(*context);
-  const std::string client_id = client_id_of(*context);
-  const auto session = sessions_->open(stream);
-  // A client that is gone stops being heartbeated, and its record goes with its stream (a live
-  // client opens a new stream and sends its settings again).
-  const auto forget_consumer = [this, &client_id] {
-    std::lock_guard lock(consumers_mutex_);
-    consumers_.erase(client_id);
-  };
-  v2::TelemetryCommand command;
-  while (stream->Read(&command)) {
-    switch (command.command_case()) {
-      case v2::TelemetryCommand::kSettings: {
-        const auto& settings = command.settings();
-        GroupView group;
-        if (settings.has_subscription() && settings.subscription().subscriptions_size() > 0) {
-          group = group_view(wire_name(settings.subscription().group()),
-                             wire_name(settings.subscription().subscriptions(0).topic()));
-        }
-        const auto reply = settings_reply(settings, group);
-        if (reply.status().code() != v2::OK) log()->warn("client {} refused: {}", peer, reply.status().message());
-        if (settings.has_subscription() && reply.status().code() == v2::OK && !client_id.empty()) {
-          ConsumerClient consumer{.group = wire_name(settings.subscription().group()), .subscriptions = {}};
-          for (const auto& entry : settings.subscription().subscriptions()) {
-            const std::string topic = wire_name(entry.topic());
-            const std::string& expression = entry.expression().expression();
-            auto data = protocol::parse_subscription(topic, expression.empty() ? "*" : expression, now_ms());
-            if (entry.expression().type() == v2::SQL) data.expression_type = "SQL92";
-            consumer.subscriptions.push_back(std::move(data));
-          }
-          {
-            std::lock_guard lock(consumers_mutex_);
-            consumers_[client_id] = std::move(consumer);
-          }
-          heartbeat_consumer(client_id);
-        }
-        if (settings.client_type() == v2::PRODUCER && settings.has_publishing()) {
-          std::vector<std::string> topics;
-          for (const auto& topic : settings.publishing().topics()) topics.push_back(wire_name(topic));
-          sessions_->publish(session, topics);
-          take_transaction_checks(topics);
-        }
-        if (!session->write(reply)) {
-          sessions_->close(session);
-          forget_consumer();
-          return grpc::Status::OK;
-        }
-        break;
-      }
-      default:
-        // Answers to commands the proxy never sends (thread stacks, message verification).
-        log()->debug("client {} sent telemetry command {} the proxy did not ask for", peer,
-                     static_cast<int>(command.command_case()));
-        break;
-    }
+void MessagingService::query_assignment(const v2::QueryAssignmentRequest& request, v2::QueryAssignmentResponse& response) {
+  if (auto invalid = protocol::validate_group(request.group().name()); !invalid) {
+    *response.mutable_status() = make_status(v2::ILLEGAL_CONSUMER_GROUP, invalid.message());
+    return;
   }
-  sessions_->close(session);
-  forget_consumer();
-  return grpc::Status::OK;
-}
-
-grpc::Status MessagingService::QueryAssignment(grpc::ServerContext*, const v2::QueryAssignmentRequest* request,
-                                               v2::QueryAssignmentResponse* response) {
-  if (auto invalid = protocol::validate_group(request->group().name()); !invalid) {
-    *response->mutable_status() = make_status(v2::ILLEGAL_CONSUMER_GROUP, invalid.message());
-    return grpc::Status::OK;
-  }
-  auto answer = fresh_route(request->topic(), request->endpoints());
+  auto answer = fresh_route(request.topic(), request.endpoints());
   if (auto* refused = std::get_if<v2::Status>(&answer)) {
-    *response->mutable_status() = std::move(*refused);
-    return grpc::Status::OK;
+    *response.mutable_status() = std::move(*refused);
+    return;
   }
   const auto& [topic, route, endpoints] = std::get<FreshRoute>(answer);
-  const GroupView group = group_view(wire_name(request->group()), topic);
+  const GroupView group = group_view(wire_name(request.group()), topic);
   // As RocketMQ's proxy assigns: a FIFO group each readable queue of each master, so a queue's
   // messages go to one receive at a time; any other group each master as a whole (queue -1).
   for (const auto& queue_data : route->route.queue_datas) {
     if (!protocol::perm::readable(queue_data.perm) || queue_data.read_queue_nums <= 0) continue;
     if (cluster_->find_broker_master(queue_data.broker_name).empty()) continue;
     v2::MessageQueue queue;
-    *queue.mutable_topic() = request->topic();
+    *queue.mutable_topic() = request.topic();
     queue.set_permission(protocol::perm::writeable(queue_data.perm) ? v2::READ_WRITE : v2::READ);
     queue.mutable_broker()->set_name(queue_data.broker_name);
     queue.mutable_broker()->set_id(0);
     *queue.mutable_broker()->mutable_endpoints() = endpoints;
     for (std::int32_t id = group.fifo ? 0 : -1; id < (group.fifo ? queue_data.read_queue_nums : 0); ++id) {
       queue.set_id(id);
-      *response->add_assignments()->mutable_message_queue() = queue;
+      *response.add_assignments()->mutable_message_queue() = queue;
     }
   }
-  *response->mutable_status() =
-      response->assignments_size() > 0 ? ok_status() : make_status(v2::FORBIDDEN, "no readable queue");
-  return grpc::Status::OK;
+  *response.mutable_status() =
+      response.assignments_size() > 0 ? ok_status() : make_status(v2::FORBIDDEN, "no readable queue");
 }
-
-grpc::Status MessagingService::ReceiveMessage(grpc::ServerContext* context, const v2::ReceiveMessageRequest* request,
-                                              grpc::ServerWriter<v2::ReceiveMessageResponse>* writer) {
-  const auto finish = [writer](v2::Status status) {
-    v2::ReceiveMessageResponse response;
-    *response.mutable_status() = std::move(status);
-    writer->Write(response);
-    return grpc::Status::OK;
-  };
-  const v2::Resource& topic_resource = request->message_queue().topic();
-  if (auto invalid = protocol::validate_group(request->group().name()); !invalid) {
-    return finish(make_status(v2::ILLEGAL_CONSUMER_GROUP, invalid.message()));
-  }
-  if (auto invalid = protocol::validate_topic(topic_resource.name()); !invalid) {
-    return finish(make_status(v2::ILLEGAL_TOPIC, invalid.message()));
-  }
-  const std::int64_t invisible_ms = request->has_invisible_duration() ? ms_of(request->invisible_duration())
-                                                                       : settings_.default_invisible_time.count();
-  if (invisible_ms < settings_.min_invisible_time.count() || invisible_ms > settings_.max_invisible_time.count()) {
-    return finish(make_status(v2::ILLEGAL_INVISIBLE_TIME,
-                              "the invisible time must be between " + std::to_string(settings_.min_invisible_time.count()) +
-                                  " and " + std::to_string(settings_.max_invisible_time.count()) + " ms"));
-  }
-  if (request->batch_size() <= 0 || request->batch_size() > 32) {
-    return finish(make_status(v2::BAD_REQUEST, "batch size must be between 1 and 32"));
-  }
-  if (request->filter_expression().type() == v2::SQL) {
-    return finish(make_status(v2::ILLEGAL_FILTER_EXPRESSION,
-                              "SQL92 filters are not served to receiving consumers; filter by tag"));
-  }
-  std::int64_t poll_ms = request->has_long_polling_timeout() ? ms_of(request->long_polling_timeout())
-                                                             : settings_.max_long_polling_time.count();
-  poll_ms = std::clamp<std::int64_t>(poll_ms, 0, settings_.max_long_polling_time.count());
-  // Answer before the client gives up on the call.
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(context->deadline() - std::chrono::system_clock::now());
-  if (left.count() > 0) poll_ms = std::min<std::int64_t>(poll_ms, std::max<std::int64_t>(0, left.count() - 1000));
-
-  const std::string group = wire_name(request->group());
-  const std::string topic = wire_name(topic_resource);
-  auto route = route_for_send(topic);
-  if (!route) return finish(status_of_failure(route.status(), v2::TOPIC_NOT_FOUND));
-  const std::string& broker_name = request->message_queue().broker().name();
-  const std::string address = cluster_->find_broker_master(broker_name);
-  if (address.empty()) return finish(make_status(v2::NOT_FOUND, "no master address of broker " + broker_name));
-
-  client::PopMessageRequest pop;
-  pop.consumer_group = group;
-  pop.topic = topic;
-  // Any queue of that broker, as RocketMQ's proxy pops: the client's queue only names the broker.
-  pop.queue_id = -1;
-  pop.max_msg_nums = request->batch_size();
-  pop.invisible_ms = invisible_ms;
-  pop.poll_ms = poll_ms;
-  pop.init_from_max = true;  // RocketMQ's proxy pops with ConsumeInitMode.MAX
-  pop.expression = request->filter_expression().expression().empty() ? "*" : request->filter_expression().expression();
-  pop.order = group_view(group, topic).fifo;
-  auto popped = cluster_->api().pop_message(address, broker_name, pop,
-                                            std::chrono::milliseconds(poll_ms) + settings_.send_timeout);
-  if (!popped) return finish(status_of_failure(popped.status(), v2::TOPIC_NOT_FOUND));
-  if (!popped->found) return finish(make_status(v2::MESSAGE_NOT_FOUND, "no new message"));
-  v2::ReceiveMessageResponse response;
-  *response.mutable_status() = ok_status();
-  if (!writer->Write(response)) return grpc::Status::OK;  // the messages come back after their invisible time
-  for (const auto& message : popped->messages) {
-    response.Clear();
-    *response.mutable_message() = to_grpc_message(message, topic_resource);
-    if (!writer->Write(response)) break;
-  }
-  return grpc::Status::OK;
-}
-
-grpc::Status MessagingService::AckMessage(grpc::ServerContext*, const v2::AckMessageRequest* request,
-                                          v2::AckMessageResponse* response) {
-  const std::string group = wire_name(request->group());
-  const std::string topic = wire_name(request->topic());
-  std::optional<v2::Code> common;
-  bool mixed = false;
-  for (const auto& entry : request->entries()) {
-    auto* result = response->add_entries();
-    result->set_message_id(entry.message_id());
-    result->set_receipt_handle(entry.receipt_handle());
-    v2::Status status = ok_status();
-    auto receipt = protocol::decode_pop_receipt(entry.receipt_handle());
-    if (!receipt) {
-      status = make_status(v2::INVALID_RECEIPT_HANDLE, receipt.status().message());
-    } else if (receipt->visible_again_at() < now_ms()) {
-      status = make_status(v2::INVALID_RECEIPT_HANDLE, "receipt handle is expired");
-    } else if (const std::string address = cluster_->find_broker_master(receipt->broker_name); address.empty()) {
-      status = make_status(v2::INVALID_RECEIPT_HANDLE, "no master address of broker " + receipt->broker_name);
-    } else if (auto acked = cluster_->api().ack_message(address, group, topic, entry.receipt_handle(), settings_.send_timeout);
-               !acked) {
-      status = status_of_failure(acked, v2::NOT_FOUND);
-    }
-    mixed = mixed || (common && *common != status.code());
-    common = status.code();
-    *result->mutable_status() = std::move(status);
-  }
-  if (!common) {
-    *response->mutable_status() = make_status(v2::BAD_REQUEST, "no entry to acknowledge");
-  } else if (mixed) {
-    *response->mutable_status() = make_status(v2::MULTIPLE_RESULTS, "MULTIPLE_RESULTS");
-  } else {
-    *response->mutable_status() = response->entries(0).status();
-  }
-  return grpc::Status::OK;
-}
-
-grpc::Status MessagingService::ChangeInvisibleDuration(grpc::ServerContext*, const v2::ChangeInvisibleDurationRequest* request,
-                                                       v2::ChangeInvisibleDurationResponse* response) {
-  const std::int64_t invisible_ms = ms_of(request->invisible_duration());
+void MessagingService::change_invisible_duration(const v2::ChangeInvisibleDurationRequest& request,
+                                                 v2::ChangeInvisibleDurationResponse& response) {
+  const std::int64_t invisible_ms = ms_of(request.invisible_duration());
   if (invisible_ms <= 0 || invisible_ms > settings_.max_invisible_time.count()) {
-    *response->mutable_status() = make_status(v2::ILLEGAL_INVISIBLE_TIME, "the invisible time must be positive and at most " +
+    *response.mutable_status() = make_status(v2::ILLEGAL_INVISIBLE_TIME, "the invisible time must be positive and at most " +
                                                                               std::to_string(settings_.max_invisible_time.count()) + " ms");
-    return grpc::Status::OK;
+    return;
   }
-  auto receipt = protocol::decode_pop_receipt(request->receipt_handle());
+  auto receipt = protocol::decode_pop_receipt(request.receipt_handle());
   if (!receipt) {
-    *response->mutable_status() = make_status(v2::INVALID_RECEIPT_HANDLE, receipt.status().message());
-    return grpc::Status::OK;
+    *response.mutable_status() = make_status(v2::INVALID_RECEIPT_HANDLE, receipt.status().message());
+    return;
   }
   if (receipt->visible_again_at() < now_ms()) {
-    *response->mutable_status() = make_status(v2::INVALID_RECEIPT_HANDLE, "receipt handle is expired");
-    return grpc::Status::OK;
+    *response.mutable_status() = make_status(v2::INVALID_RECEIPT_HANDLE, "receipt handle is expired");
+    return;
   }
   const std::string address = cluster_->find_broker_master(receipt->broker_name);
   if (address.empty()) {
-    *response->mutable_status() = make_status(v2::INVALID_RECEIPT_HANDLE, "no master address of broker " + receipt->broker_name);
-    return grpc::Status::OK;
+    *response.mutable_status() = make_status(v2::INVALID_RECEIPT_HANDLE, "no master address of broker " + receipt->broker_name);
+    return;
   }
-  auto changed = cluster_->api().change_invisible_time(address, wire_name(request->group()), wire_name(request->topic()),
-                                                       request->receipt_handle(), invisible_ms, settings_.send_timeout);
+  auto changed = cluster_->api().change_invisible_time(address, wire_name(request.group()), wire_name(request.topic()),
+                                                       request.receipt_handle(), invisible_ms, settings_.send_timeout);
   if (!changed) {
     // The broker refuses a handle whose delivery is over (acked, or delivered again).
-    *response->mutable_status() = changed.status().code() == plugin::v1::StatusCode::kInvalidArgument
+    *response.mutable_status() = changed.status().code() == plugin::v1::StatusCode::kInvalidArgument
                                       ? make_status(v2::INVALID_RECEIPT_HANDLE, changed.status().message())
                                       : status_of_failure(changed.status(), v2::NOT_FOUND);
-    return grpc::Status::OK;
+    return;
   }
-  response->set_receipt_handle(*changed);
-  *response->mutable_status() = ok_status();
-  return grpc::Status::OK;
+  response.set_receipt_handle(*changed);
+  *response.mutable_status() = ok_status();
 }
-
-grpc::Status MessagingService::ForwardMessageToDeadLetterQueue(grpc::ServerContext*,
-                                                               const v2::ForwardMessageToDeadLetterQueueRequest* request,
-                                                               v2::ForwardMessageToDeadLetterQueueResponse* response) {
-  const auto answer = [response](v2::Status status) {
-    *response->mutable_status() = std::move(status);
-    return grpc::Status::OK;
-  };
-  auto receipt = protocol::decode_pop_receipt(request->receipt_handle());
+void MessagingService::forward_to_dead_letter_queue(const v2::ForwardMessageToDeadLetterQueueRequest& request,
+                                                    v2::ForwardMessageToDeadLetterQueueResponse& response) {
+  const auto answer = [&response](v2::Status status) { *response.mutable_status() = std::move(status); };
+  auto receipt = protocol::decode_pop_receipt(request.receipt_handle());
   if (!receipt) return answer(make_status(v2::INVALID_RECEIPT_HANDLE, receipt.status().message()));
   if (receipt->visible_again_at() < now_ms()) return answer(make_status(v2::INVALID_RECEIPT_HANDLE, "receipt handle is expired"));
   const std::string address = cluster_->find_broker_master(receipt->broker_name);
   if (address.empty()) return answer(make_status(v2::INVALID_RECEIPT_HANDLE, "no master address of broker " + receipt->broker_name));
-  const std::string group = wire_name(request->group());
-  const std::string topic = wire_name(request->topic());
+  const std::string group = wire_name(request.group());
+  const std::string topic = wire_name(request.topic());
   // The message as stored (its commit log offset), then CONSUMER_SEND_MSG_BACK with delay level
   // -1, which puts it in %DLQ%group, as RocketMQ's proxy forwards; then the delivery ends.
   client::PullMessageRequest pull;
@@ -524,18 +797,17 @@ grpc::Status MessagingService::ForwardMessageToDeadLetterQueue(grpc::ServerConte
   back.commit_log_offset = message.commit_log_offset;
   back.group = group;
   back.delay_level = -1;
-  back.origin_msg_id = request->message_id();
+  back.origin_msg_id = request.message_id();
   back.origin_topic = topic;
-  back.max_reconsume_times = request->max_delivery_attempts() > 0 ? request->max_delivery_attempts() - 1 : 16;
+  back.max_reconsume_times = request.max_delivery_attempts() > 0 ? request.max_delivery_attempts() - 1 : 16;
   if (auto sent = cluster_->api().consumer_send_message_back(address, back, settings_.send_timeout); !sent) {
     return answer(status_of_failure(sent, v2::NOT_FOUND));
   }
-  if (auto acked = cluster_->api().ack_message(address, group, topic, request->receipt_handle(), settings_.send_timeout); !acked) {
+  if (auto acked = cluster_->api().ack_message(address, group, topic, request.receipt_handle(), settings_.send_timeout); !acked) {
     return answer(status_of_failure(acked, v2::NOT_FOUND));
   }
   return answer(ok_status());
 }
-
 namespace {
 
 // A broker's check of a half message, passed to a client publishing its topic as
@@ -583,7 +855,6 @@ class OrphanedTransactionForwarder final : public client::TransactionChecker {
 };
 
 }  // namespace
-
 void MessagingService::take_transaction_checks(const std::vector<std::string>& topics) {
   bool added = false;
   for (const auto& topic : topics) {
@@ -603,39 +874,35 @@ void MessagingService::take_transaction_checks(const std::vector<std::string>& t
   }
   if (added) (void)cluster_->send_heartbeat_to_all_brokers();
 }
-
-grpc::Status MessagingService::EndTransaction(grpc::ServerContext*, const v2::EndTransactionRequest* request,
-                                              v2::EndTransactionResponse* response) {
-  auto id = decode_transaction_id(request->transaction_id());
+void MessagingService::end_transaction(const v2::EndTransactionRequest& request, v2::EndTransactionResponse& response) {
+  auto id = decode_transaction_id(request.transaction_id());
   if (!id) {
-    *response->mutable_status() = make_status(v2::INVALID_TRANSACTION_ID, id.status().message());
-    return grpc::Status::OK;
+    *response.mutable_status() = make_status(v2::INVALID_TRANSACTION_ID, id.status().message());
+    return;
   }
   const std::string address = cluster_->find_broker_master(id->broker_name);
   if (address.empty()) {
-    *response->mutable_status() = make_status(v2::INVALID_TRANSACTION_ID, "no master address of broker " + id->broker_name);
-    return grpc::Status::OK;
+    *response.mutable_status() = make_status(v2::INVALID_TRANSACTION_ID, "no master address of broker " + id->broker_name);
+    return;
   }
   using protocol::transaction::Resolution;
-  const Resolution resolution = request->resolution() == v2::COMMIT     ? Resolution::kCommit
-                                : request->resolution() == v2::ROLLBACK ? Resolution::kRollback
+  const Resolution resolution = request.resolution() == v2::COMMIT     ? Resolution::kCommit
+                                : request.resolution() == v2::ROLLBACK ? Resolution::kRollback
                                                                         : Resolution::kUnknown;
   const protocol::transaction::EndTransactionHeader header{
-      .producer_group = wire_name(request->topic()),
+      .producer_group = wire_name(request.topic()),
       .tran_state_table_offset = id->tran_state_table_offset,
       .commit_log_offset = id->commit_log_offset,
       .resolution = resolution,
-      .from_transaction_check = request->source() == v2::SOURCE_SERVER_CHECK,
-      .msg_id = request->message_id(),
+      .from_transaction_check = request.source() == v2::SOURCE_SERVER_CHECK,
+      .msg_id = request.message_id(),
       .transaction_id = id->broker_transaction_id};
   if (auto ended = cluster_->api().end_transaction_oneway(address, header); !ended) {
-    *response->mutable_status() = status_of_failure(ended, v2::NOT_FOUND);
-    return grpc::Status::OK;
+    *response.mutable_status() = status_of_failure(ended, v2::NOT_FOUND);
+    return;
   }
-  *response->mutable_status() = ok_status();
-  return grpc::Status::OK;
+  *response.mutable_status() = ok_status();
 }
-
 std::set<std::string> MessagingService::masters_of(const std::vector<protocol::SubscriptionData>& topics) {
   std::set<std::string> masters;
   for (const auto& subscription : topics) {
@@ -647,7 +914,6 @@ std::set<std::string> MessagingService::masters_of(const std::vector<protocol::S
   }
   return masters;
 }
-
 void MessagingService::heartbeat_consumer(const std::string& client_id) {
   protocol::HeartbeatData heartbeat;
   heartbeat.client_id = client_id;
@@ -668,53 +934,28 @@ void MessagingService::heartbeat_consumer(const std::string& client_id) {
     }
   }
 }
-
-grpc::Status MessagingService::NotifyClientTermination(grpc::ServerContext* context, const v2::NotifyClientTerminationRequest*,
-                                                       v2::NotifyClientTerminationResponse* response) {
-  // A consumer leaves its group at once rather than when its heartbeats stop.
-  std::optional<ConsumerClient> consumer;
-  const std::string client_id = client_id_of(*context);
-  {
-    std::lock_guard lock(consumers_mutex_);
-    if (const auto it = consumers_.find(client_id); it != consumers_.end()) {
-      consumer = std::move(it->second);
-      consumers_.erase(it);
-    }
-  }
-  if (consumer) {
-    for (const auto& address : masters_of(consumer->subscriptions)) {
-      (void)cluster_->api().unregister_client(address, client_id, "", consumer->group, settings_.send_timeout);
-    }
-  }
-  *response->mutable_status() = ok_status();
-  return grpc::Status::OK;
-}
-
-grpc::Status MessagingService::RecallMessage(grpc::ServerContext*, const v2::RecallMessageRequest* request,
-                                             v2::RecallMessageResponse* response) {
-  auto handle = protocol::timer::decode_recall_handle(request->recall_handle());
+void MessagingService::recall_message(const v2::RecallMessageRequest& request, v2::RecallMessageResponse& response) {
+  auto handle = protocol::timer::decode_recall_handle(request.recall_handle());
   if (!handle) {
-    *response->mutable_status() = make_status(v2::BAD_REQUEST, handle.status().message());
-    return grpc::Status::OK;
+    *response.mutable_status() = make_status(v2::BAD_REQUEST, handle.status().message());
+    return;
   }
-  const std::string topic = wire_name(request->topic());
+  const std::string topic = wire_name(request.topic());
   if (auto route = route_for_send(topic); !route) {
-    *response->mutable_status() = status_of_failure(route.status(), v2::TOPIC_NOT_FOUND);
-    return grpc::Status::OK;
+    *response.mutable_status() = status_of_failure(route.status(), v2::TOPIC_NOT_FOUND);
+    return;
   }
   const std::string address = cluster_->find_broker_master(handle->broker_name);
   if (address.empty()) {
-    *response->mutable_status() = make_status(v2::NOT_FOUND, "no master address of broker " + handle->broker_name);
-    return grpc::Status::OK;
+    *response.mutable_status() = make_status(v2::NOT_FOUND, "no master address of broker " + handle->broker_name);
+    return;
   }
-  auto recalled = cluster_->api().recall_message(address, topic, topic, request->recall_handle(), settings_.send_timeout);
+  auto recalled = cluster_->api().recall_message(address, topic, topic, request.recall_handle(), settings_.send_timeout);
   if (!recalled) {
-    *response->mutable_status() = status_of_failure(recalled.status(), v2::MESSAGE_NOT_FOUND);
-    return grpc::Status::OK;
+    *response.mutable_status() = status_of_failure(recalled.status(), v2::MESSAGE_NOT_FOUND);
+    return;
   }
-  response->set_message_id(*recalled);
-  *response->mutable_status() = ok_status();
-  return grpc::Status::OK;
+  response.set_message_id(*recalled);
+  *response.mutable_status() = ok_status();
 }
-
 }  // namespace mqkit::proxy

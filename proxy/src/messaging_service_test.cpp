@@ -1,6 +1,7 @@
 #include "messaging_service.hpp"
 
 #include <gtest/gtest.h>
+#include <grpcpp/grpcpp.h>
 
 namespace mqkit::proxy {
 namespace {
@@ -51,34 +52,133 @@ TEST_F(MessagingServiceTest, ConsumersGetTheirGroupsOrderAndDeliveryAttempts) {
   EXPECT_EQ(service_.settings_reply(unknown).status().code(), v2::UNRECOGNIZED_CLIENT_TYPE);
 }
 
-TEST_F(MessagingServiceTest, HeartbeatsNeedAClientIdAndType) {
-  grpc::ServerContext context;
+// The calls themselves, through a gRPC channel to the service alone (no cluster behind it).
+class MessagingServiceCallTest : public MessagingServiceTest {
+ protected:
+  void SetUp() override {
+    grpc::ServerBuilder builder;
+    int port = 0;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+    builder.RegisterService(&service_);
+    server_ = builder.BuildAndStart();
+    ASSERT_NE(server_, nullptr);
+    ASSERT_NE(port, 0);
+    stub_ = v2::MessagingService::NewStub(
+        grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
+  }
+  void TearDown() override {
+    if (server_ != nullptr) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+  }
+  std::unique_ptr<grpc::ClientContext> context() const {
+    auto context = std::make_unique<grpc::ClientContext>();
+    context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    return context;
+  }
+  std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<v2::MessagingService::Stub> stub_;
+};
+
+TEST_F(MessagingServiceCallTest, HeartbeatsNeedAClientIdAndType) {
   v2::HeartbeatRequest request;
   request.set_client_type(v2::PRODUCER);
   v2::HeartbeatResponse response;
-  ASSERT_TRUE(service_.Heartbeat(&context, &request, &response).ok());
+  ASSERT_TRUE(stub_->Heartbeat(context().get(), request, &response).ok());
   EXPECT_EQ(response.status().code(), v2::CLIENT_ID_REQUIRED);
+  auto named = context();
+  named->AddMetadata("x-mq-client-id", "client-1");
+  request.clear_client_type();
+  ASSERT_TRUE(stub_->Heartbeat(named.get(), request, &response).ok());
+  EXPECT_EQ(response.status().code(), v2::UNRECOGNIZED_CLIENT_TYPE);
 }
 
-TEST_F(MessagingServiceTest, MalformedSendsAreRefusedBeforeAnyBrokerIsAsked) {
-  grpc::ServerContext context;
+TEST_F(MessagingServiceCallTest, MalformedSendsAreRefusedBeforeAnyBrokerIsAsked) {
   v2::SendMessageRequest request;
   v2::SendMessageResponse response;
-  ASSERT_TRUE(service_.SendMessage(&context, &request, &response).ok());
+  ASSERT_TRUE(stub_->SendMessage(context().get(), request, &response).ok());
   EXPECT_EQ(response.status().code(), v2::MESSAGE_CORRUPTED);
   EXPECT_EQ(response.entries_size(), 0);
 }
 
-TEST_F(MessagingServiceTest, RoutesNeedAValidTopicAndEndpoints) {
-  grpc::ServerContext context;
+TEST_F(MessagingServiceCallTest, RoutesNeedAValidTopicAndEndpoints) {
   v2::QueryRouteRequest request;
   request.mutable_topic()->set_name("bad topic");
   v2::QueryRouteResponse response;
-  ASSERT_TRUE(service_.QueryRoute(&context, &request, &response).ok());
+  ASSERT_TRUE(stub_->QueryRoute(context().get(), request, &response).ok());
   EXPECT_EQ(response.status().code(), v2::ILLEGAL_TOPIC);
   request.mutable_topic()->set_name("TopicA");
-  ASSERT_TRUE(service_.QueryRoute(&context, &request, &response).ok());
+  ASSERT_TRUE(stub_->QueryRoute(context().get(), request, &response).ok());
   EXPECT_EQ(response.status().code(), v2::ILLEGAL_ACCESS_POINT);
+}
+
+// Refusals of a receive come as the stream's one response, before any broker is asked.
+TEST_F(MessagingServiceCallTest, MalformedReceivesAreRefusedOnTheStream) {
+  const auto receive = [this](const v2::ReceiveMessageRequest& request) {
+    auto call = context();
+    auto reader = stub_->ReceiveMessage(call.get(), request);
+    std::vector<v2::ReceiveMessageResponse> responses;
+    v2::ReceiveMessageResponse response;
+    while (reader->Read(&response)) responses.push_back(response);
+    EXPECT_TRUE(reader->Finish().ok());
+    return responses;
+  };
+  v2::ReceiveMessageRequest request;
+  request.mutable_group()->set_name("bad group!");
+  request.mutable_message_queue()->mutable_topic()->set_name("TopicA");
+  request.set_batch_size(16);
+  auto responses = receive(request);
+  ASSERT_EQ(responses.size(), 1u);
+  EXPECT_EQ(responses[0].status().code(), v2::ILLEGAL_CONSUMER_GROUP);
+  request.mutable_group()->set_name("GroupA");
+  request.set_batch_size(33);
+  responses = receive(request);
+  ASSERT_EQ(responses.size(), 1u);
+  EXPECT_EQ(responses[0].status().code(), v2::BAD_REQUEST);
+  request.set_batch_size(16);
+  request.mutable_invisible_duration()->set_seconds(1);  // below min_invisible_time
+  responses = receive(request);
+  ASSERT_EQ(responses.size(), 1u);
+  EXPECT_EQ(responses[0].status().code(), v2::ILLEGAL_INVISIBLE_TIME);
+}
+
+// Acks are answered per entry; entries that are no receipt are refused without a broker.
+TEST_F(MessagingServiceCallTest, AcksOfMalformedReceiptsAreRefusedPerEntry) {
+  v2::AckMessageRequest request;
+  request.mutable_group()->set_name("GroupA");
+  request.mutable_topic()->set_name("TopicA");
+  v2::AckMessageResponse response;
+  ASSERT_TRUE(stub_->AckMessage(context().get(), request, &response).ok());
+  EXPECT_EQ(response.status().code(), v2::BAD_REQUEST);
+  for (const char* handle : {"not a receipt", "nor this"}) {
+    auto* entry = request.add_entries();
+    entry->set_message_id(handle);
+    entry->set_receipt_handle(handle);
+  }
+  ASSERT_TRUE(stub_->AckMessage(context().get(), request, &response).ok());
+  EXPECT_EQ(response.status().code(), v2::INVALID_RECEIPT_HANDLE);
+  ASSERT_EQ(response.entries_size(), 2);
+  EXPECT_EQ(response.entries(1).message_id(), "nor this");
+  EXPECT_EQ(response.entries(1).status().code(), v2::INVALID_RECEIPT_HANDLE);
+}
+
+// A client's settings on its Telemetry stream are answered on it; the stream ends cleanly when
+// the client closes its side.
+TEST_F(MessagingServiceCallTest, TelemetryAnswersSettings) {
+  auto call = context();
+  auto stream = stub_->Telemetry(call.get());
+  v2::TelemetryCommand command;
+  command.mutable_settings()->set_client_type(v2::PRODUCER);
+  ASSERT_TRUE(stream->Write(command));
+  v2::TelemetryCommand reply;
+  ASSERT_TRUE(stream->Read(&reply));
+  EXPECT_EQ(reply.status().code(), v2::OK);
+  EXPECT_EQ(reply.settings().backoff_policy().max_attempts(), 3);
+  command.mutable_settings()->set_client_type(v2::CLIENT_TYPE_UNSPECIFIED);
+  ASSERT_TRUE(stream->Write(command));
+  ASSERT_TRUE(stream->Read(&reply));
+  EXPECT_EQ(reply.status().code(), v2::UNRECOGNIZED_CLIENT_TYPE);
+  ASSERT_TRUE(stream->WritesDone());
+  EXPECT_FALSE(stream->Read(&reply));
+  EXPECT_TRUE(stream->Finish().ok());
 }
 
 }  // namespace

@@ -35,14 +35,6 @@ Status ProxyServer::start() {
   builder.RegisterService(service_.get());
   // Room for the largest body plus its properties and the request's framing.
   builder.SetMaxReceiveMessageSize(static_cast<int>(settings_.max_message_size + 1024 * 1024));
-  // A call blocks its thread while the broker answers: keep several threads waiting for calls
-  // (gRPC's defaults, one to two, serialize concurrent clients behind the brokers' round trips).
-  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::NUM_CQS, 2);
-  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MIN_POLLERS, 4);
-  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS, 16);
-  grpc::ResourceQuota quota("mqproxy");
-  quota.SetMaxThreads(static_cast<int>(settings_.grpc_max_threads));
-  builder.SetResourceQuota(quota);
   server_ = builder.BuildAndStart();
   if (server_ == nullptr || bound_port == 0) {
     server_.reset();

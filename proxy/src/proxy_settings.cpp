@@ -45,8 +45,10 @@ constexpr plugin::v1::ConfigField kFields[] = {
      .description = "Longest a receive waits for messages to arrive", .min = 1},
     {.key = "send_timeout", .type = ValueType::kDuration, .default_value = "3s",
      .description = "How long a send to a broker may take before PROXY_TIMEOUT", .min = 1},
-    {.key = "grpc_max_threads", .type = ValueType::kInt, .default_value = "64",
-     .description = "RPCs served at once; each client's Telemetry stream holds one", .min = 4, .max = 4096},
+    {.key = "worker_threads", .type = ValueType::kInt, .default_value = "8",
+     .description = "Threads answering calls that wait on name servers or brokers (routes, settings, "
+                    "transactions); sends, receives and acks never wait on one",
+     .min = 1, .max = 256},
 };
 constexpr plugin::v1::ConfigSchema kSchema{kFields, std::size(kFields)};
 
@@ -76,7 +78,7 @@ ProxySettings proxy_settings(const plugin::v1::ConfigValues& values) {
   s.default_invisible_time = milliseconds(values.get_duration_ms("default_invisible_time"));
   s.max_long_polling_time = milliseconds(values.get_duration_ms("max_long_polling_time"));
   s.send_timeout = milliseconds(values.get_duration_ms("send_timeout"));
-  s.grpc_max_threads = values.get_int("grpc_max_threads");
+  s.worker_threads = values.get_int("worker_threads");
   return s;
 }
 

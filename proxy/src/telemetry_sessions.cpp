@@ -2,30 +2,17 @@
 
 namespace mqkit::proxy {
 
-bool TelemetrySessions::Session::write(const v2::TelemetryCommand& command) {
-  std::lock_guard lock(mutex_);
-  return stream_ != nullptr && stream_->Write(command);
-}
-
-std::shared_ptr<TelemetrySessions::Session> TelemetrySessions::open(Stream* stream) {
-  return std::make_shared<Session>(stream);
-}
-
 void TelemetrySessions::publish(const std::shared_ptr<Session>& session, const std::vector<std::string>& topics) {
   std::lock_guard lock(mutex_);
   for (const auto& topic : topics) publishers_[topic].insert(session);
 }
 
 void TelemetrySessions::close(const std::shared_ptr<Session>& session) {
-  {
-    std::lock_guard lock(mutex_);
-    for (auto it = publishers_.begin(); it != publishers_.end();) {
-      it->second.erase(session);
-      it = it->second.empty() ? publishers_.erase(it) : std::next(it);
-    }
+  std::lock_guard lock(mutex_);
+  for (auto it = publishers_.begin(); it != publishers_.end();) {
+    it->second.erase(session);
+    it = it->second.empty() ? publishers_.erase(it) : std::next(it);
   }
-  std::lock_guard lock(session->mutex_);
-  session->stream_ = nullptr;
 }
 
 bool TelemetrySessions::send_to_publisher(const std::string& topic, const v2::TelemetryCommand& command) {

@@ -2,9 +2,7 @@
 // a broker's check of an orphaned transaction (RecoverOrphanedTransactionCommand), so that the
 // client that can tell how its local transaction ended answers it.
 //
-// Threads: any. A stream is written by its own call's thread (settings replies) and by the
-// client's async thread (forwarded checks); a session's mutex keeps one write at a time, and
-// close() guarantees no write after it returns.
+// Threads: any.
 #pragma once
 
 #include <map>
@@ -14,9 +12,6 @@
 #include <string>
 #include <vector>
 
-#include <grpcpp/grpcpp.h>
-#include <grpcpp/support/sync_stream.h>
-
 #include "apache/rocketmq/v2/service.pb.h"
 
 namespace mqkit::proxy {
@@ -25,23 +20,17 @@ namespace v2 = apache::rocketmq::v2;
 
 class TelemetrySessions {
  public:
-  using Stream = grpc::ServerReaderWriter<v2::TelemetryCommand, v2::TelemetryCommand>;
-
+  // Where commands to one client go: its Telemetry stream.
   class Session {
    public:
-    explicit Session(Stream* stream) : stream_(stream) {}
-    // False once closed or when the stream is broken.
-    bool write(const v2::TelemetryCommand& command);
-
-   private:
-    friend class TelemetrySessions;
-    std::mutex mutex_;
-    Stream* stream_;  // nullptr once closed
+    virtual ~Session() = default;
+    // Queues `command` to the client; false once the stream is closing or broken. Thread-safe.
+    virtual bool write(const v2::TelemetryCommand& command) = 0;
   };
 
-  std::shared_ptr<Session> open(Stream* stream);
   // The session's client publishes `topics` (brokers' names): checks of their transactions go to it.
   void publish(const std::shared_ptr<Session>& session, const std::vector<std::string>& topics);
+  // The session's stream is over: nothing goes to it any more.
   void close(const std::shared_ptr<Session>& session);
   // Writes `command` to a session publishing `topic`; false when none took it.
   bool send_to_publisher(const std::string& topic, const v2::TelemetryCommand& command);

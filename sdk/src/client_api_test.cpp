@@ -31,6 +31,17 @@ RemotingCommand reply(std::int32_t code, std::initializer_list<std::pair<const c
 
 std::string field(const RemotingCommand& c, std::string_view name) { return std::string(c.ext_fields.get(name).value_or("<none>")); }
 
+// A message of topic T as a broker stores (and answers) it: queue `queue_id`, offset `queue_offset`.
+std::vector<std::uint8_t> stored_record(std::int32_t queue_id, std::int64_t queue_offset, const std::string& body) {
+  v1::MessageToAppend m;
+  m.topic = "T";
+  m.queue_id = queue_id;
+  m.body = {reinterpret_cast<const std::uint8_t*>(body.data()), body.size()};
+  std::vector<std::uint8_t> record(static_cast<std::size_t>(v1::record_size(m)));
+  EXPECT_TRUE(v1::encode_record(m, {queue_offset, 1000, 1}, record).is_ok());
+  return record;
+}
+
 class ClientApiTest : public ::testing::Test {
  protected:
   void respond_with(FakeTransport::Responder responder, bool vip_channel_enabled = false) {
@@ -160,16 +171,7 @@ TEST_F(ClientApiTest, RouteLookupAsksForStandardJsonAndFailsOverBetweenNameServe
 }
 
 TEST_F(ClientApiTest, PullRequestAndDecodedResult) {
-  std::vector<std::uint8_t> record;
-  {
-    v1::MessageToAppend m;
-    m.topic = "T";
-    m.queue_id = 1;
-    const std::string body = "hello";
-    m.body = {reinterpret_cast<const std::uint8_t*>(body.data()), body.size()};
-    record.resize(static_cast<std::size_t>(v1::record_size(m)));
-    ASSERT_TRUE(v1::encode_record(m, {5, 1000, 1}, record).is_ok());
-  }
+  const auto record = stored_record(1, 5, "hello");
   respond_with([&](const std::string&, const RemotingCommand&) {
     auto r = reply(rc::kSuccess, {{"nextBeginOffset", "6"}, {"minOffset", "0"}, {"maxOffset", "6"},
                                   {"suggestWhichBrokerId", "0"}});
@@ -214,16 +216,7 @@ TEST_F(ClientApiTest, PullRequestAndDecodedResult) {
 // A pop answers the same through both calls: the messages with their receipts in POP_CK, built
 // from the response's startOffsetInfo; an ack carries the receipt as extraInfo.
 TEST_F(ClientApiTest, PopAndAckSyncAndAsync) {
-  std::vector<std::uint8_t> record;
-  {
-    v1::MessageToAppend m;
-    m.topic = "T";
-    m.queue_id = 2;
-    const std::string body = "popped";
-    m.body = {reinterpret_cast<const std::uint8_t*>(body.data()), body.size()};
-    record.resize(static_cast<std::size_t>(v1::record_size(m)));
-    ASSERT_TRUE(v1::encode_record(m, {7, 1000, 1}, record).is_ok());
-  }
+  const auto record = stored_record(2, 7, "popped");
   respond_with([&](const std::string&, const RemotingCommand& request) {
     if (request.code == rq::kAckMessage) {
       return Result<RemotingCommand>(field(request, "offset") == "7" ? reply(rc::kSuccess) : reply(rc::kSystemError));

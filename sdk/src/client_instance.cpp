@@ -12,7 +12,7 @@
 #include "plugin_loader.hpp"
 #include "reply_receiver.hpp"
 #include "request_dispatcher.hpp"
-#include "task_pool.hpp"
+#include "mqkit/client/task_pool.hpp"
 #include "wakeable_loop.hpp"
 
 namespace mqkit::client {

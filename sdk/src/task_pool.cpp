@@ -1,4 +1,4 @@
-#include "task_pool.hpp"
+#include "mqkit/client/task_pool.hpp"
 
 #include <exception>
 

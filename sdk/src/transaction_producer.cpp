@@ -8,7 +8,7 @@
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
 #include "namespaced_names.hpp"
-#include "task_pool.hpp"
+#include "mqkit/client/task_pool.hpp"
 #include "trace/message_tracer.hpp"
 
 namespace mqkit::client {

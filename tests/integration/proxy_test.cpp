@@ -4,6 +4,7 @@
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
 #include <thread>
 
@@ -366,6 +367,45 @@ TEST_F(ProxyTest, ReceivedMessagesComeWithTheirPropertiesAndAcksCommitTheGroupsO
   EXPECT_EQ(committed, 3);
   v2::Message garbage;
   EXPECT_EQ(ack("ProxyConsume", "ProxyGroup", garbage, "not a receipt").status().code(), v2::INVALID_RECEIPT_HANDLE);
+}
+
+// The threads a process runs now (/proc/<pid>/status).
+int threads_of(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.starts_with("Threads:")) return std::stoi(line.substr(8));
+  }
+  return -1;
+}
+
+// Receives waiting for messages hold no proxy thread each: many of them wait at once while
+// sends are still answered, and a message sent meanwhile goes to exactly one of them.
+TEST_F(ProxyTest, ManyLongPollingReceivesWaitWithoutAThreadEach) {
+  create_topic("ProxyLongPoll");
+  ASSERT_EQ(receive("ProxyLongPoll", "LongPollGroup", 20'000, 0).status.code(), v2::MESSAGE_NOT_FOUND);
+  const int threads_before = threads_of(cluster_.proxy(0).pid());
+  ASSERT_GT(threads_before, 0);
+  constexpr int kReceivers = 48;
+  std::vector<Received> results(kReceivers);
+  std::vector<std::thread> receivers;
+  for (int i = 0; i < kReceivers; ++i) {
+    receivers.emplace_back([this, &results, i] { results[i] = receive("ProxyLongPoll", "LongPollGroup", 20'000, 5000); });
+  }
+  std::this_thread::sleep_for(1500ms);  // every receive is waiting at the broker by now
+  const int threads_waiting = threads_of(cluster_.proxy(0).pid());
+  const auto sent_at = std::chrono::steady_clock::now();
+  send_bodies("ProxyLongPoll", {"for one receiver"});
+  const auto send_took = std::chrono::steady_clock::now() - sent_at;
+  for (auto& receiver : receivers) receiver.join();
+  EXPECT_LT(threads_waiting - threads_before, kReceivers / 4)
+      << "threads before " << threads_before << ", with " << kReceivers << " receives waiting " << threads_waiting;
+  EXPECT_LT(send_took, 2s);
+  int delivered = 0;
+  for (const auto& result : results) {
+    delivered += static_cast<int>(result.messages.size());
+    EXPECT_TRUE(result.status.code() == v2::OK || result.status.code() == v2::MESSAGE_NOT_FOUND) << result.status.message();
+  }
+  EXPECT_EQ(delivered, 1);
 }
 
 TEST_F(ProxyTest, AnUnackedMessageComesBackAndAChangedInvisibleTimeHoldsItLonger) {

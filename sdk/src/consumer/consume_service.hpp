@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "task_pool.hpp"
+#include "mqkit/client/task_pool.hpp"
 #include "mqkit/client/client_instance.hpp"
 #include "mqkit/client/consumer_config.hpp"
 #include "mqkit/client/offset_store.hpp"

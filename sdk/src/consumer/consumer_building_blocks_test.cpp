@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "task_pool.hpp"
+#include "mqkit/client/task_pool.hpp"
 #include "mqkit/client/consumer_config.hpp"
 #include "mqkit/client/offset_store.hpp"
 #include "mqkit/client/process_queue.hpp"

@@ -2,8 +2,9 @@
 // and an SDK client instance speaking remoting to the name servers and brokers behind it
 // (RocketMQ's proxy in cluster mode; docs/proxy.md).
 //
-// Threads: gRPC's sync server runs the calls on its own threads (at most grpc_max_threads);
-// start() and stop() are called by the lifecycle, once each.
+// Threads: gRPC's callback API runs the calls on its threads, and the service's workers those
+// that wait on brokers (messaging_service.hpp); start() and stop() are called by the lifecycle,
+// once each.
 #pragma once
 
 #include <cstdint>

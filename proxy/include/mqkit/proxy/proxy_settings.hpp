@@ -38,7 +38,9 @@ struct ProxySettings {
   std::chrono::milliseconds max_long_polling_time{std::chrono::seconds(30)};
   // How long a send to a broker may take before the client is answered PROXY_TIMEOUT.
   std::chrono::milliseconds send_timeout{3000};
-  std::int64_t grpc_max_threads = 64;  // RPCs served at once (a Telemetry stream holds one)
+  // Threads answering the calls that wait on name servers or brokers (a route or group not
+  // cached yet, settings, transactions); sends, receives and acks are asynchronous.
+  std::int64_t worker_threads = 8;
 };
 
 const plugin::v1::ConfigSchema& proxy_schema();

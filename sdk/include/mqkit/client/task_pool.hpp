@@ -1,9 +1,9 @@
 // TaskPool: threads running posted tasks in submission order, any thread taking the next: the
 // push consumer's listener threads (consume_thread_count of them), a transaction producer's check
-// threads (with a bound on the tasks waiting) and, with one thread, the client instance's
-// "client-async" executor (work that may block and so must not run on a transport thread, such
-// as an async send's retry). A task that throws is logged with the pool's name; its thread goes
-// on.
+// threads (with a bound on the tasks waiting), mqproxy's workers (calls that wait on a broker)
+// and, with one thread, the client instance's "client-async" executor (work that may block and
+// so must not run on a transport thread, such as an async send's retry). A task that throws is
+// logged with the pool's name; its thread goes on.
 //
 // Idle threads sleep on a POSIX semaphore (one post per task), not a condition variable:
 // glibc's pthread_cond_signal may block the signaller until threads it woke earlier have run
