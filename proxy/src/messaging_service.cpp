@@ -6,6 +6,7 @@
 
 #include "grpc_status.hpp"
 #include "message_conversion.hpp"
+#include "mqkit/filter/sql_filter.hpp"
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
 #include "mqkit/protocol/codes.hpp"
@@ -520,8 +521,16 @@ grpc::ServerWriteReactor<v2::ReceiveMessageResponse>* MessagingService::ReceiveM
   pop.invisible_ms = invisible_ms;
   pop.poll_ms = poll_ms;
   pop.init_from_max = true;  // RocketMQ's proxy pops with ConsumeInitMode.MAX
-  if (request->filter_expression().type() == v2::SQL) pop.expression_type = "SQL92";
   pop.expression = request->filter_expression().expression().empty() ? "*" : request->filter_expression().expression();
+  if (request->filter_expression().type() == v2::SQL) {
+    // Checked here, as RocketMQ's proxy checks it, so that the client learns what is wrong with
+    // it; the broker compiles it again (once per group and expression).
+    if (auto compiled = filter::SqlFilter::compile(pop.expression); !compiled) {
+      stream->answer(make_status(v2::ILLEGAL_FILTER_EXPRESSION, compiled.status().message()));
+      return stream.get();
+    }
+    pop.expression_type = std::string(filter::kSql92ExpressionType);
+  }
   const std::string& broker_name = request->message_queue().broker().name();
   if (cached_route(pop.topic) != nullptr) {
     if (const auto group = cached_group_view(pop.consumer_group)) {

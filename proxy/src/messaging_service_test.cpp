@@ -138,6 +138,13 @@ TEST_F(MessagingServiceCallTest, MalformedReceivesAreRefusedOnTheStream) {
   responses = receive(request);
   ASSERT_EQ(responses.size(), 1u);
   EXPECT_EQ(responses[0].status().code(), v2::ILLEGAL_INVISIBLE_TIME);
+  request.mutable_invisible_duration()->set_seconds(30);
+  request.mutable_filter_expression()->set_type(v2::SQL);
+  request.mutable_filter_expression()->set_expression("price >");
+  responses = receive(request);
+  ASSERT_EQ(responses.size(), 1u);
+  EXPECT_EQ(responses[0].status().code(), v2::ILLEGAL_FILTER_EXPRESSION);
+  EXPECT_FALSE(responses[0].status().message().empty());
 }
 
 // Acks are answered per entry; entries that are no receipt are refused without a broker.
