@@ -1,6 +1,7 @@
 # Consume path: pull + long polling, pop (RocketMQ 5), heartbeats, consumer offsets, locks, queries, admin.
 set(MQKIT_BROKER_CONSUME_SOURCES
   src/consume/header_reader.cpp
+  src/consume/message_filter.cpp
   src/consume/pull_message_processor.cpp
   src/consume/pop_service.cpp
   src/consume/pop_message_processor.cpp

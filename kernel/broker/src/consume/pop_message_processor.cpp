@@ -4,6 +4,7 @@
 #include <atomic>
 
 #include "header_reader.hpp"
+#include "message_filter.hpp"
 #include "mqkit/broker/consumer_offset_manager.hpp"
 #include "mqkit/broker/long_polling_service.hpp"
 #include "mqkit/broker/subscription_group_manager.hpp"
@@ -89,8 +90,10 @@ void PopMessageProcessor::pop(const RemotingCommand& request, const Responder& r
   pop->invisible_ms = fields.required_int("invisibleTime");
   const std::int64_t poll_ms = fields.optional_int("pollTime", 0);
   pop->init_from_max = fields.optional_int("initMode", 0) == 1;  // ConsumeInitMode: MIN 0, MAX 1
-  const std::string expression_type = fields.optional("expType", "TAG");
-  const std::string expression = fields.optional("exp", "*");
+  const std::string expression = fields.optional("exp");
+  // No expression takes every message, whatever expType says (as RocketMQ's PopMessageProcessor).
+  const std::string expression_type =
+      expression.empty() ? std::string(protocol::kTagExpressionType) : fields.optional("expType");
   pop->order = fields.optional_bool("order", false);
   if (!fields.ok()) return responder.fail(rc::kSystemError, fields.error());
   if (!perm::readable(context_.config->broker_permission)) {
@@ -116,11 +119,11 @@ void PopMessageProcessor::pop(const RemotingCommand& request, const Responder& r
   }
   // As a pull, at most the broker's transfer count per answer.
   pop->max_messages = std::min(pop->max_messages, context_.config->max_transfer_count);
-  if (expression_type != "TAG") {
-    return responder.fail(rc::kSubscriptionParseFailed,
-                          "pop filters by TAG only; " + expression_type + " expressions are served to pull consumers");
-  }
-  pop->tag_codes = protocol::tag_filter_codes(protocol::parse_subscription(pop->topic, expression, 0));
+  auto sql_filter = sql_filter_of(*context_.config, sql_filters_, pop->group, pop->topic, expression_type, expression);
+  if (!sql_filter) return responder.fail(subscription_refusal_code(sql_filter.status()), sql_filter.status().message());
+  pop->sql_filter = std::move(sql_filter).value();
+  // A SQL92 subscription carries no tags: the store returns every record and the filter chooses.
+  if (!pop->sql_filter) pop->tag_codes = protocol::tag_filter_codes(protocol::parse_subscription(pop->topic, expression, 0));
   pop->read_queue_nums = topic->read_queue_nums;
   pop->retry_max_times = group->retry_max_times;
 

@@ -176,9 +176,134 @@ TEST_F(PopMessageProcessorTest, RefusesWhatItCannotServe) {
                                                          {"pollTime", "0"}, {"bornTime", "0"}, {"initMode", "0"}});
   EXPECT_EQ(call(std::move(unknown)).code, rc::kTopicNotExist);
   EXPECT_EQ(pop(5).code, rc::kSystemError);  // no queue 5
-  EXPECT_EQ(pop(-1, 10'000, 32, "a > 1", false, "SQL92").code, rc::kSubscriptionParseFailed);
+  EXPECT_EQ(pop(-1, 10'000, 32, "a > 1", false, "XPATH").code, rc::kSystemError);  // no such expression type
   EXPECT_EQ(ack("garbage", 0, 0).code, rc::kInvalidParameter);
   EXPECT_EQ(pop(-1, 9'000'000'000'000'000'000).code, rc::kInvalidParameter);  // now + it would overflow
+}
+
+// SQL92 expressions (expType SQL92, with enable_property_filter) select messages by their
+// properties; the ones not selected count as consumed, as tag misses do.
+class PopMessageProcessorSqlTest : public PopMessageProcessorTest {
+ protected:
+  void SetUp() override {
+    PopMessageProcessorTest::SetUp();
+    harness_.config().enable_property_filter = true;
+  }
+
+  void put_with_a(std::int32_t queue_id, const std::string& body, const std::string& a) {
+    testing::append(context(), TestMessage{"T", queue_id, body, "", "", "", {{"a", a}}});
+  }
+
+  RemotingCommand sql_pop(std::int32_t queue_id, const std::string& expression, std::int32_t max = 32,
+                          bool order = false, std::int64_t invisible_ms = 10'000) {
+    return pop(queue_id, invisible_ms, max, expression, order, "SQL92");
+  }
+};
+
+TEST_F(PopMessageProcessorSqlTest, OnlySelectedMessagesArePoppedAndTheOthersDoNotHoldTheOffsetBack) {
+  put_with_a(0, "one", "1");
+  put_with_a(0, "two", "2");
+  put(0, "without-a");
+  put_with_a(0, "three", "3");
+  put_with_a(0, "zero", "0");
+  harness_.wait_dispatched();
+  const RemotingCommand popped = sql_pop(0, "a > 1");
+  ASSERT_EQ(popped.code, rc::kSuccess) << popped.remark.value_or("");
+  EXPECT_EQ(bodies(popped), (std::vector<std::string>{"two", "three"}));
+  EXPECT_EQ(popped.ext_fields.get("msgOffsetInfo").value_or(""), "0 0 1,3");
+  EXPECT_EQ(testing::ext_int(popped, "restNum"), 0);
+  EXPECT_EQ(committed(0), 1);  // "one" counts as consumed; "two" is in flight
+  EXPECT_EQ(sql_pop(0, "a > 1").code, rc::kPullNotFound);
+
+  ASSERT_EQ(ack(extra_info(popped, 0, 3), 0, 3).code, rc::kSuccess);
+  EXPECT_EQ(committed(0), 1);
+  ASSERT_EQ(ack(extra_info(popped, 0, 1), 0, 1).code, rc::kSuccess);
+  EXPECT_EQ(committed(0), 5);  // past "without-a" and "zero" too
+}
+
+TEST_F(PopMessageProcessorSqlTest, ASelectedMessageBehindUnselectedOnesIsPoppedWithoutWaiting) {
+  for (int i = 0; i < 3; ++i) put_with_a(1, "skipped" + std::to_string(i), "0");
+  put_with_a(1, "wanted", "7");
+  harness_.wait_dispatched();
+  const RemotingCommand popped = sql_pop(1, "a = 7", 1);
+  ASSERT_EQ(popped.code, rc::kSuccess) << popped.remark.value_or("");
+  EXPECT_EQ(bodies(popped), std::vector<std::string>{"wanted"});
+  EXPECT_EQ(popped.ext_fields.get("startOffsetInfo").value_or(""), "0 1 0");
+  EXPECT_EQ(popped.ext_fields.get("msgOffsetInfo").value_or(""), "0 1 3");
+  EXPECT_EQ(committed(1), 3);
+}
+
+TEST_F(PopMessageProcessorSqlTest, AQueueWithNothingSelectedIsConsumedToItsEnd) {
+  put_with_a(0, "low", "0");
+  put_with_a(0, "lower", "-1");
+  harness_.wait_dispatched();
+  EXPECT_EQ(sql_pop(0, "a > 1").code, rc::kPullNotFound);
+  EXPECT_EQ(committed(0), 2);
+}
+
+TEST_F(PopMessageProcessorSqlTest, ASelectedMessageNotAckedComesBackAfterItsInvisibleTime) {
+  put_with_a(0, "skipped", "0");
+  put_with_a(0, "again", "2");
+  harness_.wait_dispatched();
+  ASSERT_EQ(bodies(sql_pop(0, "a > 1", 32, false, 1000)), std::vector<std::string>{"again"});
+  harness_.now() += 1001;
+  const RemotingCommand second = sql_pop(0, "a > 1", 32, false, 1000);
+  ASSERT_EQ(bodies(second), std::vector<std::string>{"again"});
+  EXPECT_EQ(testing::records_of(second)[0].reconsume_times, 1);
+  ASSERT_EQ(ack(extra_info(second, 0, 1), 0, 1).code, rc::kSuccess);
+  EXPECT_EQ(committed(0), 2);
+}
+
+TEST_F(PopMessageProcessorSqlTest, InOrderTheNextSelectedMessageWaitsForTheAckAndUnselectedOnesAreSkipped) {
+  put_with_a(0, "first", "2");
+  put_with_a(0, "unselected", "0");
+  put_with_a(0, "second", "3");
+  harness_.wait_dispatched();
+  const RemotingCommand one = sql_pop(0, "a > 1", 1, true);
+  ASSERT_EQ(bodies(one), std::vector<std::string>{"first"});
+  EXPECT_EQ(sql_pop(0, "a > 1", 1, true).code, rc::kPullNotFound);
+  ASSERT_EQ(ack(extra_info(one, 0, 0), 0, 0).code, rc::kSuccess);
+  const RemotingCommand two = sql_pop(0, "a > 1", 1, true);
+  ASSERT_EQ(bodies(two), std::vector<std::string>{"second"});
+  ASSERT_EQ(ack(extra_info(two, 0, 2), 0, 2).code, rc::kSuccess);
+  EXPECT_EQ(committed(0), 3);
+}
+
+TEST_F(PopMessageProcessorSqlTest, AHeldPopIsAnsweredWithASelectedMessageWhenItArrives) {
+  put_with_a(1, "unselected", "0");
+  harness_.wait_dispatched();
+  auto request = testing::make_request(rq::kPopMessage, {{"consumerGroup", "g"}, {"topic", "T"}, {"queueId", "-1"},
+                                                         {"maxMsgNums", "8"}, {"invisibleTime", "10000"},
+                                                         {"pollTime", "20000"}, {"bornTime", "0"}, {"initMode", "0"},
+                                                         {"expType", "SQL92"}, {"exp", "a > 1"}});
+  Responder responder(channel_, request);
+  processor_.process(std::move(request), responder);
+  EXPECT_TRUE(channel_->sent().empty());
+  put_with_a(1, "awaited", "5");
+  harness_.wait_dispatched();
+  ASSERT_TRUE(channel_->wait_for(1, std::chrono::seconds(5)));
+  EXPECT_EQ(bodies(channel_->sent().back()), std::vector<std::string>{"awaited"});
+}
+
+TEST_F(PopMessageProcessorSqlTest, AnExpressionThatDoesNotParseIsRefusedNamingTheProblem) {
+  const RemotingCommand refused = sql_pop(-1, "a > ");
+  EXPECT_EQ(refused.code, rc::kSubscriptionParseFailed);
+  EXPECT_NE(refused.remark.value_or("").find("parse the consumer's subscription failed"), std::string::npos)
+      << refused.remark.value_or("");
+  EXPECT_NE(refused.remark.value_or("").find("at column 5"), std::string::npos) << refused.remark.value_or("");
+}
+
+TEST_F(PopMessageProcessorSqlTest, RefusedWhenThePropertyFilterIsOff) {
+  harness_.config().enable_property_filter = false;
+  const RemotingCommand refused = sql_pop(-1, "a > 1");
+  EXPECT_EQ(refused.code, rc::kSystemError);
+  EXPECT_EQ(refused.remark, "The broker does not support consumer to filter message by SQL92");
+}
+
+TEST_F(PopMessageProcessorSqlTest, NoExpressionTakesEveryMessage) {
+  put_with_a(0, "any", "0");
+  harness_.wait_dispatched();
+  EXPECT_EQ(bodies(sql_pop(0, "")), std::vector<std::string>{"any"});
 }
 
 }  // namespace

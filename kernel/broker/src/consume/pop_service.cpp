@@ -5,6 +5,7 @@
 #include "../send/append_messages.hpp"
 #include "../send/consumer_send_back.hpp"
 #include "../send/send_checks.hpp"
+#include "message_filter.hpp"
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
 
@@ -13,6 +14,10 @@ namespace mqkit::broker {
 namespace v1 = plugin::v1;
 
 namespace {
+
+// How many queue entries one pop of a queue looks through for messages its filters select
+// (RocketMQ's maxFilterMessageSize), so a filter that selects little holds the lock briefly.
+constexpr std::int64_t kMaxExaminedPerPop = 16'000;
 
 // The one record at `offset` of a queue, whatever its tag; nullopt when the queue has none there
 // any more (trimmed by retention).
@@ -98,35 +103,53 @@ std::int32_t PopService::pop_queue_locked(const PopRequest& request, std::int32_
   }
   // In order, new messages wait until every earlier one is acked.
   if (added < room && !(request.order && !ledger.in_flight.empty())) {
-    v1::ReadRequest read;
-    read.topic = request.topic;
-    read.queue_id = queue_id;
+    added += pop_new_locked(request, queue_id, room - added, now, ledger, out, popped);
+  }
+  if (added > 0) out.queues.push_back(std::move(popped));
+  out.rest += std::max<std::int64_t>(0, context_.store->max_offset(request.topic, queue_id) - ledger.next_offset);
+  commit_locked(key, ledger);
+  return added;
+}
+
+std::int32_t PopService::pop_new_locked(const PopRequest& request, std::int32_t queue_id, std::int32_t room,
+                                        std::int64_t now, Ledger& ledger, PopOutcome& out, PoppedQueue& popped) {
+  v1::ReadRequest read;
+  read.topic = request.topic;
+  read.queue_id = queue_id;
+  read.max_bytes = context_.config->max_transfer_bytes;
+  read.max_count = room;
+  read.tag_codes = request.tag_codes;
+  std::int64_t examined = 0;
+  for (;;) {
     read.offset = ledger.next_offset;
-    read.max_count = room - added;
-    read.max_bytes = context_.config->max_transfer_bytes;
-    read.tag_codes = request.tag_codes;
     auto result = context_.store->read(read);
     if (result && read_offset_needs_correction(result->status)) {
       ledger.next_offset = result->next_begin_offset;
       read.offset = ledger.next_offset;
       result = context_.store->read(read);
     }
-    if (result) {
-      for (std::size_t i = 0; i < result->records.size(); ++i) {
-        const std::int64_t offset = result->queue_offsets[i];
-        ledger.in_flight[offset] = InFlight{.pop_time = now, .visible_at = now + request.invisible_ms, .deliveries = 1};
-        out.records.push_back(std::move(result->records[i]));
-        popped.offsets.push_back(offset);
-        ++added;
-      }
-      // Past what the tag filter skipped too: those count as consumed.
-      ledger.next_offset = std::max(ledger.next_offset, result->next_begin_offset);
+    if (!result) return 0;
+    if (request.sql_filter && result->status == v1::ReadStatus::kFound) {
+      keep_selected(*result, *request.sql_filter, request.group, request.topic, queue_id);
+    }
+    // Past what the filters skipped too: those count as consumed.
+    const std::int64_t read_from = ledger.next_offset;
+    ledger.next_offset = std::max(ledger.next_offset, result->next_begin_offset);
+    for (std::size_t i = 0; i < result->records.size(); ++i) {
+      const std::int64_t offset = result->queue_offsets[i];
+      ledger.in_flight[offset] = InFlight{.pop_time = now, .visible_at = now + request.invisible_ms, .deliveries = 1};
+      out.records.push_back(std::move(result->records[i]));
+      popped.offsets.push_back(offset);
+    }
+    if (!result->records.empty()) return static_cast<std::int32_t>(result->records.size());
+    examined += ledger.next_offset - read_from;
+    // Nothing selected: read on, or a selected message further in would wait for a long poll
+    // that only a new message ends.
+    if (result->status != v1::ReadStatus::kNoMatchedMessage || ledger.next_offset == read_from ||
+        examined >= kMaxExaminedPerPop) {
+      return 0;
     }
   }
-  if (added > 0) out.queues.push_back(std::move(popped));
-  out.rest += std::max<std::int64_t>(0, context_.store->max_offset(request.topic, queue_id) - ledger.next_offset);
-  commit_locked(key, ledger);
-  return added;
 }
 
 v1::Result<PopOutcome> PopService::pop(const PopRequest& request) {

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "mqkit/broker/broker_context.hpp"
+#include "mqkit/filter/sql_filter.hpp"
 #include "mqkit/plugin/v1/buffer.hpp"
 
 namespace mqkit::broker {
@@ -37,6 +38,7 @@ struct PopRequest {
   bool init_from_max = false;  // a group without an offset starts at the end (RocketMQ's ConsumeInitMode.MAX)
   bool order = false;          // a queue's next messages only once the earlier ones are acked
   std::vector<std::int32_t> tag_codes{};  // tag hash codes accepted; empty = every message
+  std::optional<filter::SqlFilter> sql_filter{};  // selects by message properties; none = every message
   std::int32_t read_queue_nums = 0;       // the topic's
   std::int32_t retry_max_times = 16;      // the group's: deliveries beyond 1 + this go to the DLQ
 };
@@ -99,6 +101,10 @@ class PopService : public std::enable_shared_from_this<PopService> {
   std::int32_t pop_queue_locked(const PopRequest& request, std::int32_t queue_id, std::int32_t room,
                                 std::int64_t now, std::int32_t max_deliveries, PopOutcome& out,
                                 std::vector<DeadLetter>& to_dlq);
+  // Pops up to `room` messages never popped before, the ones the request's filters select, into
+  // `out` and `popped`; returns how many it added.
+  std::int32_t pop_new_locked(const PopRequest& request, std::int32_t queue_id, std::int32_t room, std::int64_t now,
+                              Ledger& ledger, PopOutcome& out, PoppedQueue& popped);
 
   BrokerContext& context_;
   mutable std::mutex mutex_;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "header_reader.hpp"
+#include "message_filter.hpp"
 #include "mqkit/filter/sql_filter.hpp"
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
@@ -87,13 +88,9 @@ RemotingCommand refusal(std::int32_t code, std::string remark) {
   return response;
 }
 
-bool is_sql92(const protocol::SubscriptionData& subscription) {
-  return subscription.expression_type == filter::kSql92ExpressionType;
-}
-
 // The subscription to filter by: the request's own when it carries one (the SUBSCRIPTION flag,
 // which Java and ali-ons always set), else what the group registered by heartbeat. A refusal
-// when there is none to use, or when it is SQL92 and the property filter is off.
+// when there is none to use.
 std::optional<RemotingCommand> resolve_subscription(const BrokerContext& context, const PullHeader& header,
                                                     const SubscriptionGroupConfig& group,
                                                     protocol::SubscriptionData& out) {
@@ -121,37 +118,7 @@ std::optional<RemotingCommand> resolve_subscription(const BrokerContext& context
     }
     out = found->second;
   }
-  const bool served_sql92 = is_sql92(out) && context.config->enable_property_filter;
-  if (!protocol::is_tag_expression(out.expression_type) && !served_sql92) {
-    return refusal(rc::kSystemError, "The broker does not support consumer to filter message by " + out.expression_type);
-  }
   return std::nullopt;
-}
-
-// Keeps the records whose properties `sql` selects; NO_MATCHED_MESSAGE when none is left. The
-// read's nextBeginOffset stays past every record examined, so the consumer moves on.
-void keep_selected(plugin::v1::ReadResult& result, const filter::SqlFilter& sql, const PullHeader& header) {
-  std::size_t kept = 0;
-  for (std::size_t i = 0; i < result.records.size(); ++i) {
-    auto record = plugin::v1::decode_record(result.records[i].bytes);
-    if (!record) {
-      kernel::logger("broker")->warn("pull of {}:{} offset {} by group {}: record skipped by the SQL92 filter: {}",
-                                     header.topic, header.queue_id, result.queue_offsets[i], header.group,
-                                     record.status().message());
-    }
-    if (!record || !sql.matches(record->properties)) {
-      result.total_bytes -= static_cast<std::int64_t>(result.records[i].bytes.size());
-      continue;
-    }
-    if (kept != i) {
-      result.records[kept] = std::move(result.records[i]);
-      result.queue_offsets[kept] = result.queue_offsets[i];
-    }
-    ++kept;
-  }
-  result.records.resize(kept);
-  result.queue_offsets.resize(kept);
-  if (kept == 0) result.status = ReadStatus::kNoMatchedMessage;
 }
 
 // RocketMQ's isSuggestPullingFromSlave: the consumer reads data the commit log has outgrown by
@@ -226,17 +193,10 @@ std::optional<RemotingCommand> pull_once(BrokerContext& context,
   protocol::SubscriptionData subscription;
   if (auto refused = resolve_subscription(context, header, *group, subscription)) return refused;
 
-  std::optional<filter::SqlFilter> sql;
-  if (is_sql92(subscription)) {
-    auto compiled = sql_filters->get(header.group, header.topic, subscription.sub_string);
-    if (!compiled) {
-      kernel::logger("broker")->warn("group {} subscribes {} with a SQL92 expression that does not parse: {}",
-                                     header.group, header.topic, compiled.status().message());
-      return refusal(rc::kSubscriptionParseFailed,
-                     "parse the consumer's subscription failed: " + compiled.status().message());
-    }
-    sql = std::move(*compiled);
-  }
+  auto sql_filter = sql_filter_of(config, *sql_filters, header.group, header.topic, subscription.expression_type,
+                                  subscription.sub_string);
+  if (!sql_filter) return refusal(subscription_refusal_code(sql_filter.status()), sql_filter.status().message());
+  const std::optional<filter::SqlFilter>& sql = *sql_filter;
   // A SQL92 subscription carries no tags: the store returns every record and the filter chooses.
   const std::vector<std::int32_t> tag_codes =
       sql ? std::vector<std::int32_t>{} : protocol::tag_filter_codes(subscription);
@@ -252,7 +212,9 @@ std::optional<RemotingCommand> pull_once(BrokerContext& context,
   if (!result) return refusal(rc::kSystemError, "store getMessage failed: " + result.status().message());
   // Judged on what the store read, before the SQL filter drops records, as RocketMQ does.
   const bool slow = config.slave_read_enable && reads_beyond_memory(context, *result);
-  if (sql && result->status == ReadStatus::kFound) keep_selected(*result, *sql, header);
+  if (sql && result->status == ReadStatus::kFound) {
+    keep_selected(*result, *sql, header.group, header.topic, header.queue_id);
+  }
   const bool slave = config.broker_id != 0;
   if (slave && corrects_offset(result->status)) result->next_begin_offset = header.queue_offset;
 

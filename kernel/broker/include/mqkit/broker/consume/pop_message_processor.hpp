@@ -4,7 +4,8 @@
 // (200053) moves its invisible time. Headers and answers are RocketMQ's (PopMessageRequestHeader,
 // PopMessageResponseHeader's startOffsetInfo / msgOffsetInfo, ExtraInfoUtil's extraInfo), so a
 // client builds each message's receipt handle ("extraInfo") as RocketMQ's clients do. What the
-// broker keeps for it is the PopService's.
+// broker keeps for it is the PopService's. Pops filter by TAG or, with enable_property_filter, by a
+// SQL92 expression (expType SQL92), compiled once per group and topic as pulls' are.
 //
 // Threads: the transport's request threads; a held pop answers from the long-polling service's
 // threads.
@@ -14,6 +15,7 @@
 
 #include "mqkit/broker/broker_context.hpp"
 #include "mqkit/broker/request_processor.hpp"
+#include "mqkit/filter/sql_filter_cache.hpp"
 
 namespace mqkit::broker {
 
@@ -34,6 +36,7 @@ class PopMessageProcessor final : public RequestProcessor {
 
   BrokerContext& context_;
   std::shared_ptr<PopService> service_;
+  filter::SqlFilterCache sql_filters_;
 };
 
 }  // namespace mqkit::broker
