@@ -80,6 +80,42 @@ void PopMessageProcessor::process(RemotingCommand request, Responder responder) 
   }
 }
 
+namespace {
+
+// Nothing visible for `pop`: it waits for a message on any of its queues, or until one of the
+// group's invisible messages becomes visible again, or its poll deadline, whichever is first. A
+// wake-up that finds nothing for it (another pop took the message, or its filter does not select
+// it) waits again until the poll deadline, as RocketMQ's pops poll again, so that one arrival
+// does not answer every waiting pop empty.
+void hold_pop(BrokerContext& context, std::shared_ptr<PopService> service, std::shared_ptr<const PopRequest> pop,
+              std::int32_t read_queue_nums, std::int64_t poll_deadline, Responder held) {
+  std::int64_t deadline = poll_deadline;
+  if (const auto visible = service->next_visible(pop->group, pop->topic)) deadline = std::min(deadline, *visible + 1);
+  // Held on every queue at once: the first wake-up answers, the others find it answered.
+  auto answered = std::make_shared<std::atomic<bool>>(false);
+  const auto retry = [&context, service, pop, read_queue_nums, poll_deadline, answered, held] {
+    if (answered->exchange(true)) return;
+    auto again = service->pop(*pop);
+    if (!again) return held.fail(rc::kSystemError, again.status().message());
+    if (again->records.empty() && context.clock() < poll_deadline) {
+      return hold_pop(context, service, pop, read_queue_nums, poll_deadline, held);
+    }
+    held.respond(answer_of(*again));
+  };
+  const std::int32_t first = pop->queue_id >= 0 ? pop->queue_id : 0;
+  const std::int32_t last = pop->queue_id >= 0 ? pop->queue_id : read_queue_nums - 1;
+  for (std::int32_t queue_id = first; queue_id <= last; ++queue_id) {
+    const std::int64_t max_offset = context.store->max_offset(pop->topic, queue_id);
+    context.long_polling->hold(pop->topic, queue_id, max_offset, deadline, retry);
+    // A message dispatched between the pop and the hold woke nobody: wake now.
+    if (context.store->max_offset(pop->topic, queue_id) > max_offset) {
+      context.long_polling->notify(pop->topic, queue_id, context.store->max_offset(pop->topic, queue_id));
+    }
+  }
+}
+
+}  // namespace
+
 void PopMessageProcessor::pop(const RemotingCommand& request, const Responder& responder) {
   HeaderReader fields(request.ext_fields);
   auto pop = std::make_shared<PopRequest>();
@@ -131,28 +167,7 @@ void PopMessageProcessor::pop(const RemotingCommand& request, const Responder& r
   if (!outcome) return responder.fail(rc::kSystemError, outcome.status().message());
   if (!outcome->records.empty() || poll_ms <= 0) return responder.respond(answer_of(*outcome));
 
-  // Nothing visible: wait for a message on any of the queues, or until one of the group's
-  // invisible messages becomes visible again, or pollTime, whichever is first.
-  const std::int64_t now = context_.clock();
-  std::int64_t deadline = now + poll_ms;
-  if (const auto visible = service_->next_visible(pop->group, pop->topic)) deadline = std::min(deadline, *visible + 1);
-  auto answered = std::make_shared<std::atomic<bool>>(false);
-  const auto retry = [service = service_, pop, answered, responder = responder.held()] {
-    if (answered->exchange(true)) return;
-    auto again = service->pop(*pop);
-    if (!again) return responder.fail(rc::kSystemError, again.status().message());
-    responder.respond(answer_of(*again));
-  };
-  const std::int32_t first = pop->queue_id >= 0 ? pop->queue_id : 0;
-  const std::int32_t last = pop->queue_id >= 0 ? pop->queue_id : topic->read_queue_nums - 1;
-  for (std::int32_t queue_id = first; queue_id <= last; ++queue_id) {
-    const std::int64_t max_offset = context_.store->max_offset(pop->topic, queue_id);
-    context_.long_polling->hold(pop->topic, queue_id, max_offset, deadline, retry);
-    // A message dispatched between the pop and the hold woke nobody: wake now.
-    if (context_.store->max_offset(pop->topic, queue_id) > max_offset) {
-      context_.long_polling->notify(pop->topic, queue_id, context_.store->max_offset(pop->topic, queue_id));
-    }
-  }
+  hold_pop(context_, service_, std::move(pop), topic->read_queue_nums, context_.clock() + poll_ms, responder.held());
 }
 
 namespace {

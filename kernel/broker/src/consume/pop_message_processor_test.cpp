@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "consume_test_support.hpp"
 #include "mqkit/broker/consumer_offset_manager.hpp"
 #include "mqkit/broker/subscription_group_manager.hpp"
@@ -170,6 +172,31 @@ TEST_F(PopMessageProcessorTest, AHeldPopIsAnsweredWhenAMessageArrives) {
   EXPECT_EQ(bodies(channel_->sent().back()), std::vector<std::string>{"awaited"});
 }
 
+// One arrival answers one of two waiting pops; the other waits on (as RocketMQ's pops poll
+// again) and takes the next arrival, rather than being answered empty.
+TEST_F(PopMessageProcessorTest, OneArrivalAnswersOneHeldPopAndTheOtherWaitsOn) {
+  const auto held_pop = [this] {
+    auto request = testing::make_request(rq::kPopMessage, {{"consumerGroup", "g"}, {"topic", "T"}, {"queueId", "-1"},
+                                                           {"maxMsgNums", "8"}, {"invisibleTime", "10000"},
+                                                           {"pollTime", "20000"}, {"bornTime", "0"}, {"initMode", "0"}});
+    Responder responder(channel_, request);
+    processor_.process(std::move(request), responder);
+  };
+  held_pop();
+  held_pop();
+  EXPECT_TRUE(channel_->sent().empty());
+  put(0, "first");
+  harness_.wait_dispatched();
+  ASSERT_TRUE(channel_->wait_for(1, std::chrono::seconds(5)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_EQ(channel_->sent().size(), 1U) << "the second pop was answered without a message";
+  EXPECT_EQ(bodies(channel_->sent().back()), std::vector<std::string>{"first"});
+  put(1, "second");
+  harness_.wait_dispatched();
+  ASSERT_TRUE(channel_->wait_for(2, std::chrono::seconds(5)));
+  EXPECT_EQ(bodies(channel_->sent().back()), std::vector<std::string>{"second"});
+}
+
 TEST_F(PopMessageProcessorTest, RefusesWhatItCannotServe) {
   auto unknown = testing::make_request(rq::kPopMessage, {{"consumerGroup", "g"}, {"topic", "Nope"}, {"queueId", "-1"},
                                                          {"maxMsgNums", "8"}, {"invisibleTime", "1000"},
@@ -278,6 +305,11 @@ TEST_F(PopMessageProcessorSqlTest, AHeldPopIsAnsweredWithASelectedMessageWhenItA
                                                          {"expType", "SQL92"}, {"exp", "a > 1"}});
   Responder responder(channel_, request);
   processor_.process(std::move(request), responder);
+  EXPECT_TRUE(channel_->sent().empty());
+  // An arrival the filter does not select leaves the pop waiting.
+  put_with_a(0, "also unselected", "1");
+  harness_.wait_dispatched();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
   EXPECT_TRUE(channel_->sent().empty());
   put_with_a(1, "awaited", "5");
   harness_.wait_dispatched();
