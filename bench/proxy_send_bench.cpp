@@ -59,7 +59,14 @@ int main(int argc, char** argv) {
         const auto sent_at = std::chrono::steady_clock::now();
         const grpc::Status status = stub->SendMessage(&context, request, &response);
         busy_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - sent_at).count();
-        if (!status.ok() || response.status().code() != v2::OK) ++failed;
+        if (!status.ok() || response.status().code() != v2::OK) {
+          // The first few refusals say why; the count says how many.
+          if (failed.fetch_add(1) < 3) {
+            std::fprintf(stderr, "send %ld failed: %s\n", n,
+                         status.ok() ? (v2::Code_Name(response.status().code()) + " " + response.status().message()).c_str()
+                                     : ("gRPC " + std::to_string(status.error_code()) + " " + status.error_message()).c_str());
+          }
+        }
       }
     });
   }

@@ -1,5 +1,6 @@
 #include "mqkit/proxy/proxy_server.hpp"
 
+#include <absl/synchronization/mutex.h>
 #include <grpcpp/grpcpp.h>
 
 #include "messaging_service.hpp"
@@ -28,6 +29,10 @@ Status ProxyServer::start() {
   MQKIT_RETURN_IF_ERROR(cluster_->start());
   service_ = std::make_unique<MessagingService>(settings_, cluster_);
 
+  // Debian builds Abseil without NDEBUG, which leaves absl::Mutex's deadlock detection on: a
+  // lock-order graph updated on every lock gRPC takes (5 % of the proxy's CPU when profiled).
+  // Release builds of Abseil have it off; so does the proxy.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   grpc::ServerBuilder builder;
   const std::string address = settings_.listen_host + ":" + std::to_string(settings_.listen_port);
   int bound_port = 0;
