@@ -3,6 +3,7 @@ set(MQKIT_BROKER_CONSUME_SOURCES
   src/consume/header_reader.cpp
   src/consume/message_filter.cpp
   src/consume/pull_message_processor.cpp
+  src/consume/pop_state.cpp
   src/consume/pop_service.cpp
   src/consume/pop_message_processor.cpp
   src/consume/client_manage_processor.cpp
@@ -20,6 +21,7 @@ set(MQKIT_BROKER_CONSUME_TESTS
   src/consume/consume_test_support.cpp
   src/consume/pull_message_processor_test.cpp
   src/consume/pop_message_processor_test.cpp
+  src/consume/pop_service_test.cpp
   src/consume/client_manage_processor_test.cpp
   src/consume/consumer_manage_processor_test.cpp
   src/consume/query_message_processor_test.cpp

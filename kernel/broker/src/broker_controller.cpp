@@ -7,6 +7,7 @@
 
 #include <chrono>
 
+#include "consume/pop_service.hpp"
 #include "ha/ha_client.hpp"
 #include "ha/ha_master.hpp"
 #include "ha/slave_synchronize.hpp"
@@ -38,6 +39,21 @@ std::string local_ipv4_address() {
   freeifaddrs(list);
   return found;
 }
+
+namespace {
+
+// The consumption state, every flush_consumer_offset_interval_ms and at shutdown. Pop state is
+// reconciled with the offsets at load, so either may be the newer one after a crash.
+void persist_consumption(const ConsumerOffsetManager* offsets, PopService* pops) {
+  if (offsets) {
+    if (auto s = offsets->persist(); !s) kernel::logger("broker")->error("persisting offsets: {}", s.to_string());
+  }
+  if (pops) {
+    if (auto s = pops->persist(); !s) kernel::logger("broker")->error("persisting pop state: {}", s.to_string());
+  }
+}
+
+}  // namespace
 
 std::int64_t total_physical_memory_bytes() {
   const long pages = ::sysconf(_SC_PHYS_PAGES);
@@ -97,6 +113,10 @@ Status BrokerController::start_services() {
   context_.clock = &kernel::wall_clock_ms;
   context_.boot_timestamp_ms = kernel::wall_clock_ms();
   context_.request_queue = static_cast<const plugin::v1::RequestQueue*>(transport_->extension(plugin::v1::kRequestQueueId));
+  // After the consumer offsets, which it is reconciled with. A slave serves no pops (clients pop
+  // from masters) and does not copy its master's: its document stays as it was.
+  context_.pops = std::make_shared<PopService>(context_, files_);
+  MQKIT_RETURN_IF_ERROR(context_.pops->load());
 
   handler_ = std::make_shared<BrokerRequestHandler>();
   if (config_.metrics_exporter.enabled) {
@@ -148,9 +168,7 @@ Status BrokerController::start_services() {
     // RocketMQ's SlaveSynchronize: 3 s after start, then every 10 s.
     tasks_.add("slave-synchronize", std::chrono::seconds(3), std::chrono::seconds(10), [this] { synchronize_from_master(); });
   }
-  tasks_.add("persist-offsets", persist, persist, [this] {
-    if (auto s = offsets_->persist(); !s) kernel::logger("broker")->error("persisting offsets: {}", s.to_string());
-  });
+  tasks_.add("persist-offsets", persist, persist, [this] { persist_consumption(offsets_.get(), context_.pops.get()); });
   tasks_.add("sample-stats", std::chrono::seconds(1), std::chrono::seconds(1), [stats = context_.stats] {
     const std::int64_t now = kernel::wall_clock_ms();
     stats->sample(now, BrokerStats::local_day(now));
@@ -287,9 +305,7 @@ void BrokerController::stop() noexcept {
   extra_services_.reset();
   transport_->shutdown();
   if (dispatch_) dispatch_->stop();
-  if (offsets_) {
-    if (auto s = offsets_->persist(); !s) kernel::logger("broker")->error("persisting offsets: {}", s.to_string());
-  }
+  persist_consumption(offsets_.get(), context_.pops.get());
   store_->shutdown();
   kernel::logger("broker")->info("broker {} stopped", config_.broker_name);
 }

@@ -63,10 +63,7 @@ RemotingCommand answer_of(const PopOutcome& outcome) {
 
 }  // namespace
 
-PopMessageProcessor::PopMessageProcessor(BrokerContext& context)
-    : context_(context), service_(std::make_shared<PopService>(context)) {}
-
-PopMessageProcessor::~PopMessageProcessor() = default;
+PopMessageProcessor::PopMessageProcessor(BrokerContext& context) : context_(context) {}
 
 std::vector<std::int32_t> PopMessageProcessor::codes() const {
   return {rq::kPopMessage, rq::kAckMessage, rq::kChangeMessageInvisibleTime};
@@ -163,11 +160,11 @@ void PopMessageProcessor::pop(const RemotingCommand& request, const Responder& r
   pop->read_queue_nums = topic->read_queue_nums;
   pop->retry_max_times = group->retry_max_times;
 
-  auto outcome = service_->pop(*pop);
+  auto outcome = context_.pops->pop(*pop);
   if (!outcome) return responder.fail(rc::kSystemError, outcome.status().message());
   if (!outcome->records.empty() || poll_ms <= 0) return responder.respond(answer_of(*outcome));
 
-  hold_pop(context_, service_, std::move(pop), topic->read_queue_nums, context_.clock() + poll_ms, responder.held());
+  hold_pop(context_, context_.pops, std::move(pop), topic->read_queue_nums, context_.clock() + poll_ms, responder.held());
 }
 
 namespace {
@@ -210,7 +207,7 @@ void PopMessageProcessor::ack(const RemotingCommand& request, const Responder& r
   if (!d) return;
   // An ack of a delivery that is over already (acked, or delivered again) changes nothing and is
   // answered SUCCESS, as RocketMQ answers it.
-  if (!service_->ack(d->group, d->topic, d->queue_id, d->offset, d->pop_time)) {
+  if (!context_.pops->ack(d->group, d->topic, d->queue_id, d->offset, d->pop_time)) {
     kernel::logger("broker")->debug("ack of {}:{} offset {} by group {}: that delivery is over", d->topic, d->queue_id,
                                     d->offset, d->group);
   }
@@ -228,7 +225,7 @@ void PopMessageProcessor::change_invisible_time(const RemotingCommand& request, 
     return responder.fail(rc::kInvalidParameter, "invisibleTime must be positive and at most " +
                                                      std::to_string(kMaxRequestedMs) + " ms");
   }
-  const auto new_pop_time = service_->change_invisible(d->group, d->topic, d->queue_id, d->offset, d->pop_time, invisible_ms);
+  const auto new_pop_time = context_.pops->change_invisible(d->group, d->topic, d->queue_id, d->offset, d->pop_time, invisible_ms);
   if (!new_pop_time) {
     return responder.fail(rc::kInvalidParameter, "the delivery this receipt handle names is over (acked, or delivered again)");
   }

@@ -35,6 +35,45 @@ std::optional<v1::StoredSlice> record_at(BrokerContext& context, const std::stri
 
 }  // namespace
 
+v1::Status PopService::load() {
+  const std::string file_name(kPopStateFile);
+  auto text = files_.load(file_name);
+  if (!text) return text.status().with_context("loading " + file_name);
+  if (!text->has_value()) return v1::Status::ok();
+  auto loaded = decode_pop_state(**text);
+  if (!loaded) return v1::Status::corruption(file_name + ": " + loaded.status().message());
+  std::size_t deliveries = 0;
+  for (auto& [key, ledger] : *loaded) {
+    const auto& [group, topic, queue_id] = key;
+    // The document and the offsets are saved one after the other, and a crash loses what changed
+    // since: the committed offset may have passed deliveries acked after the document was saved.
+    if (const auto committed = context_.offsets->query(group, topic, queue_id)) {
+      ledger.in_flight.erase(ledger.in_flight.begin(), ledger.in_flight.lower_bound(*committed));
+      ledger.next_offset = std::max(ledger.next_offset, *committed);
+    }
+    deliveries += ledger.in_flight.size();
+  }
+  kernel::logger("broker")->info("loaded {}: {} pop ledgers, {} deliveries in flight", file_name, loaded->size(), deliveries);
+  std::lock_guard lock(mutex_);
+  ledgers_ = std::move(*loaded);
+  return v1::Status::ok();
+}
+
+v1::Status PopService::persist() {
+  std::lock_guard persisting(persist_mutex_);
+  std::string document;
+  std::uint64_t encoded_changes = 0;
+  {
+    std::lock_guard lock(mutex_);
+    if (changes_ == persisted_changes_) return v1::Status::ok();
+    document = encode_pop_state(ledgers_);
+    encoded_changes = changes_;
+  }
+  MQKIT_RETURN_IF_ERROR(files_.save(std::string(kPopStateFile), document));
+  persisted_changes_ = encoded_changes;
+  return v1::Status::ok();
+}
+
 PopService::Ledger& PopService::ledger_locked(const Key& key, bool init_from_max) {
   if (auto it = ledgers_.find(key); it != ledgers_.end()) return it->second;
   const auto& [group, topic, queue_id] = key;
@@ -64,6 +103,9 @@ std::int32_t PopService::pop_queue_locked(const PopRequest& request, std::int32_
   const bool waiting_for_acks = std::any_of(ledger.in_flight.begin(), ledger.in_flight.end(),
                                             [now](const auto& entry) { return entry.second.visible_at > now; });
   if (request.order && waiting_for_acks) return 0;
+  const std::int64_t next_offset_before = ledger.next_offset;
+  const std::size_t in_flight_before = ledger.in_flight.size();
+  const std::size_t dead_letters_before = to_dlq.size();
   PoppedQueue popped{.queue_id = queue_id, .start_offset = ledger.next_offset, .offsets = {}};
   std::int32_t added = 0;
   // Deliveries whose invisible time ran out come first, oldest first.
@@ -104,6 +146,12 @@ std::int32_t PopService::pop_queue_locked(const PopRequest& request, std::int32_
   // In order, new messages wait until every earlier one is acked.
   if (added < room && !(request.order && !ledger.in_flight.empty())) {
     added += pop_new_locked(request, queue_id, room - added, now, ledger, out, popped);
+  }
+  // Each change above hands a message out, dead-letters one, drops one or moves next_offset; pops
+  // that find nothing change nothing, so a broker whose consumers wait does not rewrite the document.
+  if (added > 0 || to_dlq.size() != dead_letters_before || ledger.in_flight.size() != in_flight_before ||
+      ledger.next_offset != next_offset_before) {
+    ++changes_;
   }
   if (added > 0) out.queues.push_back(std::move(popped));
   out.rest += std::max<std::int64_t>(0, context_.store->max_offset(request.topic, queue_id) - ledger.next_offset);
@@ -226,6 +274,7 @@ bool PopService::ack(const std::string& group, const std::string& topic, std::in
   const auto entry = ledger->second.in_flight.find(offset);
   if (entry == ledger->second.in_flight.end() || entry->second.pop_time != pop_time) return false;
   ledger->second.in_flight.erase(entry);
+  ++changes_;
   commit_locked(key, ledger->second);
   return true;
 }
@@ -242,6 +291,7 @@ std::optional<std::int64_t> PopService::change_invisible(const std::string& grou
   // A new pop time: the old handle no longer names this delivery.
   entry->second.pop_time = now == pop_time ? now + 1 : now;
   entry->second.visible_at = now + invisible_ms;
+  ++changes_;
   return entry->second.pop_time;
 }
 

@@ -5,27 +5,30 @@
 // when it goes to %DLQ%group (its delivery ends once the DLQ holds it). A group's committed offset of a queue (the one pull consumers and
 // mqadmin see) is the lowest offset not yet acked.
 //
-// Kept in memory (RocketMQ writes checkpoints to a revive topic instead): after a broker restart
-// every message from a queue's committed offset is delivered again, so no message is lost, and a
-// message may be delivered once more than it would otherwise (at least once, as RocketMQ).
-// docs/proxy.md "Pop consumption" describes it.
+// The broker owns one (BrokerContext::pops) and saves it as popState.json (pop_state.hpp; RocketMQ
+// writes checkpoints to a revive topic instead) with the consumer offsets, periodically and at
+// shutdown, and loads it at start after them. So across a restart an in-flight message stays
+// invisible until its time, a receipt handed out before still acks, and deliveries keep counting
+// towards the DLQ. What changed after the last save is lost in a crash, never a message: a
+// delivery popped since is delivered again, and one acked since is too unless the committed
+// offset passed it (at least once, as RocketMQ). docs/proxy.md "Pop consumption" describes it.
 //
 // Threads: any; one mutex guards all state. Store reads happen under it (they are memory reads
-// of the mapped files); appends to the DLQ happen outside it.
+// of the mapped files); appends to the DLQ and saving the document happen outside it.
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "mqkit/broker/broker_context.hpp"
+#include "mqkit/broker/metadata_files.hpp"
 #include "mqkit/filter/sql_filter.hpp"
 #include "mqkit/plugin/v1/buffer.hpp"
+#include "pop_state.hpp"
 
 namespace mqkit::broker {
 
@@ -59,7 +62,15 @@ struct PopOutcome {
 
 class PopService : public std::enable_shared_from_this<PopService> {
  public:
-  explicit PopService(BrokerContext& context) : context_(context) {}
+  PopService(BrokerContext& context, MetadataFiles& files) : context_(context), files_(files) {}
+
+  // Takes back the state popState.json holds (none: nothing popped yet), reconciled with the
+  // committed offsets, which must be loaded already: a delivery below its queue's committed offset
+  // was acked after the document was saved and is dropped, and a queue's next offset is at least
+  // its committed one. A document that does not decode is Corruption naming it.
+  plugin::v1::Status load();
+  // Saves popState.json when anything changed since the last save.
+  plugin::v1::Status persist();
 
   // Pops what is visible now; never waits. Messages past their retry maximum are moved to the
   // DLQ on the way (they are not returned).
@@ -77,16 +88,9 @@ class PopService : public std::enable_shared_from_this<PopService> {
                                                std::int64_t offset, std::int64_t pop_time, std::int64_t invisible_ms);
 
  private:
-  struct InFlight {
-    std::int64_t pop_time = 0;
-    std::int64_t visible_at = 0;
-    std::int32_t deliveries = 1;
-  };
-  struct Ledger {
-    std::int64_t next_offset = 0;            // the first offset never popped
-    std::map<std::int64_t, InFlight> in_flight;  // popped, not acked
-  };
-  using Key = std::tuple<std::string, std::string, std::int32_t>;  // group, topic, queue
+  using InFlight = PopInFlight;
+  using Ledger = PopLedger;
+  using Key = PopLedgerKey;
   // A message past its retries, on its way to the DLQ (still in flight until stored).
   struct DeadLetter {
     plugin::v1::StoredSlice record;
@@ -107,9 +111,14 @@ class PopService : public std::enable_shared_from_this<PopService> {
                               Ledger& ledger, PopOutcome& out, PoppedQueue& popped);
 
   BrokerContext& context_;
+  MetadataFiles& files_;
   mutable std::mutex mutex_;
-  std::map<Key, Ledger> ledgers_;
+  PopLedgers ledgers_;
   std::uint32_t rotation_ = 0;  // where a pop of any queue starts, so queues take turns
+  std::uint64_t changes_ = 0;   // of ledgers_ since the start
+  // One save at a time, so that an older document never overwrites a newer one.
+  std::mutex persist_mutex_;
+  std::uint64_t persisted_changes_ = 0;  // changes_ when the last save was encoded; under persist_mutex_
 };
 
 }  // namespace mqkit::broker

@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "../consume/pop_service.hpp"
 #include "mqkit/kernel/config_document.hpp"
 #include "plugin_fixture.hpp"
 #include "mqkit/kernel/wall_clock.hpp"
@@ -52,6 +53,7 @@ BrokerHarness::BrokerHarness(const std::string& broker_toml)
   context_.locks = locks_.get();
   context_.long_polling = long_polling_.get();
   context_.clock = [this] { return now_.load(); };
+  context_.pops = std::make_shared<PopService>(context_, files_);
   dispatch_->start(recovered->dispatch_from_offset);
   long_polling_->start(10);
 }

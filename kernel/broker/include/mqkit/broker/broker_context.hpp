@@ -29,6 +29,7 @@ namespace mqkit::broker {
 
 class ScheduleMessageService;
 class TransactionService;
+class PopService;  // src/consume/pop_service.hpp
 class ReplicaAcks;
 namespace ha {
 class HaMaster;
@@ -54,6 +55,8 @@ struct BrokerContext {
   LongPollingService* long_polling = nullptr;
   ScheduleMessageService* schedule = nullptr;  // delayed messages (delay levels)
   TransactionService* transactions = nullptr;  // half messages, END_TRANSACTION, checks
+  // Pop consumption's deliveries in flight, saved as popState.json with the consumer offsets.
+  std::shared_ptr<PopService> pops;
   ReplicaAcks* replicas = nullptr;  // masters: what slaves acknowledged (SYNC_MASTER waits on it)
   ha::HaMaster* ha_master = nullptr;  // masters: woken after appends so slaves get them at once
   // GET_BROKER_HA_STATUS: a master's slaves or a slave's master; empty until replication starts.

@@ -4,14 +4,13 @@
 // (200053) moves its invisible time. Headers and answers are RocketMQ's (PopMessageRequestHeader,
 // PopMessageResponseHeader's startOffsetInfo / msgOffsetInfo, ExtraInfoUtil's extraInfo), so a
 // client builds each message's receipt handle ("extraInfo") as RocketMQ's clients do. What the
-// broker keeps for it is the PopService's. Pops filter by TAG or, with enable_property_filter, by a
-// SQL92 expression (expType SQL92), compiled once per group and topic as pulls' are.
+// broker keeps for it is the broker's PopService's (BrokerContext::pops), which survives restarts.
+// Pops filter by TAG or, with enable_property_filter, by a SQL92 expression (expType SQL92),
+// compiled once per group and topic as pulls' are.
 //
 // Threads: the transport's request threads; a held pop answers from the long-polling service's
 // threads.
 #pragma once
-
-#include <memory>
 
 #include "mqkit/broker/broker_context.hpp"
 #include "mqkit/broker/request_processor.hpp"
@@ -19,12 +18,9 @@
 
 namespace mqkit::broker {
 
-class PopService;
-
 class PopMessageProcessor final : public RequestProcessor {
  public:
   explicit PopMessageProcessor(BrokerContext& context);
-  ~PopMessageProcessor() override;
 
   std::vector<std::int32_t> codes() const override;
   void process(RemotingCommand request, Responder responder) override;
@@ -35,7 +31,6 @@ class PopMessageProcessor final : public RequestProcessor {
   void change_invisible_time(const RemotingCommand& request, const Responder& responder);
 
   BrokerContext& context_;
-  std::shared_ptr<PopService> service_;
   filter::SqlFilterCache sql_filters_;
 };
 

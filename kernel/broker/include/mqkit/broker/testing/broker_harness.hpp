@@ -1,5 +1,6 @@
 // BrokerHarness: a complete BrokerContext over the in-memory store plugin and in-memory
-// metadata, with the dispatch pipeline and long polling running — what processor tests use.
+// metadata, with the dispatch pipeline and long polling running and an empty pop state (nothing
+// loaded) — what processor tests use.
 #pragma once
 
 #include <atomic>
