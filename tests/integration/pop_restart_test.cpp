@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -127,6 +129,31 @@ TEST_F(PopRestartIntegrationTest, ACrashKeepsWhatThePeriodicSaveWrote) {
   std::this_thread::sleep_for(milliseconds(1500));  // several saves
   ASSERT_TRUE(cluster_->restart_broker(0, /*crash=*/true).is_ok());
   expect_the_pops_from_before_the_restart_kept(before);
+}
+
+// A corrupt consumption document stops the start, naming it, and is left as it was for the
+// operator: the failed start saves nothing over it.
+TEST_F(PopRestartIntegrationTest, ACorruptDocumentStopsTheStartAndIsLeftAsItWas) {
+  start("3600s");
+  send("first");
+  ASSERT_TRUE(pop().found);
+  const auto config_dir = cluster_->directory() / "broker-a" / "config";
+  for (const std::string name : {"consumerOffset.json", "popState.json"}) {
+    SCOPED_TRACE(name);
+    cluster_->broker(0).stop();  // a clean stop writes both documents
+    const auto path = config_dir / name;
+    ASSERT_TRUE(std::filesystem::exists(path));
+    const auto good = path.string() + ".good";
+    std::filesystem::copy_file(path, good, std::filesystem::copy_options::overwrite_existing);
+    // Whole (balanced, closed) but wrong: a cut-off document the store would replace by its .bak.
+    const std::string garbage = R"({"offsetTable": "not a table", "version": 1, "ledgers": [{"topic": 5}]})";
+    std::ofstream(path, std::ios::trunc) << garbage;
+    EXPECT_FALSE(cluster_->restart_broker(0).is_ok());
+    std::ifstream kept(path);
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(kept), {}), garbage);
+    std::filesystem::rename(good, path);
+  }
+  ASSERT_TRUE(cluster_->restart_broker(0).is_ok());
 }
 
 }  // namespace

@@ -117,6 +117,7 @@ Status BrokerController::start_services() {
   // from masters) and does not copy its master's: its document stays as it was.
   context_.pops = std::make_shared<PopService>(context_, files_);
   MQKIT_RETURN_IF_ERROR(context_.pops->load());
+  consumption_loaded_ = true;
 
   handler_ = std::make_shared<BrokerRequestHandler>();
   if (config_.metrics_exporter.enabled) {
@@ -305,7 +306,10 @@ void BrokerController::stop() noexcept {
   extra_services_.reset();
   transport_->shutdown();
   if (dispatch_) dispatch_->stop();
-  persist_consumption(offsets_.get(), context_.pops.get());
+  // A start that stopped at a corrupt offsets or pop document saves nothing over it: what is in
+  // memory then is empty, not what the broker had.
+  if (consumption_loaded_) persist_consumption(offsets_.get(), context_.pops.get());
+  consumption_loaded_ = false;
   store_->shutdown();
   kernel::logger("broker")->info("broker {} stopped", config_.broker_name);
 }

@@ -8,7 +8,7 @@
 //          (when metrics_exporter_type is PROM)
 //   stop:  metrics exporter → periodic tasks → unregister → replication (waiting sends answered) → held pulls
 //          answered → transaction checks and delayed delivery → transport → dispatch → offsets
-//          persisted → store shutdown
+//          and pop state persisted (when they were loaded) → store shutdown
 #pragma once
 
 #include <atomic>
@@ -90,6 +90,7 @@ class BrokerController final : public kernel::Component {
   std::atomic<bool> registered_once_{false};  // registrar_ is set and the first registration ran
   BrokerContext context_;
   bool started_ = false;
+  bool consumption_loaded_ = false;  // offsets and pop state loaded: stop() may save them
 };
 
 // Adds every request processor to `handler` and returns the services they need kept alive and
