@@ -570,6 +570,15 @@ void MessagingService::pop_for(std::shared_ptr<ReceiveStream> stream, const std:
       });
 }
 
+std::variant<MessagingService::LiveDelivery, v2::Status> MessagingService::live_delivery(const std::string& handle) const {
+  auto receipt = protocol::decode_pop_receipt(handle);
+  if (!receipt) return make_status(v2::INVALID_RECEIPT_HANDLE, receipt.status().message());
+  if (receipt->visible_again_at() < now_ms()) return make_status(v2::INVALID_RECEIPT_HANDLE, "receipt handle is expired");
+  std::string address = cluster_->find_broker_master(receipt->broker_name);
+  if (address.empty()) return make_status(v2::INVALID_RECEIPT_HANDLE, "no master address of broker " + receipt->broker_name);
+  return LiveDelivery{.receipt = std::move(receipt).value(), .broker_address = std::move(address)};
+}
+
 grpc::ServerUnaryReactor* MessagingService::AckMessage(grpc::CallbackServerContext* context,
                                                        const v2::AckMessageRequest* request,
                                                        v2::AckMessageResponse* response) {
@@ -600,19 +609,15 @@ grpc::ServerUnaryReactor* MessagingService::AckMessage(grpc::CallbackServerConte
       if (pending->fetch_sub(1, std::memory_order_acq_rel) == 1) summarize();
     };
     const std::string& handle = request->entries(i).receipt_handle();
-    auto receipt = protocol::decode_pop_receipt(handle);
-    if (!receipt) {
-      settle(make_status(v2::INVALID_RECEIPT_HANDLE, receipt.status().message()));
-    } else if (receipt->visible_again_at() < now_ms()) {
-      settle(make_status(v2::INVALID_RECEIPT_HANDLE, "receipt handle is expired"));
-    } else if (const std::string address = cluster_->find_broker_master(receipt->broker_name); address.empty()) {
-      settle(make_status(v2::INVALID_RECEIPT_HANDLE, "no master address of broker " + receipt->broker_name));
-    } else {
-      cluster_->api().ack_message_async(address, group, topic, handle, settings_.send_timeout,
-                                        [settle](plugin::v1::Status acked) {
-                                          settle(acked ? ok_status() : status_of_failure(acked, v2::NOT_FOUND));
-                                        });
+    auto delivery = live_delivery(handle);
+    if (auto* refused = std::get_if<v2::Status>(&delivery)) {
+      settle(std::move(*refused));
+      continue;
     }
+    cluster_->api().ack_message_async(std::get<LiveDelivery>(delivery).broker_address, group, topic, handle,
+                                      settings_.send_timeout, [settle](plugin::v1::Status acked) {
+                                        settle(acked ? ok_status() : status_of_failure(acked, v2::NOT_FOUND));
+                                      });
   }
   return reactor;
 }
@@ -751,21 +756,12 @@ void MessagingService::change_invisible_duration(const v2::ChangeInvisibleDurati
                                                                               std::to_string(settings_.max_invisible_time.count()) + " ms");
     return;
   }
-  auto receipt = protocol::decode_pop_receipt(request.receipt_handle());
-  if (!receipt) {
-    *response.mutable_status() = make_status(v2::INVALID_RECEIPT_HANDLE, receipt.status().message());
+  auto delivery = live_delivery(request.receipt_handle());
+  if (auto* refused = std::get_if<v2::Status>(&delivery)) {
+    *response.mutable_status() = std::move(*refused);
     return;
   }
-  if (receipt->visible_again_at() < now_ms()) {
-    *response.mutable_status() = make_status(v2::INVALID_RECEIPT_HANDLE, "receipt handle is expired");
-    return;
-  }
-  const std::string address = cluster_->find_broker_master(receipt->broker_name);
-  if (address.empty()) {
-    *response.mutable_status() = make_status(v2::INVALID_RECEIPT_HANDLE, "no master address of broker " + receipt->broker_name);
-    return;
-  }
-  auto changed = cluster_->api().change_invisible_time(address, wire_name(request.group()), wire_name(request.topic()),
+  auto changed = cluster_->api().change_invisible_time(std::get<LiveDelivery>(delivery).broker_address, wire_name(request.group()), wire_name(request.topic()),
                                                        request.receipt_handle(), invisible_ms, settings_.send_timeout);
   if (!changed) {
     // The broker refuses a handle whose delivery is over (acked, or delivered again).
@@ -780,11 +776,9 @@ void MessagingService::change_invisible_duration(const v2::ChangeInvisibleDurati
 void MessagingService::forward_to_dead_letter_queue(const v2::ForwardMessageToDeadLetterQueueRequest& request,
                                                     v2::ForwardMessageToDeadLetterQueueResponse& response) {
   const auto answer = [&response](v2::Status status) { *response.mutable_status() = std::move(status); };
-  auto receipt = protocol::decode_pop_receipt(request.receipt_handle());
-  if (!receipt) return answer(make_status(v2::INVALID_RECEIPT_HANDLE, receipt.status().message()));
-  if (receipt->visible_again_at() < now_ms()) return answer(make_status(v2::INVALID_RECEIPT_HANDLE, "receipt handle is expired"));
-  const std::string address = cluster_->find_broker_master(receipt->broker_name);
-  if (address.empty()) return answer(make_status(v2::INVALID_RECEIPT_HANDLE, "no master address of broker " + receipt->broker_name));
+  auto delivery = live_delivery(request.receipt_handle());
+  if (auto* refused = std::get_if<v2::Status>(&delivery)) return answer(std::move(*refused));
+  const auto& [receipt, address] = std::get<LiveDelivery>(delivery);
   const std::string group = wire_name(request.group());
   const std::string topic = wire_name(request.topic());
   // The message as stored (its commit log offset), then CONSUMER_SEND_MSG_BACK with delay level
@@ -792,13 +786,13 @@ void MessagingService::forward_to_dead_letter_queue(const v2::ForwardMessageToDe
   client::PullMessageRequest pull;
   pull.consumer_group = group;
   pull.topic = topic;
-  pull.queue_id = receipt->queue_id;
-  pull.queue_offset = receipt->offset;
+  pull.queue_id = receipt.queue_id;
+  pull.queue_offset = receipt.offset;
   pull.max_msg_nums = 1;
   pull.sys_flag = client::pull_sys_flag::kSubscription;
   auto pulled = cluster_->api().pull_message(address, pull, settings_.send_timeout);
   if (!pulled) return answer(status_of_failure(pulled.status(), v2::MESSAGE_NOT_FOUND));
-  if (pulled->messages.empty() || pulled->messages.front().queue_offset != receipt->offset) {
+  if (pulled->messages.empty() || pulled->messages.front().queue_offset != receipt.offset) {
     return answer(make_status(v2::MESSAGE_NOT_FOUND, "the message of this receipt handle is no longer stored"));
   }
   const client::MessageExt& message = pulled->messages.front();

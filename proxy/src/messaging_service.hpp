@@ -23,6 +23,7 @@
 #include "apache/rocketmq/v2/service.grpc.pb.h"
 #include "mqkit/client/client_instance.hpp"
 #include "mqkit/client/task_pool.hpp"
+#include "mqkit/protocol/pop_receipt.hpp"
 #include "mqkit/proxy/proxy_settings.hpp"
 #include "queue_choice.hpp"
 #include "telemetry_sessions.hpp"
@@ -101,6 +102,14 @@ class MessagingService final : public v2::MessagingService::CallbackService {
                                     v2::ForwardMessageToDeadLetterQueueResponse& response);
   void notify_client_termination(const std::string& client_id, v2::NotifyClientTerminationResponse& response);
   void recall_message(const v2::RecallMessageRequest& request, v2::RecallMessageResponse& response);
+
+  // The delivery a receipt handle names, while it can still be acked or changed: its receipt and
+  // the master holding it; INVALID_RECEIPT_HANDLE saying why not (malformed, expired, no master).
+  struct LiveDelivery {
+    protocol::PopReceipt receipt;
+    std::string broker_address;
+  };
+  std::variant<LiveDelivery, v2::Status> live_delivery(const std::string& handle) const;
 
   // A send whose route is known goes to the chosen queue's master; `done` gets the response's status.
   void send_to_broker(const client::TopicRouteInfo& route, std::shared_ptr<BrokerBoundSend> send,
