@@ -1,6 +1,6 @@
 // mqbroker: the broker process, assembled from etc/broker.toml: the [broker] section (and its
 // ACL file when acl_enable), the store plugin of [store] and the transport plugin of [transport].
-#include "mqkit/broker/acl/access_control.hpp"
+#include "mqkit/acl/access_control.hpp"
 #include "mqkit/broker/broker_controller.hpp"
 #include "mqkit/kernel/server_main.hpp"
 
@@ -11,9 +11,9 @@ int main(int argc, char** argv) {
     MQKIT_ASSIGN_OR_RETURN(auto section, boot.section("broker", broker::broker_schema()));
     MQKIT_ASSIGN_OR_RETURN(auto config, broker::broker_config_from(section, boot.config().base_directory()));
     // Loaded here so that --check validates the ACL file too.
-    std::shared_ptr<broker::acl::AccessControl> access_control;
+    std::shared_ptr<acl::AccessControl> access_control;
     if (config.acl_enable) {
-      MQKIT_ASSIGN_OR_RETURN(access_control, broker::acl::AccessControl::load(config.acl_file));
+      MQKIT_ASSIGN_OR_RETURN(access_control, acl::AccessControl::load(config.acl_file));
     }
     MQKIT_ASSIGN_OR_RETURN(auto store, boot.make_plugin<plugin::v1::MessageStore>("store", "commitlog"));
     MQKIT_ASSIGN_OR_RETURN(auto transport, boot.make_plugin<plugin::v1::Transport>("transport", "remoting"));

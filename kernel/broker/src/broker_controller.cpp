@@ -11,7 +11,7 @@
 #include "ha/ha_client.hpp"
 #include "ha/ha_master.hpp"
 #include "ha/slave_synchronize.hpp"
-#include "mqkit/broker/acl/access_control.hpp"
+#include "mqkit/acl/access_control.hpp"
 #include "mqkit/broker/broker_metrics_page.hpp"
 #include "mqkit/broker/ha/replica_acks.hpp"
 #include "mqkit/kernel/logging.hpp"

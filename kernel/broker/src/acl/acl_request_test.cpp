@@ -7,7 +7,7 @@
 #include "../consume/consume_test_support.hpp"
 #include "../send/send_test_support.hpp"
 #include "child_process.hpp"
-#include "mqkit/broker/acl/access_control.hpp"
+#include "mqkit/acl/access_control.hpp"
 #include "mqkit/broker/broker_controller.hpp"
 #include "mqkit/protocol/acl_signature.hpp"
 #include "mqkit/protocol/codes.hpp"

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "consumer_status.hpp"
-#include "mqkit/broker/acl/access_control.hpp"
+#include "mqkit/acl/access_control.hpp"
 #include "header_reader.hpp"
 #include "mqkit/broker/consume/admin_bodies.hpp"
 #include "mqkit/broker/send/schedule_message_service.hpp"

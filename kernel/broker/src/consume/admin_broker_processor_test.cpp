@@ -8,7 +8,7 @@
 
 #include "child_process.hpp"
 #include "consume_test_support.hpp"
-#include "mqkit/broker/acl/access_control.hpp"
+#include "mqkit/acl/access_control.hpp"
 #include "mqkit/broker/consume/admin_bodies.hpp"
 #include "mqkit/plugin/v1/runtime_figures.hpp"
 #include "mqkit/protocol/broker_stats_data.hpp"

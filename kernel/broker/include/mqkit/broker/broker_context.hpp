@@ -25,6 +25,10 @@ namespace mqkit::plugin::v1 {
 class RequestQueue;  // runtime_figures.hpp
 }
 
+namespace mqkit::acl {
+class AccessControl;
+}
+
 namespace mqkit::broker {
 
 class ScheduleMessageService;
@@ -33,9 +37,6 @@ class PopService;  // src/consume/pop_service.hpp
 class ReplicaAcks;
 namespace ha {
 class HaMaster;
-}
-namespace acl {
-class AccessControl;
 }
 
 // The machine's RAM in bytes (24 GiB when the OS does not say, as RocketMQ assumes).

@@ -23,12 +23,13 @@
 #include "mqkit/metrics/http_exporter.hpp"
 #include "mqkit/plugin/v1/transport.hpp"
 
+namespace mqkit::acl {
+class AccessControl;
+}
+
 namespace mqkit::broker {
 
 class ReplicaAcks;
-namespace acl {
-class AccessControl;
-}  // namespace acl
 namespace ha {
 class HaMaster;
 class HaClient;

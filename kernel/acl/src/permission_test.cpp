@@ -1,8 +1,8 @@
-#include "mqkit/broker/acl/permission.hpp"
+#include "mqkit/acl/permission.hpp"
 
 #include <gtest/gtest.h>
 
-namespace mqkit::broker::acl {
+namespace mqkit::acl {
 namespace {
 
 TEST(AclPermissionTest, ParsesRocketMqPermissionNames) {
@@ -52,4 +52,4 @@ TEST(AclPermissionTest, ParsesResourceEntries) {
 }
 
 }  // namespace
-}  // namespace mqkit::broker::acl
+}  // namespace mqkit::acl

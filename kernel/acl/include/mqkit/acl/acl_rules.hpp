@@ -25,15 +25,15 @@
 #include <string_view>
 #include <vector>
 
-#include "mqkit/broker/acl/permission.hpp"
-#include "mqkit/broker/acl/remote_address_pattern.hpp"
+#include "mqkit/acl/permission.hpp"
+#include "mqkit/acl/remote_address_pattern.hpp"
 #include "mqkit/plugin/v1/status.hpp"
 
 namespace mqkit::kernel {
 class ConfigDocument;
 }
 
-namespace mqkit::broker::acl {
+namespace mqkit::acl {
 
 inline constexpr std::size_t kMinKeyLength = 7;  // RocketMQ refuses keys of 6 characters or fewer
 
@@ -84,4 +84,4 @@ plugin::v1::Result<std::string> acl_text_without_account(const kernel::ConfigDoc
 plugin::v1::Result<std::string> acl_text_with_global_white_addresses(const kernel::ConfigDocument& document,
                                                                      const std::vector<std::string>& addresses);
 
-}  // namespace mqkit::broker::acl
+}  // namespace mqkit::acl

@@ -1,8 +1,8 @@
-#include "mqkit/broker/acl/remote_address_pattern.hpp"
+#include "mqkit/acl/remote_address_pattern.hpp"
 
 #include <gtest/gtest.h>
 
-namespace mqkit::broker::acl {
+namespace mqkit::acl {
 namespace {
 
 RemoteAddressPattern pattern(std::string_view text) {
@@ -85,4 +85,4 @@ TEST(RemoteAddressPatternTest, HostOfATransportAddress) {
 }
 
 }  // namespace
-}  // namespace mqkit::broker::acl
+}  // namespace mqkit::acl

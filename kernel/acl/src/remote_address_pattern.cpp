@@ -1,4 +1,4 @@
-#include "mqkit/broker/acl/remote_address_pattern.hpp"
+#include "mqkit/acl/remote_address_pattern.hpp"
 
 #include <arpa/inet.h>
 
@@ -8,7 +8,7 @@
 
 #include "mqkit/protocol/text.hpp"
 
-namespace mqkit::broker::acl {
+namespace mqkit::acl {
 
 using plugin::v1::Result;
 using plugin::v1::Status;
@@ -161,4 +161,4 @@ bool RemoteAddressPattern::matches(std::string_view host) const {
   return false;
 }
 
-}  // namespace mqkit::broker::acl
+}  // namespace mqkit::acl

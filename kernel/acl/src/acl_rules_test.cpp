@@ -1,4 +1,4 @@
-#include "mqkit/broker/acl/acl_rules.hpp"
+#include "mqkit/acl/acl_rules.hpp"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 
 #include "mqkit/kernel/config_document.hpp"
 
-namespace mqkit::broker::acl {
+namespace mqkit::acl {
 namespace {
 
 plugin::v1::Result<AclRules> rules_of(std::string_view toml) {
@@ -198,4 +198,4 @@ TEST(AclFileEditTest, DeletingAnAccountAndReplacingTheGlobalWhiteList) {
 }
 
 }  // namespace
-}  // namespace mqkit::broker::acl
+}  // namespace mqkit::acl

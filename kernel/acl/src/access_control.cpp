@@ -1,16 +1,16 @@
-#include "mqkit/broker/acl/access_control.hpp"
+#include "mqkit/acl/access_control.hpp"
 
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
-#include "mqkit/broker/acl/access_validator.hpp"
+#include "mqkit/acl/access_validator.hpp"
 #include "mqkit/kernel/atomic_file.hpp"
 #include "mqkit/kernel/config_document.hpp"
 #include "mqkit/kernel/logging.hpp"
 
-namespace mqkit::broker::acl {
+namespace mqkit::acl {
 
 using plugin::v1::Result;
 using plugin::v1::Status;
@@ -93,4 +93,4 @@ bool AccessControl::reload_if_changed() {
   return true;
 }
 
-}  // namespace mqkit::broker::acl
+}  // namespace mqkit::acl

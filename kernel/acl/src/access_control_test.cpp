@@ -1,4 +1,4 @@
-#include "mqkit/broker/acl/access_control.hpp"
+#include "mqkit/acl/access_control.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include "mqkit/protocol/acl_signature.hpp"
 #include "mqkit/protocol/codes.hpp"
 
-namespace mqkit::broker::acl {
+namespace mqkit::acl {
 namespace {
 
 using plugin::v1::RemotingCommand;
@@ -120,4 +120,4 @@ TEST_F(AccessControlTest, AChangeIsWrittenAndInForceAtOnce) {
 }
 
 }  // namespace
-}  // namespace mqkit::broker::acl
+}  // namespace mqkit::acl

@@ -18,22 +18,12 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
-#include <optional>
-#include <string>
 #include <string_view>
 
-#include "mqkit/broker/acl/permission.hpp"
+#include "mqkit/acl/access_decision.hpp"
 #include "mqkit/plugin/v1/remoting_command.hpp"
 
-namespace mqkit::broker::acl {
-
-struct AccessRequest {
-  std::optional<std::string_view> access_key;  // views into the request's extFields
-  std::optional<std::string_view> signature;
-  bool needs_admin = false;
-  std::map<std::string, Permission, std::less<>> needed;  // topic or %RETRY%group → permission
-};
+namespace mqkit::acl {
 
 // InvalidArgument when the request cannot be read (a heartbeat body that does not decode).
 // The returned views live as long as `request`.
@@ -46,4 +36,4 @@ bool needs_admin(std::int32_t request_code);
 // a broker leaves that field out of such a request's signed content.
 inline constexpr std::int32_t kLastVersionSigningWithoutUniqueKeyFlag = 399;
 
-}  // namespace mqkit::broker::acl
+}  // namespace mqkit::acl

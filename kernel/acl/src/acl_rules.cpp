@@ -1,4 +1,4 @@
-#include "mqkit/broker/acl/acl_rules.hpp"
+#include "mqkit/acl/acl_rules.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -8,7 +8,7 @@
 #include "mqkit/kernel/wall_clock.hpp"
 #include "mqkit/protocol/validation.hpp"
 
-namespace mqkit::broker::acl {
+namespace mqkit::acl {
 
 using plugin::v1::ConfigField;
 using plugin::v1::ConfigValues;
@@ -215,4 +215,4 @@ Result<std::string> acl_text_with_global_white_addresses(const kernel::ConfigDoc
   return checked_text(std::move(file), document.source_name());
 }
 
-}  // namespace mqkit::broker::acl
+}  // namespace mqkit::acl

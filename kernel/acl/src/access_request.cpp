@@ -1,4 +1,4 @@
-#include "mqkit/broker/acl/access_request.hpp"
+#include "mqkit/acl/access_request.hpp"
 
 #include "mqkit/protocol/acl_signature.hpp"
 #include "mqkit/protocol/bodies.hpp"
@@ -6,7 +6,7 @@
 #include "mqkit/protocol/header_fields.hpp"
 #include "mqkit/protocol/validation.hpp"
 
-namespace mqkit::broker::acl {
+namespace mqkit::acl {
 
 namespace rq = protocol::request_code;
 using plugin::v1::Result;
@@ -115,4 +115,4 @@ Result<AccessRequest> access_request_of(const plugin::v1::RemotingCommand& reque
   return access;
 }
 
-}  // namespace mqkit::broker::acl
+}  // namespace mqkit::acl

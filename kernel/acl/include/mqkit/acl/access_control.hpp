@@ -15,10 +15,10 @@
 #include <string>
 #include <string_view>
 
-#include "mqkit/broker/acl/acl_rules.hpp"
+#include "mqkit/acl/acl_rules.hpp"
 #include "mqkit/plugin/v1/remoting_command.hpp"
 
-namespace mqkit::broker::acl {
+namespace mqkit::acl {
 
 inline constexpr std::chrono::seconds kAclFileCheckInterval{5};
 
@@ -65,4 +65,4 @@ class AccessControl {
   Snapshot loaded_;        // under file_mutex_
 };
 
-}  // namespace mqkit::broker::acl
+}  // namespace mqkit::acl

@@ -1,4 +1,4 @@
-#include "mqkit/broker/acl/access_validator.hpp"
+#include "mqkit/acl/access_validator.hpp"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include "mqkit/protocol/acl_signature.hpp"
 #include "mqkit/protocol/codes.hpp"
 
-namespace mqkit::broker::acl {
+namespace mqkit::acl {
 namespace {
 
 namespace rq = protocol::request_code;
@@ -175,4 +175,4 @@ TEST_F(AccessValidatorTest, AnUnreadableHeartbeatIsRefused) {
 }
 
 }  // namespace
-}  // namespace mqkit::broker::acl
+}  // namespace mqkit::acl

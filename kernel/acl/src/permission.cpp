@@ -1,8 +1,8 @@
-#include "mqkit/broker/acl/permission.hpp"
+#include "mqkit/acl/permission.hpp"
 
 #include "mqkit/protocol/text.hpp"
 
-namespace mqkit::broker::acl {
+namespace mqkit::acl {
 
 using plugin::v1::Result;
 using plugin::v1::Status;
@@ -42,4 +42,4 @@ Result<ResourcePermission> parse_resource_permission(std::string_view text) {
   return ResourcePermission{std::string(resource), *permission};
 }
 
-}  // namespace mqkit::broker::acl
+}  // namespace mqkit::acl

@@ -8,7 +8,7 @@
 
 #include "mqkit/plugin/v1/status.hpp"
 
-namespace mqkit::broker::acl {
+namespace mqkit::acl {
 
 // Bits; an account owns DENY, PUB, SUB or PUB|SUB. A request needs PUB, SUB or ANY (either).
 using Permission = std::uint8_t;
@@ -34,4 +34,4 @@ struct ResourcePermission {
 };
 plugin::v1::Result<ResourcePermission> parse_resource_permission(std::string_view text);
 
-}  // namespace mqkit::broker::acl
+}  // namespace mqkit::acl

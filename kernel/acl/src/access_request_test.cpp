@@ -1,4 +1,4 @@
-#include "mqkit/broker/acl/access_request.hpp"
+#include "mqkit/acl/access_request.hpp"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/header_fields.hpp"
 
-namespace mqkit::broker::acl {
+namespace mqkit::acl {
 namespace {
 
 namespace rq = protocol::request_code;
@@ -91,4 +91,4 @@ TEST(AccessRequestTest, ReadsTheSigner) {
 }
 
 }  // namespace
-}  // namespace mqkit::broker::acl
+}  // namespace mqkit::acl

@@ -22,7 +22,7 @@
 
 #include "mqkit/plugin/v1/status.hpp"
 
-namespace mqkit::broker::acl {
+namespace mqkit::acl {
 
 class RemoteAddressPattern {
  public:
@@ -51,4 +51,4 @@ class RemoteAddressPattern {
 // The host of "ip:port" or "[ip6]:port" as a transport names a peer.
 std::string_view host_of(std::string_view remote_address);
 
-}  // namespace mqkit::broker::acl
+}  // namespace mqkit::acl
