@@ -4,8 +4,10 @@
 #include <chrono>
 #include <deque>
 
+#include "grpc_access.hpp"
 #include "grpc_status.hpp"
 #include "message_conversion.hpp"
+#include "mqkit/acl/access_control.hpp"
 #include "mqkit/filter/sql_filter.hpp"
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
@@ -129,7 +131,7 @@ class MessagingService::TelemetryStream final
       public TelemetrySessions::Session {
  public:
   static TelemetryStream* start(MessagingService& service, const grpc::CallbackServerContext& context) {
-    auto stream = std::shared_ptr<TelemetryStream>(new TelemetryStream(service, peer_address(context), client_id_of(context)));
+    auto stream = std::shared_ptr<TelemetryStream>(new TelemetryStream(service, context));
     stream->self_ = stream;
     stream->StartRead(&stream->incoming_);
     return stream.get();
@@ -161,6 +163,13 @@ class MessagingService::TelemetryStream final
       }
       if (finish_now) Finish(grpc::Status::OK);
       return;
+    }
+    if (auto refused = service_.refusal(context_, incoming_)) {
+      // The command is not taken; the stream stays, as the client may correct its settings.
+      v2::TelemetryCommand answer;
+      *answer.mutable_status() = std::move(*refused);
+      (void)write(answer);
+      return StartRead(&incoming_);
     }
     if (incoming_.command_case() != v2::TelemetryCommand::kSettings) {
       // Answers to commands the proxy never sends (thread stacks, message verification).
@@ -202,10 +211,11 @@ class MessagingService::TelemetryStream final
   }
 
  private:
-  TelemetryStream(MessagingService& service, std::string peer, std::string client_id)
-      : service_(service), peer_(std::move(peer)), client_id_(std::move(client_id)) {}
+  TelemetryStream(MessagingService& service, const grpc::CallbackServerContext& context)
+      : service_(service), context_(context), peer_(peer_address(context)), client_id_(client_id_of(context)) {}
 
   MessagingService& service_;  // outlives every call: the server is shut down first
+  const grpc::CallbackServerContext& context_;  // gRPC keeps it until OnDone
   const std::string peer_;
   const std::string client_id_;
   v2::TelemetryCommand incoming_;  // one read at a time
@@ -219,12 +229,34 @@ class MessagingService::TelemetryStream final
   std::shared_ptr<TelemetryStream> self_;  // until gRPC is done with the call
 };
 
-MessagingService::MessagingService(ProxySettings settings, std::shared_ptr<client::ClientInstance> cluster)
+MessagingService::MessagingService(ProxySettings settings, std::shared_ptr<client::ClientInstance> cluster,
+                                   std::shared_ptr<const acl::AccessControl> access_control)
     : settings_(std::move(settings)),
       cluster_(std::move(cluster)),
+      access_control_(std::move(access_control)),
       workers_("proxy-worker", static_cast<std::size_t>(settings_.worker_threads)) {}
 
 MessagingService::~MessagingService() { workers_.join(); }
+
+std::optional<v2::Status> MessagingService::refusal(const grpc::CallbackServerContext& context,
+                                                   const google::protobuf::Message& request) const {
+  if (access_control_ == nullptr) return std::nullopt;
+  const std::string peer = peer_address(context);
+  const auto checked = check_call(*access_control_, context.client_metadata(), peer, request);
+  if (checked) return std::nullopt;
+  log()->info("ACL refused {} from {}: {}", request.GetDescriptor()->name(), peer, checked.message());
+  return make_status(v2::UNAUTHORIZED, checked.message());
+}
+
+template <typename Response>
+grpc::ServerUnaryReactor* MessagingService::refused(grpc::CallbackServerContext* context,
+                                                    const google::protobuf::Message& request, Response* response) const {
+  auto status = refusal(*context, request);
+  if (!status) return nullptr;
+  auto* reactor = context->DefaultReactor();
+  finish(reactor, response, std::move(*status));
+  return reactor;
+}
 
 bool MessagingService::run_on_worker(std::function<void()> task) { return workers_.post(std::move(task)); }
 
@@ -282,6 +314,7 @@ GroupView MessagingService::group_view(const std::string& group, const std::stri
 grpc::ServerUnaryReactor* MessagingService::QueryRoute(grpc::CallbackServerContext* context,
                                                        const v2::QueryRouteRequest* request,
                                                        v2::QueryRouteResponse* response) {
+  if (auto* reactor = refused(context, *request, response)) return reactor;
   return answer_on_worker(context, [this, request, response] { query_route(*request, *response); });
 }
 
@@ -324,6 +357,7 @@ std::optional<v2::Endpoints> MessagingService::access_point(const v2::Endpoints&
 grpc::ServerUnaryReactor* MessagingService::Heartbeat(grpc::CallbackServerContext* context,
                                                       const v2::HeartbeatRequest* request,
                                                       v2::HeartbeatResponse* response) {
+  if (auto* reactor = refused(context, *request, response)) return reactor;
   return answer_on_worker(context, [this, request, response, client_id = client_id_of(*context)] {
     heartbeat(client_id, *request, *response);
   });
@@ -344,6 +378,7 @@ void MessagingService::heartbeat(const std::string& client_id, const v2::Heartbe
 grpc::ServerUnaryReactor* MessagingService::SendMessage(grpc::CallbackServerContext* context,
                                                         const v2::SendMessageRequest* request,
                                                         v2::SendMessageResponse* response) {
+  if (auto* reactor = refused(context, *request, response)) return reactor;
   auto* reactor = context->DefaultReactor();
   auto converted = to_broker_send(*request, settings_, peer_address(*context), now_ms());
   if (auto* refused = std::get_if<v2::Status>(&converted)) {
@@ -478,12 +513,17 @@ void MessagingService::forget_client(const std::string& client_id,
 grpc::ServerUnaryReactor* MessagingService::QueryAssignment(grpc::CallbackServerContext* context,
                                                             const v2::QueryAssignmentRequest* request,
                                                             v2::QueryAssignmentResponse* response) {
+  if (auto* reactor = refused(context, *request, response)) return reactor;
   return answer_on_worker(context, [this, request, response] { query_assignment(*request, *response); });
 }
 
 grpc::ServerWriteReactor<v2::ReceiveMessageResponse>* MessagingService::ReceiveMessage(
     grpc::CallbackServerContext* context, const v2::ReceiveMessageRequest* request) {
   auto stream = ReceiveStream::start();
+  if (auto refused = refusal(*context, *request)) {
+    stream->answer(std::move(*refused));
+    return stream.get();
+  }
   const v2::Resource& topic_resource = request->message_queue().topic();
   if (auto invalid = protocol::validate_group(request->group().name()); !invalid) {
     stream->answer(make_status(v2::ILLEGAL_CONSUMER_GROUP, invalid.message()));
@@ -582,6 +622,7 @@ std::variant<MessagingService::LiveDelivery, v2::Status> MessagingService::live_
 grpc::ServerUnaryReactor* MessagingService::AckMessage(grpc::CallbackServerContext* context,
                                                        const v2::AckMessageRequest* request,
                                                        v2::AckMessageResponse* response) {
+  if (auto* reactor = refused(context, *request, response)) return reactor;
   auto* reactor = context->DefaultReactor();
   if (request->entries_size() == 0) {
     finish(reactor, response, make_status(v2::BAD_REQUEST, "no entry to acknowledge"));
@@ -625,24 +666,28 @@ grpc::ServerUnaryReactor* MessagingService::AckMessage(grpc::CallbackServerConte
 grpc::ServerUnaryReactor* MessagingService::ChangeInvisibleDuration(grpc::CallbackServerContext* context,
                                                                     const v2::ChangeInvisibleDurationRequest* request,
                                                                     v2::ChangeInvisibleDurationResponse* response) {
+  if (auto* reactor = refused(context, *request, response)) return reactor;
   return answer_on_worker(context, [this, request, response] { change_invisible_duration(*request, *response); });
 }
 
 grpc::ServerUnaryReactor* MessagingService::ForwardMessageToDeadLetterQueue(
     grpc::CallbackServerContext* context, const v2::ForwardMessageToDeadLetterQueueRequest* request,
     v2::ForwardMessageToDeadLetterQueueResponse* response) {
+  if (auto* reactor = refused(context, *request, response)) return reactor;
   return answer_on_worker(context, [this, request, response] { forward_to_dead_letter_queue(*request, *response); });
 }
 
 grpc::ServerUnaryReactor* MessagingService::EndTransaction(grpc::CallbackServerContext* context,
                                                            const v2::EndTransactionRequest* request,
                                                            v2::EndTransactionResponse* response) {
+  if (auto* reactor = refused(context, *request, response)) return reactor;
   return answer_on_worker(context, [this, request, response] { end_transaction(*request, *response); });
 }
 
 grpc::ServerUnaryReactor* MessagingService::NotifyClientTermination(grpc::CallbackServerContext* context,
-                                                                    const v2::NotifyClientTerminationRequest*,
+                                                                    const v2::NotifyClientTerminationRequest* request,
                                                                     v2::NotifyClientTerminationResponse* response) {
+  if (auto* reactor = refused(context, *request, response)) return reactor;
   return answer_on_worker(context, [this, response, client_id = client_id_of(*context)] {
     notify_client_termination(client_id, *response);
   });
@@ -651,6 +696,7 @@ grpc::ServerUnaryReactor* MessagingService::NotifyClientTermination(grpc::Callba
 grpc::ServerUnaryReactor* MessagingService::RecallMessage(grpc::CallbackServerContext* context,
                                                           const v2::RecallMessageRequest* request,
                                                           v2::RecallMessageResponse* response) {
+  if (auto* reactor = refused(context, *request, response)) return reactor;
   return answer_on_worker(context, [this, request, response] { recall_message(*request, *response); });
 }
 

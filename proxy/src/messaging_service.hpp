@@ -28,6 +28,10 @@
 #include "queue_choice.hpp"
 #include "telemetry_sessions.hpp"
 
+namespace mqkit::acl {
+class AccessControl;
+}
+
 namespace mqkit::proxy {
 
 namespace v2 = apache::rocketmq::v2;
@@ -43,7 +47,9 @@ struct GroupView {
 
 class MessagingService final : public v2::MessagingService::CallbackService {
  public:
-  MessagingService(ProxySettings settings, std::shared_ptr<client::ClientInstance> cluster);
+  // `access_control`: the ACL every call is checked against (grpc_access.hpp); none = no check.
+  MessagingService(ProxySettings settings, std::shared_ptr<client::ClientInstance> cluster,
+                   std::shared_ptr<const acl::AccessControl> access_control = nullptr);
   ~MessagingService() override;  // runs the workers' queued tasks, then joins them
 
   grpc::ServerUnaryReactor* QueryRoute(grpc::CallbackServerContext* context, const v2::QueryRouteRequest* request,
@@ -84,6 +90,15 @@ class MessagingService final : public v2::MessagingService::CallbackService {
  private:
   class TelemetryStream;
   class ReceiveStream;
+
+  // UNAUTHORIZED with the reason when the ACL refuses the call's `request`; nothing when it is
+  // allowed or the proxy checks no ACL.
+  std::optional<v2::Status> refusal(const grpc::CallbackServerContext& context,
+                                    const google::protobuf::Message& request) const;
+  // The call answered with the refusal, or nullptr when it may go on.
+  template <typename Response>
+  grpc::ServerUnaryReactor* refused(grpc::CallbackServerContext* context, const google::protobuf::Message& request,
+                                    Response* response) const;
 
   // Answers the call on a worker: `answer` may wait on name servers and brokers, and fills the
   // response; the call finishes OK after it (RocketMQ's status is in the response).
@@ -163,6 +178,7 @@ class MessagingService final : public v2::MessagingService::CallbackService {
 
   const ProxySettings settings_;
   const std::shared_ptr<client::ClientInstance> cluster_;
+  const std::shared_ptr<const acl::AccessControl> access_control_;
   QueueChooser chooser_;
   const std::shared_ptr<TelemetrySessions> sessions_ = std::make_shared<TelemetrySessions>();
   std::mutex group_views_mutex_;

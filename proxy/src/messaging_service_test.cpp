@@ -2,6 +2,13 @@
 
 #include <gtest/gtest.h>
 #include <grpcpp/grpcpp.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "grpc_access.hpp"
+#include "mqkit/acl/access_control.hpp"
 
 namespace mqkit::proxy {
 namespace {
@@ -52,30 +59,49 @@ TEST_F(MessagingServiceTest, ConsumersGetTheirGroupsOrderAndDeliveryAttempts) {
   EXPECT_EQ(service_.settings_reply(unknown).status().code(), v2::UNRECOGNIZED_CLIENT_TYPE);
 }
 
-// The calls themselves, through a gRPC channel to the service alone (no cluster behind it).
-class MessagingServiceCallTest : public MessagingServiceTest {
- protected:
-  void SetUp() override {
+// A gRPC server in this process serving `service` alone, and a stub calling it.
+class InProcessServer {
+ public:
+  explicit InProcessServer(MessagingService& service) {
     grpc::ServerBuilder builder;
     int port = 0;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
-    builder.RegisterService(&service_);
+    builder.RegisterService(&service);
     server_ = builder.BuildAndStart();
-    ASSERT_NE(server_, nullptr);
-    ASSERT_NE(port, 0);
+    EXPECT_NE(server_, nullptr);
+    EXPECT_NE(port, 0);
     stub_ = v2::MessagingService::NewStub(
         grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
   }
-  void TearDown() override {
+  ~InProcessServer() {
     if (server_ != nullptr) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
   }
-  std::unique_ptr<grpc::ClientContext> context() const {
+  static std::unique_ptr<grpc::ClientContext> context() {
     auto context = std::make_unique<grpc::ClientContext>();
     context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
     return context;
   }
+  v2::MessagingService::Stub& stub() { return *stub_; }
+
+ private:
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<v2::MessagingService::Stub> stub_;
+};
+
+// The client closes its side of a Telemetry stream: the proxy ends it with nothing more to read.
+void expect_clean_end(grpc::ClientReaderWriter<v2::TelemetryCommand, v2::TelemetryCommand>& stream) {
+  ASSERT_TRUE(stream.WritesDone());
+  v2::TelemetryCommand reply;
+  EXPECT_FALSE(stream.Read(&reply));
+  EXPECT_TRUE(stream.Finish().ok());
+}
+
+// The calls themselves, through a gRPC channel to the service alone (no cluster behind it).
+class MessagingServiceCallTest : public MessagingServiceTest {
+ protected:
+  static std::unique_ptr<grpc::ClientContext> context() { return InProcessServer::context(); }
+  InProcessServer server_{service_};
+  v2::MessagingService::Stub* stub_ = &server_.stub();
 };
 
 TEST_F(MessagingServiceCallTest, HeartbeatsNeedAClientIdAndType) {
@@ -183,9 +209,92 @@ TEST_F(MessagingServiceCallTest, TelemetryAnswersSettings) {
   ASSERT_TRUE(stream->Write(command));
   ASSERT_TRUE(stream->Read(&reply));
   EXPECT_EQ(reply.status().code(), v2::UNRECOGNIZED_CLIENT_TYPE);
-  ASSERT_TRUE(stream->WritesDone());
-  EXPECT_FALSE(stream->Read(&reply));
-  EXPECT_TRUE(stream->Finish().ok());
+  expect_clean_end(*stream);
+}
+
+// With ACL on, every call is checked before anything else: refusals are UNAUTHORIZED with the
+// reason, in the call's response (on Telemetry, as a command on the stream).
+class MessagingServiceAclTest : public ::testing::Test {
+ protected:
+  static std::shared_ptr<const acl::AccessControl> load_acl(const std::filesystem::path& dir) {
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "acl.toml") << R"([[accounts]]
+access_key = "producer1"
+secret_key = "secret-p1"
+topic_perms = ["Orders=PUB"]
+)";
+    auto loaded = acl::AccessControl::load(dir / "acl.toml");
+    EXPECT_TRUE(loaded.is_ok()) << loaded.status().message();
+    return loaded.is_ok() ? *loaded : nullptr;
+  }
+  static std::unique_ptr<grpc::ClientContext> signed_context(const std::string& access_key, const std::string& secret_key) {
+    auto context = InProcessServer::context();
+    context->AddMetadata("x-mq-date-time", "20261201T130722Z");
+    context->AddMetadata("authorization", *authorization_header(access_key, secret_key, "20261201T130722Z"));
+    return context;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::filesystem::path dir_ = std::filesystem::temp_directory_path() / ("proxy-acl-" + std::to_string(::getpid()));
+  MessagingService service_{ProxySettings{}, nullptr, load_acl(dir_)};
+  InProcessServer server_{service_};
+};
+
+TEST_F(MessagingServiceAclTest, UnaryCallsAreCheckedFirst) {
+  v2::QueryRouteRequest route;
+  route.mutable_topic()->set_name("Orders");
+  v2::QueryRouteResponse routed;
+  ASSERT_TRUE(server_.stub().QueryRoute(InProcessServer::context().get(), route, &routed).ok());
+  EXPECT_EQ(routed.status().code(), v2::UNAUTHORIZED);
+  EXPECT_NE(routed.status().message().find("carries no AccessKey"), std::string::npos) << routed.status().message();
+  // Allowed: it goes on to the next check (no endpoints were named).
+  ASSERT_TRUE(server_.stub().QueryRoute(signed_context("producer1", "secret-p1").get(), route, &routed).ok());
+  EXPECT_EQ(routed.status().code(), v2::ILLEGAL_ACCESS_POINT);
+
+  v2::SendMessageRequest send;
+  send.add_messages()->mutable_topic()->set_name("Payments");
+  v2::SendMessageResponse sent;
+  ASSERT_TRUE(server_.stub().SendMessage(signed_context("producer1", "secret-p1").get(), send, &sent).ok());
+  EXPECT_EQ(sent.status().code(), v2::UNAUTHORIZED);
+  EXPECT_EQ(sent.status().message(), "AccessKey producer1 has no PUB permission on topic Payments (it has DENY)");
+  ASSERT_TRUE(server_.stub().SendMessage(signed_context("producer1", "wrong-secret").get(), send, &sent).ok());
+  EXPECT_TRUE(sent.status().message().starts_with("signature check failed")) << sent.status().message();
+}
+
+TEST_F(MessagingServiceAclTest, ReceivesAreRefusedOnTheStream) {
+  v2::ReceiveMessageRequest request;
+  request.mutable_group()->set_name("GroupA");
+  request.mutable_message_queue()->mutable_topic()->set_name("Orders");
+  request.set_batch_size(1);
+  auto call = signed_context("producer1", "secret-p1");
+  auto reader = server_.stub().ReceiveMessage(call.get(), request);
+  v2::ReceiveMessageResponse response;
+  ASSERT_TRUE(reader->Read(&response));
+  EXPECT_EQ(response.status().code(), v2::UNAUTHORIZED);
+  EXPECT_NE(response.status().message().find("no SUB permission"), std::string::npos) << response.status().message();
+  EXPECT_FALSE(reader->Read(&response));
+  EXPECT_TRUE(reader->Finish().ok());
+}
+
+TEST_F(MessagingServiceAclTest, TelemetrySettingsAreCheckedAndTheStreamStays) {
+  auto call = signed_context("producer1", "secret-p1");
+  auto stream = server_.stub().Telemetry(call.get());
+  v2::TelemetryCommand command;
+  command.mutable_settings()->set_client_type(v2::PRODUCER);
+  command.mutable_settings()->mutable_publishing()->add_topics()->set_name("Payments");
+  ASSERT_TRUE(stream->Write(command));
+  v2::TelemetryCommand reply;
+  ASSERT_TRUE(stream->Read(&reply));
+  EXPECT_EQ(reply.status().code(), v2::UNAUTHORIZED);
+  EXPECT_FALSE(reply.has_settings());
+  // Allowed: the settings go on to their own checks (with no cluster behind this service, a
+  // refusal that needs no broker shows it).
+  command.mutable_settings()->mutable_publishing()->mutable_topics(0)->set_name("Orders");
+  command.mutable_settings()->set_client_type(v2::CLIENT_TYPE_UNSPECIFIED);
+  ASSERT_TRUE(stream->Write(command));
+  ASSERT_TRUE(stream->Read(&reply));
+  EXPECT_EQ(reply.status().code(), v2::UNRECOGNIZED_CLIENT_TYPE);
+  expect_clean_end(*stream);
 }
 
 }  // namespace

@@ -49,6 +49,11 @@ constexpr plugin::v1::ConfigField kFields[] = {
      .description = "Threads answering calls that wait on name servers or brokers (routes, settings, "
                     "transactions); sends, receives and acks never wait on one",
      .min = 1, .max = 256},
+    {.key = "acl_enable", .type = ValueType::kBool, .default_value = "false",
+     .description = "Check every gRPC call against acl_file: the client's signature, account, topic and group "
+                    "permissions"},
+    {.key = "acl_file", .type = ValueType::kString, .default_value = "acl.toml",
+     .description = "The ACL file (the broker's format, docs/acl.md); relative to this config file's directory"},
 };
 constexpr plugin::v1::ConfigSchema kSchema{kFields, std::size(kFields)};
 
@@ -56,7 +61,7 @@ constexpr plugin::v1::ConfigSchema kSchema{kFields, std::size(kFields)};
 
 const plugin::v1::ConfigSchema& proxy_schema() { return kSchema; }
 
-ProxySettings proxy_settings(const plugin::v1::ConfigValues& values) {
+ProxySettings proxy_settings(const plugin::v1::ConfigValues& values, const std::filesystem::path& base_directory) {
   using std::chrono::milliseconds;
   ProxySettings s;
   s.listen_host = values.get_string("listen_host");
@@ -79,6 +84,9 @@ ProxySettings proxy_settings(const plugin::v1::ConfigValues& values) {
   s.max_long_polling_time = milliseconds(values.get_duration_ms("max_long_polling_time"));
   s.send_timeout = milliseconds(values.get_duration_ms("send_timeout"));
   s.worker_threads = values.get_int("worker_threads");
+  s.acl_enable = values.get_bool("acl_enable");
+  s.acl_file = values.get_string("acl_file");
+  if (s.acl_file.is_relative() && !base_directory.empty()) s.acl_file = base_directory / s.acl_file;
   return s;
 }
 

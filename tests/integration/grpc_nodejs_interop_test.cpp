@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <initializer_list>
 #include <map>
 #include <memory>
@@ -135,14 +136,17 @@ class GrpcNodejsInteropTest : public ::testing::Test {
     ASSERT_TRUE(broker.is_ok()) << broker.to_string();
     // Consumer scenarios use invisible durations of 2 s, below the proxy's default minimum of 10 s
     // for a receive (RocketMQ 5's minInvisibleTimeMillsForRecv, which its own tests lower too).
-    const auto proxy = cluster_->add_proxy({"proxy.min_invisible_time=1s"});
+    auto proxy_sets = proxy_overrides();
+    proxy_sets.push_back("proxy.min_invisible_time=1s");
+    const auto proxy = cluster_->add_proxy(proxy_sets);
     ASSERT_TRUE(proxy.is_ok()) << proxy.to_string();
   }
 
   void TearDown() override { cluster_.reset(); }
 
-  // Extra --set values of the broker.
+  // Extra --set values of the broker and of the proxy.
   virtual std::vector<std::string> broker_overrides() const { return {}; }
+  virtual std::vector<std::string> proxy_overrides() { return {}; }
 
   // Creates `topic` on the broker the way RocketMQ 5's admin tools do: UPDATE_AND_CREATE_TOPIC,
   // with the topic's accepted message type in the `attributes` field ("+message.type=FIFO"; none
@@ -762,6 +766,81 @@ TEST_F(GrpcNodejsTransactionTest, OrphanTransactionsEndAsTheProducersCheckerSays
   ASSERT_NO_FATAL_FAILURE(expect_committed(topic, *committed, output));
   ASSERT_NO_FATAL_FAILURE(expect_never_stored(topic, *rolled_back, seconds(3)));
   EXPECT_EQ(stored(topic).size(), 1u) << "the topic holds more than the committed message";
+}
+
+// The account the Node.js client signs its calls with ($MQKIT_NODE_ACCESS_KEY / _SECRET_KEY,
+// read by scenarios.js) while the object lives; none when `access_key` is empty.
+class ScopedNodeCredentials {
+ public:
+  ScopedNodeCredentials(const std::string& access_key, const std::string& secret_key) {
+    if (access_key.empty()) return;
+    ::setenv("MQKIT_NODE_ACCESS_KEY", access_key.c_str(), 1);
+    ::setenv("MQKIT_NODE_SECRET_KEY", secret_key.c_str(), 1);
+  }
+  ~ScopedNodeCredentials() {
+    ::unsetenv("MQKIT_NODE_ACCESS_KEY");
+    ::unsetenv("MQKIT_NODE_SECRET_KEY");
+  }
+  ScopedNodeCredentials(const ScopedNodeCredentials&) = delete;
+  ScopedNodeCredentials& operator=(const ScopedNodeCredentials&) = delete;
+};
+
+// mqproxy with acl_enable: the client signs each call (sessionCredentials), and the proxy checks
+// its signature and its account's permissions on the topics and groups each call names.
+class GrpcNodejsAclTest : public GrpcNodejsInteropTest {
+ protected:
+  static constexpr const char* kTopic = "GrpcNodejs_acl";
+  static constexpr const char* kGroup = "GrpcNodejsAclGroup";
+
+  std::vector<std::string> proxy_overrides() override {
+    const auto dir = fresh_directory("grpc-nodejs-acl");
+    std::ofstream(dir / "acl.toml") << R"([[accounts]]
+access_key = "grpc-user"
+secret_key = "grpc-secret-1"
+default_topic_perm = "DENY"
+default_group_perm = "DENY"
+topic_perms = ["GrpcNodejs_acl=PUB|SUB"]
+group_perms = ["GrpcNodejsAclGroup=SUB"]
+
+[[accounts]]
+access_key = "grpc-reader"
+secret_key = "grpc-secret-2"
+topic_perms = ["GrpcNodejs_acl=SUB"]
+group_perms = ["GrpcNodejsAclGroup=SUB"]
+)";
+    return {"proxy.acl_enable=true", "proxy.acl_file=" + (dir / "acl.toml").string()};
+  }
+};
+
+// An account with PUB and SUB on the topic and SUB on the group produces and consumes through the
+// proxy as without ACL: simple_consume's checks hold (every message received once, acked), and the
+// group's offsets reach the end of the topic.
+TEST_F(GrpcNodejsAclTest, SignedClientsWithTheirPermissionsProduceAndConsume) {
+  ASSERT_NO_FATAL_FAILURE(create_topic(kTopic));
+  ASSERT_NO_FATAL_FAILURE(create_group(kGroup, false, 16));
+  const ScopedNodeCredentials credentials("grpc-user", "grpc-secret-1");
+  std::string output;
+  ASSERT_NO_FATAL_FAILURE(run_scenario("simple_consume", kTopic, output, {kGroup, "4"}));
+  EXPECT_EQ(results(output, "message").size(), 4u) << output;
+  ASSERT_NO_FATAL_FAILURE(expect_offsets_at_the_end(kGroup, kTopic));
+}
+
+// No account, an unknown one, a wrong secret, and an account without PUB on the topic: each
+// producer's startup is refused UNAUTHORIZED, and nothing reaches the topic.
+TEST_F(GrpcNodejsAclTest, ClientsTheAclRefusesCannotStart) {
+  ASSERT_NO_FATAL_FAILURE(create_topic(kTopic));
+  const std::pair<std::string, std::string> accounts[] = {
+      {"", ""}, {"grpc-nobody", "grpc-secret-1"}, {"grpc-user", "not-the-secret"}, {"grpc-reader", "grpc-secret-2"}};
+  for (const auto& [access_key, secret_key] : accounts) {
+    SCOPED_TRACE("account \"" + access_key + "\"");
+    const ScopedNodeCredentials credentials(access_key, secret_key);
+    std::string output;
+    ASSERT_NO_FATAL_FAILURE(run_scenario("unauthorized", kTopic, output));
+    const auto errors = results(output, "startup_error");
+    ASSERT_EQ(errors.size(), 1u) << output;
+    EXPECT_EQ(number(errors[0], "code"), 40100) << output;
+  }
+  EXPECT_TRUE(stored(kTopic).empty());
 }
 
 }  // namespace

@@ -10,6 +10,9 @@
 //   simple_consume <group> [count] [invisible ms], redelivery <group> [invisible ms],
 //   change_invisible <group> [invisible ms] [changed invisible ms],
 //   fifo_consume <group> [messages per message group], dead_letter <group> [max attempts] [invisible ms].
+// ACL (a proxy with acl_enable): unauthorized (a producer's startup must be refused UNAUTHORIZED).
+// Every client signs its calls with the account in $MQKIT_NODE_ACCESS_KEY / $MQKIT_NODE_SECRET_KEY
+// when they are set (the client's sessionCredentials).
 // Standard output carries only lines "RESULT <json>" (what the C++ test checks against what the
 // broker stored); the client's own log, and every ReceiveMessage, AckMessage and
 // ChangeInvisibleDuration exchanged with the proxy, go to standard error. Exits 0 when the
@@ -39,6 +42,7 @@ const UNSPECIFIED_RESOLUTION = 0, COMMIT = 1, ROLLBACK = 2;
 const Source = { 0: 'SOURCE_UNSPECIFIED', 1: 'SOURCE_CLIENT', 2: 'SOURCE_SERVER_CHECK' };
 const Permission = { 0: 'PERMISSION_UNSPECIFIED', 1: 'NONE', 2: 'READ', 3: 'WRITE', 4: 'READ_WRITE' };
 const READ = 2, READ_WRITE = 4;
+const CODE_UNAUTHORIZED = 40100;
 const CODE_OK = 20000, CODE_NOT_FOUND = 40400, CODE_TOPIC_NOT_FOUND = 40402, CODE_MESSAGE_NOT_FOUND = 40401;
 const DIGEST_MD5 = 2;
 const ContentCase = ReceiveMessageResponse.ContentCase;
@@ -92,6 +96,11 @@ function clientExceptionIn(err) {
   return undefined;
 }
 
+// The account every client signs with, when the test names one.
+const sessionCredentials = process.env.MQKIT_NODE_ACCESS_KEY
+  ? { accessKey: process.env.MQKIT_NODE_ACCESS_KEY, accessSecret: process.env.MQKIT_NODE_SECRET_KEY || '' }
+  : undefined;
+
 // Every client started (producers and consumers): all are shut down at the end, whatever happened.
 const clients = [];
 
@@ -101,7 +110,7 @@ const clients = [];
 // EndTransaction (request and answer) and each RecoverOrphanedTransactionCommand the proxy sent on
 // the telemetry stream (as it came, before the client decodes it for its checker).
 function newProducer(withTopic, checker) {
-  const options = { endpoints, namespace: '', requestTimeout: REQUEST_TIMEOUT_MS, logger, maxAttempts: 1 };
+  const options = { endpoints, namespace: '', requestTimeout: REQUEST_TIMEOUT_MS, logger, maxAttempts: 1, sessionCredentials };
   if (withTopic) options.topics = [ topic ];
   if (checker) options.checker = checker;
   const producer = new Producer(options);
@@ -287,7 +296,7 @@ const rawByHandle = new Map();
 // asked for and an MD5 body digest (uppercase hex) that matches the body.
 function newConsumer(group, awaitDuration = AWAIT_MS) {
   const consumer = new SimpleConsumer({
-    endpoints, namespace: '', requestTimeout: REQUEST_TIMEOUT_MS, logger, consumerGroup: group,
+    endpoints, namespace: '', requestTimeout: REQUEST_TIMEOUT_MS, logger, consumerGroup: group, sessionCredentials,
     subscriptions: new Map([ [ topic, '*' ] ]), awaitDuration,
     maxRetryAttempts: 1,  // an INTERNAL_ERROR fails the scenario instead of being retried
   });
@@ -618,6 +627,23 @@ const scenarios = {
 
   // A topic that does not exist: a producer declaring it fails to start, and a send to it from a
   // started producer fails, both with the proxy's NOT_FOUND / TOPIC_NOT_FOUND status.
+  // A producer whose account the proxy's ACL refuses (none, an unknown one, a wrong secret, or
+  // one without PUB on the topic): its startup's first call is answered UNAUTHORIZED.
+  async unauthorized() {
+    const refused = newProducer(true);
+    let startupError;
+    try {
+      await within(STARTUP_MS, 'startup of a producer the ACL refuses', refused.producer.startup());
+    } catch (err) {
+      startupError = err;
+    }
+    expect(startupError, `a producer of ${topic} started though the proxy's ACL should refuse it`);
+    const status = clientExceptionIn(startupError);
+    result('startup_error', { error: describe(startupError), code: status && status.code });
+    expect(status && status.code === CODE_UNAUTHORIZED,
+      `the startup failed, but not with UNAUTHORIZED from the proxy: ${describe(startupError)}`);
+  },
+
   async unknown_topic() {
     const declared = newProducer(true);
     let startupError;

@@ -12,6 +12,7 @@
 
 #include "mqkit/client/client_config.hpp"
 #include "mqkit/kernel/lifecycle.hpp"
+#include "mqkit/kernel/periodic_tasks.hpp"
 #include "mqkit/proxy/proxy_settings.hpp"
 
 namespace grpc {
@@ -22,6 +23,10 @@ namespace mqkit::client {
 class ClientInstance;
 }
 
+namespace mqkit::acl {
+class AccessControl;
+}
+
 namespace mqkit::proxy {
 
 class MessagingService;
@@ -29,8 +34,11 @@ class MessagingService;
 class ProxyServer final : public kernel::Component {
  public:
   // `cluster_config` (resolved) says how to reach the cluster: name servers, ACL account, and
-  // the [client.transport] plugin, which the client instance loads.
-  ProxyServer(ProxySettings settings, client::ClientConfig cluster_config);
+  // the [client.transport] plugin, which the client instance loads. `access_control`: the ACL
+  // file's rules when `settings.acl_enable` (loaded by the caller, so that a bad file stops the
+  // start); the proxy reloads it when it changes.
+  ProxyServer(ProxySettings settings, client::ClientConfig cluster_config,
+              std::shared_ptr<acl::AccessControl> access_control = nullptr);
   ~ProxyServer() override;
 
   std::string_view name() const noexcept override { return "proxy"; }
@@ -42,8 +50,10 @@ class ProxyServer final : public kernel::Component {
  private:
   const ProxySettings settings_;
   const client::ClientConfig cluster_config_;
+  const std::shared_ptr<acl::AccessControl> access_control_;
   std::shared_ptr<client::ClientInstance> cluster_;
   std::unique_ptr<MessagingService> service_;
+  kernel::PeriodicTasks tasks_;  // the ACL file's reload
   std::unique_ptr<grpc::Server> server_;
   std::uint16_t port_ = 0;
 };

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <string>
 
 #include "mqkit/plugin/v1/config.hpp"
@@ -41,9 +42,15 @@ struct ProxySettings {
   // Threads answering the calls that wait on name servers or brokers (a route or group not
   // cached yet, settings, transactions); sends, receives and acks are asynchronous.
   std::int64_t worker_threads = 8;
+  // Check every gRPC call against acl_file (RocketMQ's enableACL): the client's signature,
+  // account, and its permissions on the topics and groups the call names (docs/acl.md).
+  bool acl_enable = false;
+  std::filesystem::path acl_file = "acl.toml";  // resolved against the config file's directory
 };
 
 const plugin::v1::ConfigSchema& proxy_schema();
-ProxySettings proxy_settings(const plugin::v1::ConfigValues& values);
+// `base_directory`: the config file's directory, where a relative acl_file lies (empty: the
+// working directory).
+ProxySettings proxy_settings(const plugin::v1::ConfigValues& values, const std::filesystem::path& base_directory = {});
 
 }  // namespace mqkit::proxy
