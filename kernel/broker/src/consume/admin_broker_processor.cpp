@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "consumer_status.hpp"
-#include "mqkit/acl/access_control.hpp"
 #include "header_reader.hpp"
+#include "mqkit/acl/access_control.hpp"
 #include "mqkit/broker/consume/admin_bodies.hpp"
 #include "mqkit/broker/send/schedule_message_service.hpp"
 #include "mqkit/kernel/logging.hpp"
@@ -15,6 +15,7 @@
 #include "mqkit/protocol/java_properties.hpp"
 #include "mqkit/protocol/topic_attributes.hpp"
 #include "mqkit/protocol/validation.hpp"
+#include "pop_service.hpp"
 #include "queue_stats.hpp"
 #include "reset_offset.hpp"
 
@@ -207,6 +208,7 @@ void AdminBrokerProcessor::delete_topic(const RemotingCommand& request, const Re
   kernel::logger("broker")->info("topic {} deleted by {}", topic, responder.channel()->remote_address());
   if (auto removed = context_.topics->remove(topic); !removed) return respond_status(responder, removed);
   context_.offsets->remove_topic(topic);
+  if (context_.pops != nullptr) context_.pops->forget_topic(topic);
   respond_status(responder, context_.store->delete_topic(topic));
 }
 
@@ -453,7 +455,10 @@ void AdminBrokerProcessor::delete_subscription_group(const RemotingCommand& requ
   const bool clean_offsets = fields.optional_bool("cleanOffset", false);  // 5.x admin tools
   if (!fields.ok()) return responder.fail(rc::kSystemError, fields.error());
   kernel::logger("broker")->info("group {} deleted by {}", group, responder.channel()->remote_address());
-  if (clean_offsets) context_.offsets->remove_group(group);
+  if (clean_offsets) {
+    context_.offsets->remove_group(group);
+    if (context_.pops != nullptr) context_.pops->forget_group(group);
+  }
   respond_status(responder, context_.groups->remove(group));
 }
 

@@ -8,6 +8,7 @@
 
 #include "child_process.hpp"
 #include "consume_test_support.hpp"
+#include "pop_service.hpp"
 #include "mqkit/acl/access_control.hpp"
 #include "mqkit/broker/consume/admin_bodies.hpp"
 #include "mqkit/plugin/v1/runtime_figures.hpp"
@@ -173,9 +174,11 @@ TEST_F(AdminBrokerProcessorTest, CreateTopicRefusesReservedAndInvalidNames) {
   EXPECT_EQ(call(testing::make_request(rq::kUpdateAndCreateTopic, {{"topic", "X"}})).code, rc::kSystemError);
 }
 
-TEST_F(AdminBrokerProcessorTest, DeleteTopicForgetsConfigMessagesAndOffsets) {
+TEST_F(AdminBrokerProcessorTest, DeleteTopicForgetsConfigMessagesOffsetsAndPops) {
   fill();
   context().offsets->commit("cg", "T", 0, 2);
+  const PopRequest pop_queue_0{.group = "pg", .topic = "T", .queue_id = 0, .read_queue_nums = 2};
+  ASSERT_EQ(context().pops->pop(pop_queue_0).value().records.size(), 3U);
   const auto before = context().topics->snapshot().data_version;
   EXPECT_EQ(call(testing::make_request(rq::kDeleteTopicInBroker, {{"topic", "T"}})).code, rc::kSuccess);
   EXPECT_FALSE(context().topics->find("T").has_value());
@@ -184,6 +187,12 @@ TEST_F(AdminBrokerProcessorTest, DeleteTopicForgetsConfigMessagesAndOffsets) {
   EXPECT_EQ(context().store->max_offset("T", 0), 0);
   EXPECT_EQ(call(testing::make_request(rq::kDeleteTopicInBroker, {{"topic", "TBW102"}})).code, rc::kSystemError);
   EXPECT_TRUE(context().topics->find("TBW102").has_value());
+
+  // Created again, the topic's queues start at offset 0, and a pop takes its first message.
+  testing::create_topic(context(), "T", 2);
+  testing::append(context(), TestMessage{"T", 0, "new", "", "", ""});
+  harness_.wait_dispatched();
+  EXPECT_EQ(context().pops->pop(pop_queue_0).value().records.size(), 1U);
 }
 
 TEST_F(AdminBrokerProcessorTest, QueueOffsetsAndTimes) {
@@ -660,6 +669,29 @@ TEST_F(AdminBrokerProcessorTest, SubscriptionGroupsCanBeManaged) {
             rc::kSuccess);
   EXPECT_FALSE(context().groups->find("g1").has_value());
   EXPECT_FALSE(context().offsets->query("g1", "T", 0).has_value());
+}
+
+// Deleting a group with cleanOffset drops what it popped too; without, its pops stay, as its offsets do.
+TEST_F(AdminBrokerProcessorTest, DeleteGroupWithCleanOffsetForgetsItsPops) {
+  fill();
+  const auto delete_group = [this](const char* group, const char* clean) {
+    auto create = testing::make_request(rq::kUpdateAndCreateSubscriptionGroup, {});
+    protocol::set_body(create, std::string(R"({"groupName":")") + group + R"("})");
+    ASSERT_EQ(call(std::move(create)).code, rc::kSuccess);
+    ASSERT_EQ(call(testing::make_request(rq::kDeleteSubscriptionGroup, {{"groupName", group}, {"cleanOffset", clean}})).code,
+              rc::kSuccess);
+  };
+  const auto popped = [this](const char* group) {
+    auto outcome = context().pops->pop(PopRequest{.group = group, .topic = "T", .queue_id = 0, .read_queue_nums = 2});
+    EXPECT_TRUE(outcome.is_ok()) << outcome.status().to_string();
+    return outcome.is_ok() ? outcome->records.size() : 0U;
+  };
+  ASSERT_EQ(popped("kept"), 3U);
+  ASSERT_EQ(popped("cleaned"), 3U);
+  delete_group("kept", "false");
+  delete_group("cleaned", "true");
+  EXPECT_EQ(popped("kept"), 0U) << "still invisible: its pops were kept";
+  EXPECT_EQ(popped("cleaned"), 3U) << "its pops were forgotten: it reads the queue from its start again";
 }
 
 TEST_F(AdminBrokerProcessorTest, AllConsumerOffsetsAndGroupsForSlaves) {

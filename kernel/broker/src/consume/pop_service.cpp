@@ -265,6 +265,16 @@ std::optional<std::int64_t> PopService::next_visible(const std::string& group, c
   return earliest;
 }
 
+void PopService::forget_topic(const std::string& topic) {
+  std::lock_guard lock(mutex_);
+  if (std::erase_if(ledgers_, [&](const auto& entry) { return std::get<1>(entry.first) == topic; }) > 0) ++changes_;
+}
+
+void PopService::forget_group(const std::string& group) {
+  std::lock_guard lock(mutex_);
+  if (std::erase_if(ledgers_, [&](const auto& entry) { return std::get<0>(entry.first) == group; }) > 0) ++changes_;
+}
+
 bool PopService::ack(const std::string& group, const std::string& topic, std::int32_t queue_id, std::int64_t offset,
                      std::int64_t pop_time) {
   std::lock_guard lock(mutex_);

@@ -87,6 +87,12 @@ class PopService : public std::enable_shared_from_this<PopService> {
   std::optional<std::int64_t> change_invisible(const std::string& group, const std::string& topic, std::int32_t queue_id,
                                                std::int64_t offset, std::int64_t pop_time, std::int64_t invisible_ms);
 
+  // Drops what every group popped of `topic` (deleted: a topic created again under its name starts
+  // its queues at offset 0), or what `group` popped of any topic (its offsets cleaned). Their
+  // receipts no longer ack anything.
+  void forget_topic(const std::string& topic);
+  void forget_group(const std::string& group);
+
  private:
   using InFlight = PopInFlight;
   using Ledger = PopLedger;
