@@ -6,6 +6,8 @@ namespace {
 
 using plugin::v1::ValueType;
 
+constexpr const char* kTlsModes[] = {"disabled", "permissive", "enforcing", nullptr};
+
 constexpr plugin::v1::ConfigField kFields[] = {
     {.key = "listen_host", .type = ValueType::kString, .default_value = "0.0.0.0",
      .description = "Address the gRPC server listens on"},
@@ -54,6 +56,17 @@ constexpr plugin::v1::ConfigField kFields[] = {
                     "permissions"},
     {.key = "acl_file", .type = ValueType::kString, .default_value = "acl.toml",
      .description = "The ACL file (the broker's format, docs/acl.md); relative to this config file's directory"},
+    {.key = "tls_mode", .type = ValueType::kString, .default_value = "disabled",
+     .description = "gRPC clients connect over: disabled (plaintext), enforcing (TLS only), permissive (plaintext on "
+                    "listen_port and TLS on tls_listen_port) (RocketMQ tlsMode)",
+     .allowed = kTlsModes},
+    {.key = "tls_listen_port", .type = ValueType::kInt, .default_value = "-1",
+     .description = "With tls_mode permissive: the port serving TLS (0 = any free port)", .min = -1, .max = 65535},
+    {.key = "tls_cert_file", .type = ValueType::kString, .default_value = "",
+     .description = "PEM certificate chain shown to clients; empty (with tls_key_file): a self-signed one made at "
+                    "start, as RocketMQ's tlsTestModeEnable"},
+    {.key = "tls_key_file", .type = ValueType::kString, .default_value = "",
+     .description = "PEM private key of tls_cert_file (not encrypted)"},
 };
 constexpr plugin::v1::ConfigSchema kSchema{kFields, std::size(kFields)};
 
@@ -61,8 +74,13 @@ constexpr plugin::v1::ConfigSchema kSchema{kFields, std::size(kFields)};
 
 const plugin::v1::ConfigSchema& proxy_schema() { return kSchema; }
 
-ProxySettings proxy_settings(const plugin::v1::ConfigValues& values, const std::filesystem::path& base_directory) {
+plugin::v1::Result<ProxySettings> proxy_settings(const plugin::v1::ConfigValues& values,
+                                                 const std::filesystem::path& base_directory) {
   using std::chrono::milliseconds;
+  const auto resolved = [&](std::filesystem::path path) {
+    if (!path.empty() && path.is_relative() && !base_directory.empty()) return base_directory / path;
+    return path;
+  };
   ProxySettings s;
   s.listen_host = values.get_string("listen_host");
   s.listen_port = static_cast<std::uint16_t>(values.get_int("listen_port"));
@@ -85,8 +103,24 @@ ProxySettings proxy_settings(const plugin::v1::ConfigValues& values, const std::
   s.send_timeout = milliseconds(values.get_duration_ms("send_timeout"));
   s.worker_threads = values.get_int("worker_threads");
   s.acl_enable = values.get_bool("acl_enable");
-  s.acl_file = values.get_string("acl_file");
-  if (s.acl_file.is_relative() && !base_directory.empty()) s.acl_file = base_directory / s.acl_file;
+  s.acl_file = resolved(values.get_string("acl_file"));
+  const std::string& tls_mode = values.get_string("tls_mode");
+  s.tls_mode = tls_mode == "enforcing"    ? TlsMode::kEnforcing
+               : tls_mode == "permissive" ? TlsMode::kPermissive
+                                          : TlsMode::kDisabled;
+  s.tls_listen_port = static_cast<std::int32_t>(values.get_int("tls_listen_port"));
+  s.tls_cert_file = resolved(values.get_string("tls_cert_file"));
+  s.tls_key_file = resolved(values.get_string("tls_key_file"));
+  if (s.tls_mode == TlsMode::kPermissive && s.tls_listen_port < 0) {
+    return plugin::v1::Status::invalid_argument(
+        "proxy.tls_mode permissive serves TLS on proxy.tls_listen_port: set it (0 = any free port)");
+  }
+  if (s.tls_mode == TlsMode::kPermissive && s.tls_listen_port != 0 && s.tls_listen_port == s.listen_port) {
+    return plugin::v1::Status::invalid_argument("proxy.tls_listen_port must differ from proxy.listen_port");
+  }
+  if (s.tls_cert_file.empty() != s.tls_key_file.empty()) {
+    return plugin::v1::Status::invalid_argument("proxy.tls_cert_file and proxy.tls_key_file go together: set both or neither");
+  }
   return s;
 }
 

@@ -35,6 +35,7 @@
 #include "mqkit/protocol/codes.hpp"
 #include "mqkit/protocol/header_fields.hpp"
 #include "remoting_client.hpp"
+#include "tls_identity.hpp"
 
 namespace mqkit::testing {
 namespace {
@@ -768,21 +769,24 @@ TEST_F(GrpcNodejsTransactionTest, OrphanTransactionsEndAsTheProducersCheckerSays
   EXPECT_EQ(stored(topic).size(), 1u) << "the topic holds more than the committed message";
 }
 
-// The account the Node.js client signs its calls with ($MQKIT_NODE_ACCESS_KEY / _SECRET_KEY,
-// read by scenarios.js) while the object lives; none when `access_key` is empty.
-class ScopedNodeCredentials {
+// Environment variables scenarios.js reads (the account the Node.js client signs with, TLS),
+// set while the object lives; an empty value is left unset.
+class ScopedNodeEnvironment {
  public:
-  ScopedNodeCredentials(const std::string& access_key, const std::string& secret_key) {
-    if (access_key.empty()) return;
-    ::setenv("MQKIT_NODE_ACCESS_KEY", access_key.c_str(), 1);
-    ::setenv("MQKIT_NODE_SECRET_KEY", secret_key.c_str(), 1);
+  ScopedNodeEnvironment(std::initializer_list<std::pair<std::string, std::string>> variables) {
+    for (const auto& [name, value] : variables) {
+      names_.push_back(name);
+      if (!value.empty()) ::setenv(name.c_str(), value.c_str(), 1);
+    }
   }
-  ~ScopedNodeCredentials() {
-    ::unsetenv("MQKIT_NODE_ACCESS_KEY");
-    ::unsetenv("MQKIT_NODE_SECRET_KEY");
+  ~ScopedNodeEnvironment() {
+    for (const auto& name : names_) ::unsetenv(name.c_str());
   }
-  ScopedNodeCredentials(const ScopedNodeCredentials&) = delete;
-  ScopedNodeCredentials& operator=(const ScopedNodeCredentials&) = delete;
+  ScopedNodeEnvironment(const ScopedNodeEnvironment&) = delete;
+  ScopedNodeEnvironment& operator=(const ScopedNodeEnvironment&) = delete;
+
+ private:
+  std::vector<std::string> names_;
 };
 
 // mqproxy with acl_enable: the client signs each call (sessionCredentials), and the proxy checks
@@ -818,7 +822,7 @@ group_perms = ["GrpcNodejsAclGroup=SUB"]
 TEST_F(GrpcNodejsAclTest, SignedClientsWithTheirPermissionsProduceAndConsume) {
   ASSERT_NO_FATAL_FAILURE(create_topic(kTopic));
   ASSERT_NO_FATAL_FAILURE(create_group(kGroup, false, 16));
-  const ScopedNodeCredentials credentials("grpc-user", "grpc-secret-1");
+  const ScopedNodeEnvironment credentials{{"MQKIT_NODE_ACCESS_KEY", "grpc-user"}, {"MQKIT_NODE_SECRET_KEY", "grpc-secret-1"}};
   std::string output;
   ASSERT_NO_FATAL_FAILURE(run_scenario("simple_consume", kTopic, output, {kGroup, "4"}));
   EXPECT_EQ(results(output, "message").size(), 4u) << output;
@@ -833,7 +837,7 @@ TEST_F(GrpcNodejsAclTest, ClientsTheAclRefusesCannotStart) {
       {"", ""}, {"grpc-nobody", "grpc-secret-1"}, {"grpc-user", "not-the-secret"}, {"grpc-reader", "grpc-secret-2"}};
   for (const auto& [access_key, secret_key] : accounts) {
     SCOPED_TRACE("account \"" + access_key + "\"");
-    const ScopedNodeCredentials credentials(access_key, secret_key);
+    const ScopedNodeEnvironment credentials{{"MQKIT_NODE_ACCESS_KEY", access_key}, {"MQKIT_NODE_SECRET_KEY", secret_key}};
     std::string output;
     ASSERT_NO_FATAL_FAILURE(run_scenario("unauthorized", kTopic, output));
     const auto errors = results(output, "startup_error");
@@ -841,6 +845,29 @@ TEST_F(GrpcNodejsAclTest, ClientsTheAclRefusesCannotStart) {
     EXPECT_EQ(number(errors[0], "code"), 40100) << output;
   }
   EXPECT_TRUE(stored(kTopic).empty());
+}
+
+// mqproxy with tls_mode enforcing: the client connects with TLS (sslEnabled), trusting the
+// proxy's certificate, and produces as over plaintext.
+class GrpcNodejsTlsTest : public GrpcNodejsInteropTest {
+ protected:
+  std::vector<std::string> proxy_overrides() override {
+    return {"proxy.tls_mode=enforcing", "proxy.tls_cert_file=" + identity_.cert, "proxy.tls_key_file=" + identity_.key};
+  }
+  std::filesystem::path dir_ = fresh_directory("grpc-nodejs-tls");
+  TlsIdentity identity_ = make_tls_identity(dir_, "proxy");
+};
+
+TEST_F(GrpcNodejsTlsTest, ProducerConnectsOverTls) {
+  const std::string topic = "GrpcNodejs_tls";
+  ASSERT_NO_FATAL_FAILURE(create_topic(topic));
+  const ScopedNodeEnvironment tls{{"MQKIT_NODE_TLS", "1"}, {"NODE_EXTRA_CA_CERTS", identity_.cert}};
+  std::string output;
+  ASSERT_NO_FATAL_FAILURE(run_scenario("produce", topic, output, {"3"}));
+  const auto receipts = results(output, "receipt");
+  ASSERT_EQ(receipts.size(), 3u) << output;
+  const auto messages = stored_at_least(topic, receipts.size());
+  for (const auto& receipt : receipts) EXPECT_NE(find_by_id(messages, text(receipt, "messageId")), nullptr);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <fstream>
 #include <map>
+#include <regex>
 #include <set>
 #include <thread>
 
@@ -13,6 +14,7 @@
 #include "client_cluster.hpp"
 #include "local_cluster.hpp"
 #include "mqkit/client/client_instance.hpp"
+#include "tls_identity.hpp"
 
 namespace mqkit::testing {
 namespace {
@@ -22,19 +24,21 @@ using namespace std::chrono_literals;
 
 class ProxyTest : public ::testing::Test {
  protected:
-  // Extra --set values of the broker (a subclass's).
+  // Extra --set values of the broker and of the proxy (a subclass's).
   virtual std::vector<std::string> broker_overrides() const { return {}; }
+  virtual std::vector<std::string> proxy_overrides() { return {}; }
+  // How the test's stub connects to the proxy.
+  virtual std::shared_ptr<grpc::ChannelCredentials> channel_credentials() { return grpc::InsecureChannelCredentials(); }
 
   void SetUp() override {
     ASSERT_TRUE(cluster_.add_namesrv().is_ok());
     ASSERT_TRUE(cluster_.add_broker({.name = "broker-a", .overrides = broker_overrides()}).is_ok());
-    ASSERT_TRUE(cluster_.add_proxy().is_ok());
+    ASSERT_TRUE(cluster_.add_proxy(proxy_overrides()).is_ok());
     auto instance = client::ClientInstance::create(fast_client_config(cluster_));
     ASSERT_TRUE(instance.is_ok()) << instance.status().to_string();
     instance_ = std::move(instance).value();
     ASSERT_TRUE(instance_->start().is_ok());
-    stub_ = v2::MessagingService::NewStub(
-        grpc::CreateChannel(cluster_.proxy_addr(0), grpc::InsecureChannelCredentials()));
+    stub_ = v2::MessagingService::NewStub(grpc::CreateChannel(cluster_.proxy_addr(0), channel_credentials()));
   }
 
   void create_topic(const std::string& topic, std::map<std::string, std::string> attribute_changes = {}) {
@@ -607,6 +611,89 @@ TEST_F(ProxyTransactionTest, AnOrphanedTransactionIsCheckedWithTheProducerOnItsT
   ASSERT_EQ(delivered.size(), 1U);
   EXPECT_EQ(delivered[0].body(), "orphan");
   context.TryCancel();
+}
+
+// TLS toward gRPC clients (tls_mode): RocketMQ 5's Java client connects with TLS unless told not
+// to, and trusts whatever certificate the proxy shows.
+class ProxyTlsTest : public ProxyTest {
+ protected:
+  std::vector<std::string> proxy_overrides() override {
+    return {"proxy.tls_mode=enforcing", "proxy.tls_cert_file=" + identity_.cert, "proxy.tls_key_file=" + identity_.key};
+  }
+  std::shared_ptr<grpc::ChannelCredentials> channel_credentials() override {
+    return grpc::SslCredentials({.pem_root_certs = pem(identity_.cert)});
+  }
+  static std::string pem(const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  // A QueryRoute through a channel of its own: whether the call got through.
+  grpc::Status route_through(const std::string& address, const std::shared_ptr<grpc::ChannelCredentials>& credentials) {
+    auto stub = v2::MessagingService::NewStub(grpc::CreateChannel(address, credentials));
+    v2::QueryRouteRequest request;
+    request.mutable_topic()->set_name("ProxyTls");
+    v2::QueryRouteResponse response;
+    grpc::ClientContext context;
+    prepare(context);
+    context.set_deadline(std::chrono::system_clock::now() + 3s);
+    return stub->QueryRoute(&context, request, &response);
+  }
+
+  std::filesystem::path dir_ = fresh_directory("proxy-tls");
+  TlsIdentity identity_ = make_tls_identity(dir_, "proxy");
+};
+
+TEST_F(ProxyTlsTest, ClientsSendOverTlsAndPlaintextIsRefused) {
+  create_topic("ProxyTls");
+  ASSERT_EQ(send({message("ProxyTls", "0A000001000000000000000000010001", "over tls")}).status().code(), v2::OK);
+  const auto stored = pull_all_of_topic("ProxyTls", 1);
+  ASSERT_EQ(stored.size(), 1U);
+  EXPECT_EQ(stored[0].body, "over tls");
+  EXPECT_FALSE(route_through(cluster_.proxy_addr(0), grpc::InsecureChannelCredentials()).ok())
+      << "a plaintext client got through an enforcing proxy";
+}
+
+// Without certificate files the proxy makes a self-signed certificate at start; a client that
+// does not verify certificates (as RocketMQ 5's Java client does not) connects.
+class ProxySelfSignedTlsTest : public ProxyTlsTest {
+ protected:
+  std::vector<std::string> proxy_overrides() override { return {"proxy.tls_mode=enforcing"}; }
+  std::shared_ptr<grpc::ChannelCredentials> channel_credentials() override {
+    grpc::experimental::TlsChannelCredentialsOptions options;
+    options.set_verify_server_certs(false);
+    return grpc::experimental::TlsCredentials(options);
+  }
+};
+
+TEST_F(ProxySelfSignedTlsTest, ClientsThatTrustAnyCertificateConnect) {
+  create_topic("ProxyTls");
+  ASSERT_EQ(send({message("ProxyTls", "0A000001000000000000000000010002", "self-signed")}).status().code(), v2::OK);
+  EXPECT_EQ(pull_all_of_topic("ProxyTls", 1).size(), 1U);
+  // A client that verifies against its own CA refuses the made-up certificate.
+  EXPECT_FALSE(route_through(cluster_.proxy_addr(0), grpc::SslCredentials({.pem_root_certs = pem(identity_.cert)})).ok());
+}
+
+// Permissive: plaintext on listen_port (the ready line's) and TLS on tls_listen_port (in the log).
+class ProxyPermissiveTlsTest : public ProxyTlsTest {
+ protected:
+  std::vector<std::string> proxy_overrides() override {
+    auto overrides = ProxyTlsTest::proxy_overrides();
+    overrides[0] = "proxy.tls_mode=permissive";
+    overrides.push_back("proxy.tls_listen_port=0");
+    return overrides;
+  }
+  std::shared_ptr<grpc::ChannelCredentials> channel_credentials() override { return grpc::InsecureChannelCredentials(); }
+};
+
+TEST_F(ProxyPermissiveTlsTest, PlaintextOnOnePortAndTlsOnTheOther) {
+  const std::string log = cluster_.proxy(0).log_tail(20'000);
+  std::smatch found;
+  ASSERT_TRUE(std::regex_search(log, found, std::regex(R"(\(plaintext\) and 127\.0\.0\.1:(\d+) \(TLS\))"))) << log;
+  const std::string tls_address = "127.0.0.1:" + found[1].str();
+  create_topic("ProxyTls");
+  EXPECT_TRUE(route_through(cluster_.proxy_addr(0), grpc::InsecureChannelCredentials()).ok());
+  EXPECT_TRUE(route_through(tls_address, ProxyTlsTest::channel_credentials()).ok());
+  EXPECT_FALSE(route_through(tls_address, grpc::InsecureChannelCredentials()).ok());
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
+#include <openssl/x509v3.h>
 
 #include <cstdio>
 #include <stdexcept>
@@ -22,6 +23,14 @@ TlsIdentity make_tls_identity(const std::filesystem::path& dir, const std::strin
   X509_NAME_add_entry_by_txt(subject, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>(name.c_str()), -1,
                              -1, 0);
   X509_set_issuer_name(cert, subject);
+  // Clients that check the server's name (gRPC's) connect to 127.0.0.1 or localhost.
+  X509V3_CTX context;
+  X509V3_set_ctx_nodb(&context);
+  X509V3_set_ctx(&context, cert, cert, nullptr, nullptr, 0);
+  if (X509_EXTENSION* names = X509V3_EXT_conf_nid(nullptr, &context, NID_subject_alt_name, "DNS:localhost,IP:127.0.0.1")) {
+    X509_add_ext(cert, names, -1);
+    X509_EXTENSION_free(names);
+  }
   X509_sign(cert, key, EVP_sha256());
   TlsIdentity identity{(dir / (name + ".crt")).string(), (dir / (name + ".key")).string()};
   FILE* out = std::fopen(identity.cert.c_str(), "w");

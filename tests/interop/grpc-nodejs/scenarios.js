@@ -12,7 +12,8 @@
 //   fifo_consume <group> [messages per message group], dead_letter <group> [max attempts] [invisible ms].
 // ACL (a proxy with acl_enable): unauthorized (a producer's startup must be refused UNAUTHORIZED).
 // Every client signs its calls with the account in $MQKIT_NODE_ACCESS_KEY / $MQKIT_NODE_SECRET_KEY
-// when they are set (the client's sessionCredentials).
+// when they are set (the client's sessionCredentials), and connects with TLS when $MQKIT_NODE_TLS is 1
+// (the proxy's certificate must then be trusted: $NODE_EXTRA_CA_CERTS).
 // Standard output carries only lines "RESULT <json>" (what the C++ test checks against what the
 // broker stored); the client's own log, and every ReceiveMessage, AckMessage and
 // ChangeInvisibleDuration exchanged with the proxy, go to standard error. Exits 0 when the
@@ -101,6 +102,8 @@ const sessionCredentials = process.env.MQKIT_NODE_ACCESS_KEY
   ? { accessKey: process.env.MQKIT_NODE_ACCESS_KEY, accessSecret: process.env.MQKIT_NODE_SECRET_KEY || '' }
   : undefined;
 
+const sslEnabled = process.env.MQKIT_NODE_TLS === '1';
+
 // Every client started (producers and consumers): all are shut down at the end, whatever happened.
 const clients = [];
 
@@ -110,7 +113,7 @@ const clients = [];
 // EndTransaction (request and answer) and each RecoverOrphanedTransactionCommand the proxy sent on
 // the telemetry stream (as it came, before the client decodes it for its checker).
 function newProducer(withTopic, checker) {
-  const options = { endpoints, namespace: '', requestTimeout: REQUEST_TIMEOUT_MS, logger, maxAttempts: 1, sessionCredentials };
+  const options = { endpoints, namespace: '', requestTimeout: REQUEST_TIMEOUT_MS, logger, maxAttempts: 1, sessionCredentials, sslEnabled };
   if (withTopic) options.topics = [ topic ];
   if (checker) options.checker = checker;
   const producer = new Producer(options);
@@ -296,7 +299,7 @@ const rawByHandle = new Map();
 // asked for and an MD5 body digest (uppercase hex) that matches the body.
 function newConsumer(group, awaitDuration = AWAIT_MS) {
   const consumer = new SimpleConsumer({
-    endpoints, namespace: '', requestTimeout: REQUEST_TIMEOUT_MS, logger, consumerGroup: group, sessionCredentials,
+    endpoints, namespace: '', requestTimeout: REQUEST_TIMEOUT_MS, logger, consumerGroup: group, sessionCredentials, sslEnabled,
     subscriptions: new Map([ [ topic, '*' ] ]), awaitDuration,
     maxRetryAttempts: 1,  // an INTERNAL_ERROR fails the scenario instead of being retried
   });

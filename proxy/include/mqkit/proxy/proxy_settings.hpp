@@ -12,6 +12,11 @@
 
 namespace mqkit::proxy {
 
+// How gRPC clients connect (RocketMQ's proxy tlsMode). RocketMQ's permissive mode tells TLS from
+// plaintext on one port; gRPC's C++ server cannot, so permissive serves plaintext on listen_port
+// and TLS on tls_listen_port.
+enum class TlsMode { kDisabled, kPermissive, kEnforcing };
+
 struct ProxySettings {
   std::string listen_host = "0.0.0.0";
   std::uint16_t listen_port = 8081;  // RocketMQ's grpcServerPort
@@ -45,12 +50,21 @@ struct ProxySettings {
   // Check every gRPC call against acl_file (RocketMQ's enableACL): the client's signature,
   // account, and its permissions on the topics and groups the call names (docs/acl.md).
   bool acl_enable = false;
+  TlsMode tls_mode = TlsMode::kDisabled;
+  std::int32_t tls_listen_port = -1;  // permissive: the TLS port (0 = any free one)
+  // PEM certificate chain and private key clients are shown; both empty with TLS on: a
+  // self-signed certificate made at start. Resolved against the config file's directory.
+  std::filesystem::path tls_cert_file{};
+  std::filesystem::path tls_key_file{};
   std::filesystem::path acl_file = "acl.toml";  // resolved against the config file's directory
 };
 
 const plugin::v1::ConfigSchema& proxy_schema();
+// The settings; InvalidArgument naming the keys when they do not fit together (permissive
+// without tls_listen_port, one of tls_cert_file and tls_key_file without the other).
 // `base_directory`: the config file's directory, where a relative acl_file lies (empty: the
 // working directory).
-ProxySettings proxy_settings(const plugin::v1::ConfigValues& values, const std::filesystem::path& base_directory = {});
+plugin::v1::Result<ProxySettings> proxy_settings(const plugin::v1::ConfigValues& values,
+                                                 const std::filesystem::path& base_directory = {});
 
 }  // namespace mqkit::proxy
