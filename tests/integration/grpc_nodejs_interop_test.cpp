@@ -861,7 +861,7 @@ class GrpcNodejsTlsTest : public GrpcNodejsInteropTest {
 TEST_F(GrpcNodejsTlsTest, ProducerConnectsOverTls) {
   const std::string topic = "GrpcNodejs_tls";
   ASSERT_NO_FATAL_FAILURE(create_topic(topic));
-  const ScopedNodeEnvironment tls{{"MQKIT_NODE_TLS", "1"}, {"NODE_EXTRA_CA_CERTS", identity_.cert}};
+  const ScopedNodeEnvironment tls{{"MQKIT_NODE_TLS", "1"}, {"GRPC_DEFAULT_SSL_ROOTS_FILE_PATH", identity_.cert}};
   std::string output;
   ASSERT_NO_FATAL_FAILURE(run_scenario("produce", topic, output, {"3"}));
   const auto receipts = results(output, "receipt");

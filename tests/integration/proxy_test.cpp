@@ -620,8 +620,12 @@ class ProxyTlsTest : public ProxyTest {
   std::vector<std::string> proxy_overrides() override {
     return {"proxy.tls_mode=enforcing", "proxy.tls_cert_file=" + identity_.cert, "proxy.tls_key_file=" + identity_.key};
   }
-  std::shared_ptr<grpc::ChannelCredentials> channel_credentials() override {
-    return grpc::SslCredentials({.pem_root_certs = pem(identity_.cert)});
+  std::shared_ptr<grpc::ChannelCredentials> channel_credentials() override { return trusting(identity_.cert); }
+  // TLS trusting the certificate in `cert_file` alone.
+  static std::shared_ptr<grpc::ChannelCredentials> trusting(const std::string& cert_file) {
+    grpc::SslCredentialsOptions options;
+    options.pem_root_certs = pem(cert_file);
+    return grpc::SslCredentials(options);
   }
   static std::string pem(const std::string& path) {
     std::ifstream in(path);
@@ -648,7 +652,7 @@ TEST_F(ProxyTlsTest, ClientsSendOverTlsAndPlaintextIsRefused) {
   ASSERT_EQ(send({message("ProxyTls", "0A000001000000000000000000010001", "over tls")}).status().code(), v2::OK);
   const auto stored = pull_all_of_topic("ProxyTls", 1);
   ASSERT_EQ(stored.size(), 1U);
-  EXPECT_EQ(stored[0].body, "over tls");
+  EXPECT_EQ(stored[0].body(), "over tls");
   EXPECT_FALSE(route_through(cluster_.proxy_addr(0), grpc::InsecureChannelCredentials()).ok())
       << "a plaintext client got through an enforcing proxy";
 }
@@ -670,7 +674,7 @@ TEST_F(ProxySelfSignedTlsTest, ClientsThatTrustAnyCertificateConnect) {
   ASSERT_EQ(send({message("ProxyTls", "0A000001000000000000000000010002", "self-signed")}).status().code(), v2::OK);
   EXPECT_EQ(pull_all_of_topic("ProxyTls", 1).size(), 1U);
   // A client that verifies against its own CA refuses the made-up certificate.
-  EXPECT_FALSE(route_through(cluster_.proxy_addr(0), grpc::SslCredentials({.pem_root_certs = pem(identity_.cert)})).ok());
+  EXPECT_FALSE(route_through(cluster_.proxy_addr(0), trusting(identity_.cert)).ok());
 }
 
 // Permissive: plaintext on listen_port (the ready line's) and TLS on tls_listen_port (in the log).

@@ -13,7 +13,7 @@
 // ACL (a proxy with acl_enable): unauthorized (a producer's startup must be refused UNAUTHORIZED).
 // Every client signs its calls with the account in $MQKIT_NODE_ACCESS_KEY / $MQKIT_NODE_SECRET_KEY
 // when they are set (the client's sessionCredentials), and connects with TLS when $MQKIT_NODE_TLS is 1
-// (the proxy's certificate must then be trusted: $NODE_EXTRA_CA_CERTS).
+// (trusting the certificates in $GRPC_DEFAULT_SSL_ROOTS_FILE_PATH, as grpc-js does).
 // Standard output carries only lines "RESULT <json>" (what the C++ test checks against what the
 // broker stored); the client's own log, and every ReceiveMessage, AckMessage and
 // ChangeInvisibleDuration exchanged with the proxy, go to standard error. Exits 0 when the
