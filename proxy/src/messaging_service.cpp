@@ -72,13 +72,22 @@ class MessagingService::ReceiveStream final : public grpc::ServerWriteReactor<v2
     return stream;
   }
 
-  // Writes `responses` in order and finishes; nothing when the call is over already.
-  void answer(std::vector<v2::ReceiveMessageResponse> responses) {
+  // Writes `responses` in order and finishes; nothing when the call is over already. `done` then
+  // learns whether the client got every response.
+  void answer(std::vector<v2::ReceiveMessageResponse> responses, std::function<void(bool delivered)> done = {}) {
+    bool taken = false;
     {
       std::lock_guard lock(mutex_);
-      if (state_ != State::kWaiting) return;
-      state_ = State::kWriting;
-      responses_ = std::move(responses);
+      if (state_ == State::kWaiting) {
+        state_ = State::kWriting;
+        responses_ = std::move(responses);
+        done_ = std::move(done);
+        taken = true;
+      }
+    }
+    if (!taken) {
+      if (done) done(false);  // the call is over
+      return;
     }
     StartWrite(&responses_.front());
   }
@@ -95,6 +104,7 @@ class MessagingService::ReceiveStream final : public grpc::ServerWriteReactor<v2
       std::lock_guard lock(mutex_);
       state_ = State::kFinished;
     }
+    if (done_) done_(ok);
     Finish(grpc::Status::OK);
   }
 
@@ -118,6 +128,7 @@ class MessagingService::ReceiveStream final : public grpc::ServerWriteReactor<v2
   State state_ = State::kWaiting;
   std::vector<v2::ReceiveMessageResponse> responses_;
   std::size_t written_ = 0;
+  std::function<void(bool delivered)> done_;  // set with responses_
   std::shared_ptr<ReceiveStream> self_;  // until gRPC is done with the call
 };
 
@@ -504,8 +515,10 @@ v2::TelemetryCommand MessagingService::accept_settings(const v2::Settings& setti
 void MessagingService::forget_client(const std::string& client_id,
                                      const std::shared_ptr<TelemetrySessions::Session>& session) {
   // A client that is gone stops being heartbeated, and its record goes with its stream (a live
-  // client opens a new stream and sends its settings again).
+  // client opens a new stream and sends its settings again). What it was consuming is no longer
+  // held for it.
   sessions_->close(session);
+  release(renewals_.take_client(client_id));
   std::lock_guard lock(consumers_mutex_);
   consumers_.erase(client_id);
 }
@@ -533,9 +546,13 @@ grpc::ServerWriteReactor<v2::ReceiveMessageResponse>* MessagingService::ReceiveM
     stream->answer(make_status(v2::ILLEGAL_TOPIC, invalid.message()));
     return stream.get();
   }
-  const std::int64_t invisible_ms = request->has_invisible_duration() ? ms_of(request->invisible_duration())
-                                                                       : settings_.default_invisible_time.count();
-  if (invisible_ms < settings_.min_invisible_time.count() || invisible_ms > settings_.max_invisible_time.count()) {
+  // A push consumer asks the proxy to keep what it received invisible while it consumes
+  // (auto_renew): the pop gets the default invisible time and is renewed from then on.
+  const bool renewed = request->auto_renew() && settings_.enable_auto_renew;
+  const std::int64_t invisible_ms = request->has_invisible_duration() && !renewed ? ms_of(request->invisible_duration())
+                                                                                  : settings_.default_invisible_time.count();
+  if (!renewed &&
+      (invisible_ms < settings_.min_invisible_time.count() || invisible_ms > settings_.max_invisible_time.count())) {
     stream->answer(make_status(v2::ILLEGAL_INVISIBLE_TIME,
                                "the invisible time must be between " + std::to_string(settings_.min_invisible_time.count()) +
                                    " and " + std::to_string(settings_.max_invisible_time.count()) + " ms"));
@@ -572,33 +589,36 @@ grpc::ServerWriteReactor<v2::ReceiveMessageResponse>* MessagingService::ReceiveM
     pop.expression_type = std::string(filter::kSql92ExpressionType);
   }
   const std::string& broker_name = request->message_queue().broker().name();
+  const std::string renewing_client = renewed ? client_id_of(*context) : std::string();
   if (cached_route(pop.topic) != nullptr) {
     if (const auto group = cached_group_view(pop.consumer_group)) {
-      pop_for(stream, broker_name, topic_resource, std::move(pop), group->fifo);
+      pop_for(stream, broker_name, topic_resource, std::move(pop), group->fifo, renewing_client);
       return stream.get();
     }
   }
   // A cancelled call's request goes before the stream does: the worker takes copies.
-  const bool queued = run_on_worker([this, stream, broker_name, topic_resource, pop = std::move(pop)]() mutable {
+  const bool queued = run_on_worker([this, stream, broker_name, topic_resource, renewing_client, pop = std::move(pop)]() mutable {
     if (auto route = route_for_send(pop.topic); !route) {
       return stream->answer(status_of_failure(route.status(), v2::TOPIC_NOT_FOUND));
     }
     const bool fifo = group_view(pop.consumer_group, pop.topic).fifo;
-    pop_for(stream, broker_name, topic_resource, std::move(pop), fifo);
+    pop_for(stream, broker_name, topic_resource, std::move(pop), fifo, renewing_client);
   });
   if (!queued) stream->answer(stopping_status());
   return stream.get();
 }
 
 void MessagingService::pop_for(std::shared_ptr<ReceiveStream> stream, const std::string& broker_name,
-                               const v2::Resource& topic, client::PopMessageRequest pop, bool fifo) {
+                               const v2::Resource& topic, client::PopMessageRequest pop, bool fifo,
+                               const std::string& renewing_client) {
   const std::string address = cluster_->find_broker_master(broker_name);
   if (address.empty()) return stream->answer(make_status(v2::NOT_FOUND, "no master address of broker " + broker_name));
   pop.order = fifo;
   const auto timeout = std::chrono::milliseconds(pop.poll_ms) + settings_.send_timeout;
   cluster_->api().pop_message_async(
       address, broker_name, pop, timeout,
-      [stream = std::move(stream), topic](client::Result<client::PopResult> popped) {
+      [this, stream = std::move(stream), topic, renewing_client, group = pop.consumer_group,
+       topic_name = pop.topic](client::Result<client::PopResult> popped) {
         if (!popped) return stream->answer(status_of_failure(popped.status(), v2::TOPIC_NOT_FOUND));
         if (!popped->found) return stream->answer(make_status(v2::MESSAGE_NOT_FOUND, "no new message"));
         std::vector<v2::ReceiveMessageResponse> responses(1 + popped->messages.size());
@@ -606,8 +626,85 @@ void MessagingService::pop_for(std::shared_ptr<ReceiveStream> stream, const std:
         for (std::size_t i = 0; i < popped->messages.size(); ++i) {
           *responses[i + 1].mutable_message() = to_grpc_message(popped->messages[i], topic);
         }
-        stream->answer(std::move(responses));
+        if (renewing_client.empty()) return stream->answer(std::move(responses));
+        // Kept invisible from now on, until the client acks, nacks or leaves. Registered before
+        // the client can ack; taken out again (and made visible soon) when it never got them.
+        std::vector<RenewedDelivery> deliveries;
+        for (std::size_t i = 1; i < responses.size(); ++i) {
+          const auto& system = responses[i].message().system_properties();
+          auto receipt = protocol::decode_pop_receipt(system.receipt_handle());
+          if (!receipt) continue;
+          deliveries.push_back({.client_id = renewing_client, .group = group, .topic = topic_name,
+                                .message_id = system.message_id(), .client_handle = system.receipt_handle(),
+                                .handle = system.receipt_handle(), .visible_again_at_ms = receipt->visible_again_at(),
+                                .received_at_ms = now_ms()});
+          renewals_.add(deliveries.back());
+        }
+        stream->answer(std::move(responses), [this, deliveries = std::move(deliveries)](bool delivered) mutable {
+          if (delivered) return;
+          for (auto& delivery : deliveries) {
+            if (auto current = renewals_.take(delivery.group, delivery.message_id, delivery.client_handle)) {
+              delivery.handle = std::move(*current);
+            }
+          }
+          release(std::move(deliveries));
+        });
       });
+}
+
+std::string MessagingService::current_handle(const std::string& group, const std::string& message_id,
+                                            const std::string& client_handle) {
+  return renewals_.take(group, message_id, client_handle, settings_.send_timeout).value_or(client_handle);
+}
+
+void MessagingService::renew_receipts() {
+  for (auto& delivery : renewals_.due(now_ms(), settings_.renew_ahead_time.count())) {
+    if (!run_on_worker([this, delivery] { renew(delivery); })) renewals_.drop(delivery);
+  }
+}
+
+void MessagingService::renew(const RenewedDelivery& delivery) {
+  if (now_ms() - delivery.received_at_ms >= settings_.renew_max_time.count()) {
+    // Consumed for too long: no longer held; it comes back when its invisible time ends.
+    log()->warn("stopped renewing message {} of group {} for client {}: consumed for longer than renew_max_time",
+                delivery.message_id, delivery.group, delivery.client_id);
+    return renewals_.drop(delivery);
+  }
+  const auto receipt = protocol::decode_pop_receipt(delivery.handle);
+  const std::string address = receipt ? cluster_->find_broker_master(receipt->broker_name) : std::string();
+  if (address.empty()) {
+    if (renewals_.failed(delivery)) log()->warn("gave up renewing message {}: no master of its broker", delivery.message_id);
+    return;
+  }
+  const auto duration = renewal_duration(delivery.renewals);
+  auto changed = cluster_->api().change_invisible_time(address, delivery.group, delivery.topic, delivery.handle,
+                                                       duration.count(), settings_.send_timeout);
+  if (changed) {
+    const auto renewed = protocol::decode_pop_receipt(*changed);
+    return renewals_.renewed(delivery, *changed, renewed ? renewed->visible_again_at() : now_ms() + duration.count());
+  }
+  // The broker refuses a handle whose delivery is over (acked, or delivered again): nothing to hold.
+  if (changed.status().code() == plugin::v1::StatusCode::kInvalidArgument) return renewals_.drop(delivery);
+  if (renewals_.failed(delivery)) {
+    log()->warn("gave up renewing message {} of group {}: {}", delivery.message_id, delivery.group,
+                changed.status().to_string());
+  }
+}
+
+void MessagingService::release(std::vector<RenewedDelivery> deliveries) {
+  if (deliveries.empty()) return;
+  // Visible again soon rather than at the end of their invisible time (RocketMQ's
+  // invisibleTimeMillisWhenClear), so that the group's other consumers get them.
+  const bool queued = run_on_worker([this, deliveries = std::move(deliveries)] {
+    for (const auto& delivery : deliveries) {
+      const auto receipt = protocol::decode_pop_receipt(delivery.handle);
+      const std::string address = receipt ? cluster_->find_broker_master(receipt->broker_name) : std::string();
+      if (address.empty()) continue;
+      (void)cluster_->api().change_invisible_time(address, delivery.group, delivery.topic, delivery.handle,
+                                                  settings_.invisible_time_when_clear.count(), settings_.send_timeout);
+    }
+  });
+  (void)queued;  // stopping: they come back when their invisible time ends
 }
 
 std::variant<MessagingService::LiveDelivery, v2::Status> MessagingService::live_delivery(const std::string& handle) const {
@@ -649,7 +746,7 @@ grpc::ServerUnaryReactor* MessagingService::AckMessage(grpc::CallbackServerConte
       *result->mutable_status() = std::move(status);
       if (pending->fetch_sub(1, std::memory_order_acq_rel) == 1) summarize();
     };
-    const std::string& handle = request->entries(i).receipt_handle();
+    const std::string handle = current_handle(group, request->entries(i).message_id(), request->entries(i).receipt_handle());
     auto delivery = live_delivery(handle);
     if (auto* refused = std::get_if<v2::Status>(&delivery)) {
       settle(std::move(*refused));
@@ -702,6 +799,7 @@ grpc::ServerUnaryReactor* MessagingService::RecallMessage(grpc::CallbackServerCo
 
 void MessagingService::notify_client_termination(const std::string& client_id,
                                                  v2::NotifyClientTerminationResponse& response) {
+  release(renewals_.take_client(client_id));
   // A consumer leaves its group at once rather than when its heartbeats stop.
   std::optional<ConsumerClient> consumer;
   {
@@ -802,13 +900,14 @@ void MessagingService::change_invisible_duration(const v2::ChangeInvisibleDurati
                                                                               std::to_string(settings_.max_invisible_time.count()) + " ms");
     return;
   }
-  auto delivery = live_delivery(request.receipt_handle());
+  const std::string handle = current_handle(wire_name(request.group()), request.message_id(), request.receipt_handle());
+  auto delivery = live_delivery(handle);
   if (auto* refused = std::get_if<v2::Status>(&delivery)) {
     *response.mutable_status() = std::move(*refused);
     return;
   }
   auto changed = cluster_->api().change_invisible_time(std::get<LiveDelivery>(delivery).broker_address, wire_name(request.group()), wire_name(request.topic()),
-                                                       request.receipt_handle(), invisible_ms, settings_.send_timeout);
+                                                       handle, invisible_ms, settings_.send_timeout);
   if (!changed) {
     // The broker refuses a handle whose delivery is over (acked, or delivered again).
     *response.mutable_status() = changed.status().code() == plugin::v1::StatusCode::kInvalidArgument
@@ -822,10 +921,11 @@ void MessagingService::change_invisible_duration(const v2::ChangeInvisibleDurati
 void MessagingService::forward_to_dead_letter_queue(const v2::ForwardMessageToDeadLetterQueueRequest& request,
                                                     v2::ForwardMessageToDeadLetterQueueResponse& response) {
   const auto answer = [&response](v2::Status status) { *response.mutable_status() = std::move(status); };
-  auto delivery = live_delivery(request.receipt_handle());
+  const std::string group = wire_name(request.group());
+  const std::string handle = current_handle(group, request.message_id(), request.receipt_handle());
+  auto delivery = live_delivery(handle);
   if (auto* refused = std::get_if<v2::Status>(&delivery)) return answer(std::move(*refused));
   const auto& [receipt, address] = std::get<LiveDelivery>(delivery);
-  const std::string group = wire_name(request.group());
   const std::string topic = wire_name(request.topic());
   // The message as stored (its commit log offset), then CONSUMER_SEND_MSG_BACK with delay level
   // -1, which puts it in %DLQ%group, as RocketMQ's proxy forwards; then the delivery ends.
@@ -852,7 +952,7 @@ void MessagingService::forward_to_dead_letter_queue(const v2::ForwardMessageToDe
   if (auto sent = cluster_->api().consumer_send_message_back(address, back, settings_.send_timeout); !sent) {
     return answer(status_of_failure(sent, v2::NOT_FOUND));
   }
-  if (auto acked = cluster_->api().ack_message(address, group, topic, request.receipt_handle(), settings_.send_timeout); !acked) {
+  if (auto acked = cluster_->api().ack_message(address, group, topic, handle, settings_.send_timeout); !acked) {
     return answer(status_of_failure(acked, v2::NOT_FOUND));
   }
   return answer(ok_status());

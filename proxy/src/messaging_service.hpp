@@ -26,6 +26,7 @@
 #include "mqkit/protocol/pop_receipt.hpp"
 #include "mqkit/proxy/proxy_settings.hpp"
 #include "queue_choice.hpp"
+#include "receipt_renewals.hpp"
 #include "telemetry_sessions.hpp"
 
 namespace mqkit::acl {
@@ -82,6 +83,10 @@ class MessagingService final : public v2::MessagingService::CallbackService {
   grpc::ServerUnaryReactor* RecallMessage(grpc::CallbackServerContext* context, const v2::RecallMessageRequest* request,
                                           v2::RecallMessageResponse* response) override;
 
+  // Renews the deliveries held for push consumers whose invisible time ends within
+  // renew_ahead_time (on the workers; called every renew_interval).
+  void renew_receipts();
+
   // The settings a client is answered with on its Telemetry stream: its own, with the proxy's
   // retry policy and publishing limits for a producer, its group's order and delivery attempts
   // (`group`) for a consumer. A status other than OK refuses the client.
@@ -125,14 +130,22 @@ class MessagingService final : public v2::MessagingService::CallbackService {
     std::string broker_address;
   };
   std::variant<LiveDelivery, v2::Status> live_delivery(const std::string& handle) const;
+  // The handle to use at the broker for the delivery the client names with `client_handle`: the
+  // renewed one when the proxy holds it for the client (which it no longer does after this).
+  std::string current_handle(const std::string& group, const std::string& message_id, const std::string& client_handle);
+  // One renewal of a held delivery (waits on a broker).
+  void renew(const RenewedDelivery& delivery);
+  // Deliveries no longer held for their client: made visible again after invisible_time_when_clear.
+  void release(std::vector<RenewedDelivery> deliveries);
 
   // A send whose route is known goes to the chosen queue's master; `done` gets the response's status.
   void send_to_broker(const client::TopicRouteInfo& route, std::shared_ptr<BrokerBoundSend> send,
                       v2::SendMessageResponse* response, std::function<void()> done);
   // A receive whose route and group are known: a pop of the named broker, answered on `stream`.
   // `topic` is the resource the client named.
+  // `renewing_client`: the push consumer the messages are then held for (auto_renew); empty: none.
   void pop_for(std::shared_ptr<ReceiveStream> stream, const std::string& broker_name, const v2::Resource& topic,
-               client::PopMessageRequest pop, bool fifo);
+               client::PopMessageRequest pop, bool fifo, const std::string& renewing_client);
 
   // A client's settings on its Telemetry stream, and what follows from them: a consumer is
   // recorded and heartbeated to its brokers; checks of a producer's transactions come to
@@ -185,6 +198,7 @@ class MessagingService final : public v2::MessagingService::CallbackService {
   std::map<std::string, std::pair<GroupView, std::chrono::steady_clock::time_point>> group_views_;
   std::mutex consumers_mutex_;
   std::map<std::string, ConsumerClient> consumers_;  // by client id
+  ReceiptRenewals renewals_;
   std::mutex checked_topics_mutex_;
   std::set<std::string> checked_topics_;
   // Last: its tasks use the members above, and it is joined first.

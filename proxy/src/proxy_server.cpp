@@ -103,8 +103,10 @@ Status ProxyServer::start() {
   if (settings_.acl_enable) {
     tasks_.add("reload-acl-file", acl::kAclFileCheckInterval, acl::kAclFileCheckInterval,
                [control = access_control_] { control->reload_if_changed(); });
-    tasks_.start("ProxyTasks");
   }
+  tasks_.add("renew-receipts", settings_.renew_interval, settings_.renew_interval,
+             [service = service_.get()] { service->renew_receipts(); });
+  tasks_.start("ProxyTasks");
   const std::string served = settings_.tls_mode == TlsMode::kEnforcing ? " (TLS)"
                              : settings_.tls_mode == TlsMode::kPermissive
                                  ? " (plaintext) and " + settings_.listen_host + ":" + std::to_string(tls_port_) + " (TLS)"

@@ -45,6 +45,16 @@ constexpr plugin::v1::ConfigField kFields[] = {
      .description = "Invisible time of a receive that names none", .min = 1},
     {.key = "max_long_polling_time", .type = ValueType::kDuration, .default_value = "30s",
      .description = "Longest a receive waits for messages to arrive", .min = 1},
+    {.key = "enable_auto_renew", .type = ValueType::kBool, .default_value = "true",
+     .description = "Keep push consumers' messages (auto_renew receives) invisible while they consume them"},
+    {.key = "renew_ahead_time", .type = ValueType::kDuration, .default_value = "10s",
+     .description = "Renew a held message when its invisible time ends within this", .min = 1},
+    {.key = "renew_interval", .type = ValueType::kDuration, .default_value = "5s",
+     .description = "How often held messages are looked at for renewal", .min = 10},
+    {.key = "renew_max_time", .type = ValueType::kDuration, .default_value = "3h",
+     .description = "Longest a message is held for one consumer; after it comes back", .min = 1},
+    {.key = "invisible_time_when_clear", .type = ValueType::kDuration, .default_value = "1s",
+     .description = "A push consumer that leaves: its held messages come back after this", .min = 1},
     {.key = "send_timeout", .type = ValueType::kDuration, .default_value = "3s",
      .description = "How long a send to a broker may take before PROXY_TIMEOUT", .min = 1},
     {.key = "worker_threads", .type = ValueType::kInt, .default_value = "8",
@@ -101,6 +111,11 @@ plugin::v1::Result<ProxySettings> proxy_settings(const plugin::v1::ConfigValues&
   s.default_invisible_time = milliseconds(values.get_duration_ms("default_invisible_time"));
   s.max_long_polling_time = milliseconds(values.get_duration_ms("max_long_polling_time"));
   s.send_timeout = milliseconds(values.get_duration_ms("send_timeout"));
+  s.enable_auto_renew = values.get_bool("enable_auto_renew");
+  s.renew_ahead_time = milliseconds(values.get_duration_ms("renew_ahead_time"));
+  s.renew_interval = milliseconds(values.get_duration_ms("renew_interval"));
+  s.renew_max_time = milliseconds(values.get_duration_ms("renew_max_time"));
+  s.invisible_time_when_clear = milliseconds(values.get_duration_ms("invisible_time_when_clear"));
   s.worker_threads = values.get_int("worker_threads");
   s.acl_enable = values.get_bool("acl_enable");
   s.acl_file = resolved(values.get_string("acl_file"));

@@ -499,6 +499,72 @@ TEST_F(ProxyTest, AnOrderlyGroupGetsAQueuesNextMessagesOnlyAfterTheAcks) {
 }
 
 // A broker serving SQL92 filters.
+// Push consumers receive with auto_renew: the proxy keeps what they received invisible while they
+// consume it, renewing it at the broker, and their acks with the handle they received still work.
+class ProxyAutoRenewTest : public ProxyTest {
+ protected:
+  std::vector<std::string> proxy_overrides() override {
+    return {"proxy.default_invisible_time=3s", "proxy.renew_ahead_time=2s", "proxy.renew_interval=200ms"};
+  }
+  // One auto_renew receive, as a push consumer makes it (no invisible duration of its own).
+  Received receive_held(const std::string& topic, const std::string& group) {
+    v2::ReceiveMessageRequest request;
+    request.mutable_group()->set_name(group);
+    request.mutable_message_queue()->mutable_topic()->set_name(topic);
+    request.mutable_message_queue()->mutable_broker()->set_name("broker-a");
+    request.mutable_filter_expression()->set_type(v2::TAG);
+    request.mutable_filter_expression()->set_expression("*");
+    request.set_batch_size(16);
+    request.set_auto_renew(true);
+    request.mutable_long_polling_timeout()->set_seconds(1);
+    grpc::ClientContext context;
+    prepare(context);
+    Received out;
+    auto reader = stub_->ReceiveMessage(&context, request);
+    v2::ReceiveMessageResponse response;
+    while (reader->Read(&response)) {
+      if (response.has_status()) out.status = response.status();
+      if (response.has_message()) out.messages.push_back(response.message());
+    }
+    EXPECT_TRUE(reader->Finish().ok());
+    return out;
+  }
+};
+
+TEST_F(ProxyAutoRenewTest, AHeldMessageStaysInvisiblePastItsTimeAndItsFirstHandleAcksIt) {
+  create_topic("ProxyRenew");
+  send_bodies("ProxyRenew", {"held"});
+  const auto held = receive_held("ProxyRenew", "RenewGroup");
+  ASSERT_EQ(held.messages.size(), 1U) << held.status.message();
+  // Twice the invisible time later, it has not come back: the proxy renewed it.
+  std::this_thread::sleep_for(6s);
+  EXPECT_TRUE(receive("ProxyRenew", "RenewGroup", 10'000, 500).messages.empty()) << "the held message came back";
+  const auto acked = ack("ProxyRenew", "RenewGroup", held.messages[0]);
+  EXPECT_EQ(acked.status().code(), v2::OK) << acked.status().message();
+  EXPECT_TRUE(receive("ProxyRenew", "RenewGroup", 10'000, 500).messages.empty()) << "came back after its ack";
+}
+
+TEST_F(ProxyAutoRenewTest, WhenItsConsumerLeavesAHeldMessageComesBackSoon) {
+  create_topic("ProxyRenew");
+  send_bodies("ProxyRenew", {"left behind"});
+  ASSERT_EQ(receive_held("ProxyRenew", "RenewGroup").messages.size(), 1U);
+  std::this_thread::sleep_for(4s);  // renewed once: invisible for a minute now
+  v2::NotifyClientTerminationRequest leaving;
+  leaving.mutable_group()->set_name("RenewGroup");
+  v2::NotifyClientTerminationResponse left;
+  grpc::ClientContext context;
+  prepare(context);
+  ASSERT_TRUE(stub_->NotifyClientTermination(&context, leaving, &left).ok());
+  ASSERT_EQ(left.status().code(), v2::OK);
+  // Another consumer of the group gets it within a few seconds (invisible_time_when_clear, 1 s).
+  std::vector<v2::Message> again;
+  for (int attempt = 0; attempt < 10 && again.empty(); ++attempt) {
+    again = receive("ProxyRenew", "RenewGroup", 10'000, 500).messages;
+  }
+  ASSERT_EQ(again.size(), 1U);
+  EXPECT_EQ(again[0].body(), "left behind");
+}
+
 class ProxySqlFilterTest : public ProxyTest {
  protected:
   std::vector<std::string> broker_overrides() const override { return {"broker.enable_property_filter=true"}; }

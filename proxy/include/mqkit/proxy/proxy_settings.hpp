@@ -42,6 +42,16 @@ struct ProxySettings {
   std::chrono::milliseconds max_invisible_time{std::chrono::hours(12)};
   std::chrono::milliseconds default_invisible_time{std::chrono::seconds(60)};
   std::chrono::milliseconds max_long_polling_time{std::chrono::seconds(30)};
+  // Push consumers' deliveries (auto_renew) held invisible while they consume (RocketMQ's
+  // enableProxyAutoRenew, renewAheadTimeMillis, renewSchedulePeriodMillis, renewMaxTimeMillis,
+  // invisibleTimeMillisWhenClear): renewed when their invisible time ends within
+  // renew_ahead_time, looked at every renew_interval, for at most renew_max_time; made visible
+  // after invisible_time_when_clear when their client leaves.
+  bool enable_auto_renew = true;
+  std::chrono::milliseconds renew_ahead_time{std::chrono::seconds(10)};
+  std::chrono::milliseconds renew_interval{std::chrono::seconds(5)};
+  std::chrono::milliseconds renew_max_time{std::chrono::hours(3)};
+  std::chrono::milliseconds invisible_time_when_clear{std::chrono::seconds(1)};
   // How long a send to a broker may take before the client is answered PROXY_TIMEOUT.
   std::chrono::milliseconds send_timeout{3000};
   // Threads answering the calls that wait on name servers or brokers (a route or group not
