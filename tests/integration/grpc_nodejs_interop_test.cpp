@@ -139,6 +139,13 @@ class GrpcNodejsInteropTest : public ::testing::Test {
     // for a receive (RocketMQ 5's minInvisibleTimeMillsForRecv, which its own tests lower too).
     auto proxy_sets = proxy_overrides();
     proxy_sets.push_back("proxy.min_invisible_time=1s");
+    // Push consumers' messages are held (auto_renew) with a short invisible time, so that the
+    // push scenario sees them renewed.
+    proxy_sets.insert(proxy_sets.end(), {"proxy.default_invisible_time=3s", "proxy.renew_ahead_time=2s",
+                                         "proxy.renew_interval=200ms"});
+    // A push consumer polls as long as its settings say, and its shutdown waits for that receive:
+    // keep it below the scenarios' 10 s for a shutdown (RocketMQ's proxy says 20 s).
+    proxy_sets.push_back("proxy.max_long_polling_time=4s");
     const auto proxy = cluster_->add_proxy(proxy_sets);
     ASSERT_TRUE(proxy.is_ok()) << proxy.to_string();
   }
@@ -452,6 +459,21 @@ TEST_F(GrpcNodejsInteropTest, UnknownTopicFailsWithTopicNotFound) {
   ASSERT_TRUE(config.is_ok()) << config.status().to_string();
   EXPECT_EQ(config->code, protocol::response_code::kTopicNotExist)
       << "the broker has a config of " << topic << ": " << protocol::body_text(*config);
+}
+
+// The official PushConsumer (auto_renew receives through QueryAssignment's queues): every message
+// consumed successfully once, the failed first delivery back with attempt 2 after the retry
+// backoff, each message taking 4 s in the listener, longer than the proxy's invisible time of 3 s
+// here (it holds them meanwhile), and the group's offsets at the end of the topic.
+TEST_F(GrpcNodejsInteropTest, PushConsumerConsumesEachMessageOnceWhileTheProxyHoldsThem) {
+  const std::string topic = "GrpcNodejs_push";
+  const std::string group = "GrpcNodejsPushGroup";
+  ASSERT_NO_FATAL_FAILURE(create_topic(topic));
+  ASSERT_NO_FATAL_FAILURE(create_group(group, false, 16));
+  std::string output;
+  ASSERT_NO_FATAL_FAILURE(run_scenario("push_consume", topic, output, {group, "3", "4000"}));
+  EXPECT_EQ(results(output, "push_message").size(), 4u) << output;
+  ASSERT_NO_FATAL_FAILURE(expect_offsets_at_the_end(group, topic));
 }
 
 // What the proxy's Settings for a SIMPLE_CONSUMER said (the scenario's "consumer_settings" line):

@@ -10,6 +10,7 @@
 //   simple_consume <group> [count] [invisible ms], redelivery <group> [invisible ms],
 //   change_invisible <group> [invisible ms] [changed invisible ms],
 //   fifo_consume <group> [messages per message group], dead_letter <group> [max attempts] [invisible ms].
+// PushConsumer scenario (the group must exist): push_consume <group> [count] [ms each message takes].
 // ACL (a proxy with acl_enable): unauthorized (a producer's startup must be refused UNAUTHORIZED).
 // Every client signs its calls with the account in $MQKIT_NODE_ACCESS_KEY / $MQKIT_NODE_SECRET_KEY
 // when they are set (the client's sessionCredentials), and connects with TLS when $MQKIT_NODE_TLS is 1
@@ -24,7 +25,8 @@
 
 const crypto = require('node:crypto');
 const util = require('node:util');
-const { Producer, SimpleConsumer, ClientException, NotFoundException } = require('rocketmq-client-nodejs');
+const { Producer, SimpleConsumer, PushConsumer, ConsumeResult, ClientException, NotFoundException } =
+  require('rocketmq-client-nodejs');
 // The client's generated protobuf classes, for QueryAssignment (which SimpleConsumer does not
 // call) and for looking at the raw ReceiveMessage stream.
 const { QueryAssignmentRequest, ReceiveMessageResponse } =
@@ -898,6 +900,62 @@ const scenarios = {
   // before the acks).
   // Batches of 2, fewer than a message group has, so that the rest of a group must wait for the
   // acks. QueryAssignment for an orderly group: one assignment per queue.
+  // A PushConsumer of the group consumes what a producer sent: its listener takes `ms each message
+  // takes` per message (longer than the proxy's default invisible time, the proxy holding the
+  // messages meanwhile) and fails the first delivery of the first message, which must come back
+  // with delivery attempt 2. Every message must be consumed successfully exactly once.
+  async push_consume() {
+    const group = args[0];
+    expect(group, 'push_consume needs a consumer group');
+    const count = Number(args[1] || 4);
+    const consumeMs = Number(args[2] || 0);
+    const p = await startProducer();
+    checkRoute(p.producer, NORMAL);
+    const sent = new Map();
+    for (let i = 0; i < count; i++) {
+      const body = `push-${i}`;
+      const receipt = await sendChecked(p, { topic, tag: 'TagA', keys: [ body ], body: Buffer.from(body) }, i);
+      sent.set(receipt.messageId, body);
+      result('receipt', { index: i, body, messageId: receipt.messageId, offset: receipt.offset });
+    }
+    const first = [ ...sent.keys() ][0];
+    const deliveries = new Map();  // message id -> delivery attempts seen
+    const successes = new Map();   // message id -> successful consumptions
+    const consumer = new PushConsumer({
+      endpoints, namespace: '', requestTimeout: REQUEST_TIMEOUT_MS, logger, consumerGroup: group, sessionCredentials,
+      sslEnabled, subscriptions: new Map([ [ topic, '*' ] ]), longPollingTimeout: AWAIT_MS,
+      messageListener: {
+        async consume(m) {
+          const attempts = deliveries.get(m.messageId) || [];
+          attempts.push(m.deliveryAttempt);
+          deliveries.set(m.messageId, attempts);
+          result('push_message', { messageId: m.messageId, body: m.body.toString(), deliveryAttempt: m.deliveryAttempt });
+          if (consumeMs > 0) await sleep(consumeMs);
+          if (m.messageId === first && attempts.length === 1) return ConsumeResult.FAILURE;
+          successes.set(m.messageId, (successes.get(m.messageId) || 0) + 1);
+          return ConsumeResult.SUCCESS;
+        },
+      },
+    });
+    clients.push(consumer);
+    await within(STARTUP_MS, `push consumer startup, group ${group}`, consumer.startup());
+    const deadline = Date.now() + 60000;
+    while ([ ...sent.keys() ].some(id => !successes.has(id))) {
+      if (Date.now() > deadline) {
+        throw new Error(`consumed ${successes.size} of ${count} messages in 60 s; deliveries ${JSON.stringify([ ...deliveries ])}`);
+      }
+      await sleep(200);
+    }
+    await sleep(3000);  // time for a duplicate to show up
+    for (const [ id, n ] of successes) {
+      expect(sent.has(id), `consumed a message that was not sent: ${id}`);
+      expect(n === 1, `message ${id} (${sent.get(id)}) was consumed successfully ${n} times`);
+    }
+    expect(JSON.stringify(deliveries.get(first)) === '[1,2]',
+      `the failed message ${first} was delivered with attempts ${JSON.stringify(deliveries.get(first))}, not [1,2]`);
+    result('push_summary', { deliveries: Object.fromEntries(deliveries) });
+  },
+
   async fifo_consume() {
     const group = args[0];
     const perGroup = Number(args[1] || 4);

@@ -103,7 +103,9 @@ void hold_pop(BrokerContext& context, std::shared_ptr<PopService> service, std::
   const std::int32_t last = pop->queue_id >= 0 ? pop->queue_id : read_queue_nums - 1;
   for (std::int32_t queue_id = first; queue_id <= last; ++queue_id) {
     const std::int64_t max_offset = context.store->max_offset(pop->topic, queue_id);
-    context.long_polling->hold(pop->topic, queue_id, max_offset, deadline, retry);
+    // Woken by arrivals, and by acks and invisible-time changes (wake_any_notice), after which
+    // something may be poppable again: an orderly queue's next message, an earlier visibility.
+    context.long_polling->hold(pop->topic, queue_id, LongPollingService::kAnyNotice, deadline, retry);
     // A message dispatched between the pop and the hold woke nobody: wake now.
     if (context.store->max_offset(pop->topic, queue_id) > max_offset) {
       context.long_polling->notify(pop->topic, queue_id, context.store->max_offset(pop->topic, queue_id));
@@ -176,6 +178,7 @@ struct NamedDelivery {
   std::int32_t queue_id = 0;
   std::int64_t offset = 0;
   std::int64_t pop_time = 0;
+  std::int64_t visible_again_at = 0;  // as the receipt handle says
 };
 
 // The delivery, or nullopt once `responder` was answered with what is wrong.
@@ -196,6 +199,7 @@ std::optional<NamedDelivery> named_delivery(HeaderReader& fields, const Responde
     return std::nullopt;
   }
   d.pop_time = receipt->pop_time;
+  d.visible_again_at = receipt->visible_again_at();
   return d;
 }
 
@@ -210,6 +214,10 @@ void PopMessageProcessor::ack(const RemotingCommand& request, const Responder& r
   if (!context_.pops->ack(d->group, d->topic, d->queue_id, d->offset, d->pop_time)) {
     kernel::logger("broker")->debug("ack of {}:{} offset {} by group {}: that delivery is over", d->topic, d->queue_id,
                                     d->offset, d->group);
+  } else if (context_.pops->idle(d->group, d->topic, d->queue_id)) {
+    // Nothing of the queue in flight for the group any more: an orderly group's next messages
+    // may be popped now.
+    context_.long_polling->wake_any_notice(d->topic, d->queue_id);
   }
   RemotingCommand response;
   response.code = rc::kSuccess;
@@ -229,6 +237,9 @@ void PopMessageProcessor::change_invisible_time(const RemotingCommand& request, 
   if (!new_pop_time) {
     return responder.fail(rc::kInvalidParameter, "the delivery this receipt handle names is over (acked, or delivered again)");
   }
+  // Held pops wake up when the earliest invisible message turns visible, as they knew it: this
+  // one now turns visible sooner (a nack).
+  if (context_.clock() + invisible_ms < d->visible_again_at) context_.long_polling->wake_any_notice(d->topic, d->queue_id);
   RemotingCommand response;
   response.code = rc::kSuccess;
   response.ext_fields.set("popTime", *new_pop_time);

@@ -197,6 +197,51 @@ TEST_F(PopMessageProcessorTest, OneArrivalAnswersOneHeldPopAndTheOtherWaitsOn) {
   EXPECT_EQ(bodies(channel_->sent().back()), std::vector<std::string>{"second"});
 }
 
+// A pop of any queue, held up to 20 s (in the harness's clock) when nothing is visible; its answer
+// comes on `channel`.
+void send_held_pop(PopMessageProcessor& processor, const std::shared_ptr<testing::FakeChannel>& channel, bool order) {
+  auto request = testing::make_request(rq::kPopMessage, {{"consumerGroup", "g"}, {"topic", "T"}, {"queueId", "-1"},
+                                                         {"maxMsgNums", "1"}, {"invisibleTime", "60000"},
+                                                         {"pollTime", "20000"}, {"bornTime", "0"}, {"initMode", "0"},
+                                                         {"order", order ? "true" : "false"}});
+  Responder responder(channel, request);
+  processor.process(std::move(request), responder);
+}
+
+TEST_F(PopMessageProcessorTest, AnOrderlyHeldPopIsAnsweredWhenTheAckFreesTheQueue) {
+  put(0, "first");
+  put(0, "second");
+  harness_.wait_dispatched();
+  const RemotingCommand one = pop(0, 10'000, 1, "*", true);
+  ASSERT_EQ(bodies(one), std::vector<std::string>{"first"});
+  const auto held = std::make_shared<testing::FakeChannel>();
+  send_held_pop(processor_, held, true);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_TRUE(held->sent().empty()) << "answered while the queue's first message is in flight";
+  ASSERT_EQ(ack(extra_info(one, 0, 0), 0, 0).code, rc::kSuccess);
+  ASSERT_TRUE(held->wait_for(1, std::chrono::seconds(5))) << "the ack did not wake the held orderly pop";
+  EXPECT_EQ(bodies(held->sent().back()), std::vector<std::string>{"second"});
+}
+
+TEST_F(PopMessageProcessorTest, AHeldPopGetsANackedMessageWhenItsNewInvisibleTimeEnds) {
+  put(0, "nacked");
+  harness_.wait_dispatched();
+  const RemotingCommand popped = pop(0, 60'000);
+  ASSERT_EQ(bodies(popped), std::vector<std::string>{"nacked"});
+  const auto held = std::make_shared<testing::FakeChannel>();
+  send_held_pop(processor_, held, false);
+  // Visible again in 5 ms instead of a minute (a consumer giving the message back).
+  const RemotingCommand changed = call(testing::make_request(
+      rq::kChangeMessageInvisibleTime, {{"consumerGroup", "g"}, {"topic", "T"}, {"queueId", "0"},
+                                        {"extraInfo", extra_info(popped, 0, 0)}, {"offset", "0"}, {"invisibleTime", "5"}}));
+  ASSERT_EQ(changed.code, rc::kSuccess) << changed.remark.value_or("");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_TRUE(held->sent().empty()) << "answered before the new invisible time ended";
+  harness_.now() += 10;  // past the new invisible time, far from the held pop's 20 s
+  ASSERT_TRUE(held->wait_for(1, std::chrono::seconds(5))) << "the held pop did not see the earlier visibility";
+  EXPECT_EQ(bodies(held->sent().back()), std::vector<std::string>{"nacked"});
+}
+
 TEST_F(PopMessageProcessorTest, RefusesWhatItCannotServe) {
   auto unknown = testing::make_request(rq::kPopMessage, {{"consumerGroup", "g"}, {"topic", "Nope"}, {"queueId", "-1"},
                                                          {"maxMsgNums", "8"}, {"invisibleTime", "1000"},

@@ -289,6 +289,12 @@ bool PopService::ack(const std::string& group, const std::string& topic, std::in
   return true;
 }
 
+bool PopService::idle(const std::string& group, const std::string& topic, std::int32_t queue_id) const {
+  std::lock_guard lock(mutex_);
+  const auto ledger = ledgers_.find(Key{group, topic, queue_id});
+  return ledger == ledgers_.end() || ledger->second.in_flight.empty();
+}
+
 std::optional<std::int64_t> PopService::change_invisible(const std::string& group, const std::string& topic,
                                                          std::int32_t queue_id, std::int64_t offset,
                                                          std::int64_t pop_time, std::int64_t invisible_ms) {

@@ -82,6 +82,8 @@ class PopService : public std::enable_shared_from_this<PopService> {
   // already (acked, or delivered again since), which changes nothing.
   bool ack(const std::string& group, const std::string& topic, std::int32_t queue_id, std::int64_t offset,
            std::int64_t pop_time);
+  // Whether nothing `group` popped of the queue is in flight (acked or given up on).
+  bool idle(const std::string& group, const std::string& topic, std::int32_t queue_id) const;
   // Makes the delivery of `pop_time` invisible for `invisible_ms` from now; returns its new pop
   // time, or nullopt when that delivery is over.
   std::optional<std::int64_t> change_invisible(const std::string& group, const std::string& topic, std::int32_t queue_id,

@@ -32,11 +32,16 @@ class LongPollingService final : public plugin::v1::Dispatcher {
   // Retries every held pull now (so each gets its answer) and stops the timer thread.
   void stop();
 
-  // Holds a pull on (topic, queue) that wants `offset` until deadline_ms.
+  // Holds a pull on (topic, queue) that wants `offset` until deadline_ms. A hold at
+  // kAnyNotice is woken by every notify of the queue, wake_pops included.
+  static constexpr std::int64_t kAnyNotice = -1;
   void hold(const std::string& topic, std::int32_t queue_id, std::int64_t offset, std::int64_t deadline_ms,
             Retry retry);
   // A message with queue offset `max_offset - 1` arrived: retries pulls waiting for it.
   void notify(const std::string& topic, std::int32_t queue_id, std::int64_t max_offset);
+  // Retries the holds at kAnyNotice alone (held pops: something in the queue may be poppable
+  // again although nothing arrived); pulls waiting for offsets stay.
+  void wake_any_notice(const std::string& topic, std::int32_t queue_id) { notify(topic, queue_id, kAnyNotice + 1); }
   std::size_t held() const;
 
   std::string_view name() const noexcept override { return "long-polling"; }
