@@ -144,6 +144,7 @@ class MessagingService::TelemetryStream final
   static TelemetryStream* start(MessagingService& service, const grpc::CallbackServerContext& context) {
     auto stream = std::shared_ptr<TelemetryStream>(new TelemetryStream(service, context));
     stream->self_ = stream;
+    service.telemetry_streams_.fetch_add(1, std::memory_order_relaxed);
     stream->StartRead(&stream->incoming_);
     return stream.get();
   }
@@ -217,6 +218,7 @@ class MessagingService::TelemetryStream final
   }
 
   void OnDone() override {
+    service_.telemetry_streams_.fetch_sub(1, std::memory_order_relaxed);
     service_.forget_client(client_id_, self_);
     const auto keep = std::move(self_);  // may be the last reference: this goes at return
   }

@@ -10,6 +10,7 @@
 // Telemetry stream is a reactor holding no thread. The SDK's ClientInstance is thread-safe.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -82,6 +83,10 @@ class MessagingService final : public v2::MessagingService::CallbackService {
                                                     v2::NotifyClientTerminationResponse* response) override;
   grpc::ServerUnaryReactor* RecallMessage(grpc::CallbackServerContext* context, const v2::RecallMessageRequest* request,
                                           v2::RecallMessageResponse* response) override;
+
+  // For the metrics page: clients with an open Telemetry stream; deliveries held for push consumers.
+  std::size_t connected_clients() const noexcept { return telemetry_streams_.load(std::memory_order_relaxed); }
+  std::size_t held_messages() const { return renewals_.size(); }
 
   // Renews the deliveries held for push consumers whose invisible time ends within
   // renew_ahead_time (on the workers; called every renew_interval).
@@ -199,6 +204,7 @@ class MessagingService final : public v2::MessagingService::CallbackService {
   std::mutex consumers_mutex_;
   std::map<std::string, ConsumerClient> consumers_;  // by client id
   ReceiptRenewals renewals_;
+  std::atomic<std::size_t> telemetry_streams_{0};
   std::mutex checked_topics_mutex_;
   std::set<std::string> checked_topics_;
   // Last: its tasks use the members above, and it is joined first.

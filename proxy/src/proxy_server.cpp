@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "messaging_service.hpp"
+#include "proxy_metrics.hpp"
 #include "mqkit/acl/access_control.hpp"
 #include "mqkit/client/client_instance.hpp"
 #include "mqkit/kernel/logging.hpp"
@@ -88,6 +89,12 @@ Status ProxyServer::start() {
   const std::string tls_address = settings_.listen_host + ":" + std::to_string(settings_.tls_listen_port);
   if (settings_.tls_mode == TlsMode::kPermissive) builder.AddListeningPort(tls_address, tls_credentials, &bound_tls_port);
   builder.RegisterService(service_.get());
+  if (settings_.metrics_exporter.enabled) {
+    rpc_latency_ = std::make_unique<metrics::RpcLatency>("grpc");
+    std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
+    interceptors.push_back(rpc_timing(*rpc_latency_));
+    builder.experimental().SetInterceptorCreators(std::move(interceptors));
+  }
   // Room for the largest body plus its properties and the request's framing.
   builder.SetMaxReceiveMessageSize(static_cast<int>(settings_.max_message_size + 1024 * 1024));
   server_ = builder.BuildAndStart();
@@ -107,6 +114,15 @@ Status ProxyServer::start() {
   tasks_.add("renew-receipts", settings_.renew_interval, settings_.renew_interval,
              [service = service_.get()] { service->renew_receipts(); });
   tasks_.start("ProxyTasks");
+  if (settings_.metrics_exporter.enabled) {
+    exporter_ = std::make_unique<metrics::HttpExporter>(
+        [this] { return proxy_metrics_page(*rpc_latency_, *service_); });
+    if (auto bound = metrics::start_exporter(*exporter_, settings_.metrics_exporter, settings_.listen_host, "proxy");
+        !bound) {
+      stop();
+      return bound.status();
+    }
+  }
   const std::string served = settings_.tls_mode == TlsMode::kEnforcing ? " (TLS)"
                              : settings_.tls_mode == TlsMode::kPermissive
                                  ? " (plaintext) and " + settings_.listen_host + ":" + std::to_string(tls_port_) + " (TLS)"
@@ -118,6 +134,7 @@ Status ProxyServer::start() {
 }
 
 void ProxyServer::stop() noexcept {
+  if (exporter_) exporter_->stop();
   tasks_.stop();
   if (server_ != nullptr) {
     // Calls still running (Telemetry streams above all) are cancelled after a short grace.

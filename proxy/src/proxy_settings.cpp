@@ -77,6 +77,10 @@ constexpr plugin::v1::ConfigField kFields[] = {
                     "start, as RocketMQ's tlsTestModeEnable"},
     {.key = "tls_key_file", .type = ValueType::kString, .default_value = "",
      .description = "PEM private key of tls_cert_file (not encrypted)"},
+    metrics::kExporterTypeField,
+    metrics::kExporterHostField,
+    {.key = "metrics_prom_exporter_port", .type = ValueType::kInt, .default_value = "5559",
+     .description = "Port of the Prometheus metrics exporter (0 = any free port)", .min = 0, .max = 65535},
 };
 constexpr plugin::v1::ConfigSchema kSchema{kFields, std::size(kFields)};
 
@@ -126,6 +130,7 @@ plugin::v1::Result<ProxySettings> proxy_settings(const plugin::v1::ConfigValues&
   s.tls_listen_port = static_cast<std::int32_t>(values.get_int("tls_listen_port"));
   s.tls_cert_file = resolved(values.get_string("tls_cert_file"));
   s.tls_key_file = resolved(values.get_string("tls_key_file"));
+  s.metrics_exporter = metrics::exporter_settings_from(values, "metrics_prom_exporter_port");
   if (s.tls_mode == TlsMode::kPermissive && s.tls_listen_port < 0) {
     return plugin::v1::Status::invalid_argument(
         "proxy.tls_mode permissive serves TLS on proxy.tls_listen_port: set it (0 = any free port)");

@@ -12,6 +12,7 @@
 
 #include "apache/rocketmq/v2/service.grpc.pb.h"
 #include "client_cluster.hpp"
+#include "exposition_page.hpp"
 #include "local_cluster.hpp"
 #include "mqkit/client/client_instance.hpp"
 #include "tls_identity.hpp"
@@ -563,6 +564,32 @@ TEST_F(ProxyAutoRenewTest, WhenItsConsumerLeavesAHeldMessageComesBackSoon) {
   }
   ASSERT_EQ(again.size(), 1U);
   EXPECT_EQ(again[0].body(), "left behind");
+}
+
+// With metrics on, /metrics shows each call's latency and code, and the proxy's gauges.
+class ProxyMetricsTest : public ProxyTest {
+ protected:
+  std::vector<std::string> proxy_overrides() override {
+    return {"proxy.metrics_exporter_type=PROM", "proxy.metrics_prom_exporter_port=0"};
+  }
+};
+
+TEST_F(ProxyMetricsTest, SendsAndRefusalsAreCountedByCode) {
+  std::smatch found;
+  const std::string output = cluster_.proxy(0).output();
+  ASSERT_TRUE(std::regex_search(output, found, std::regex(R"(proxy prometheus exporter on port (\d+))"))) << output;
+  const auto port = static_cast<std::uint16_t>(std::stoi(found[1].str()));
+  create_topic("ProxyMetrics");
+  send_bodies("ProxyMetrics", {"one", "two"});
+  EXPECT_EQ(send({message("bad topic", "0A000001000000000000000000010009", "x")}).status().code(), v2::ILLEGAL_TOPIC);
+  const auto page = http_get(port);
+  ASSERT_TRUE(page.is_ok()) << page.status().to_string();
+  const std::string& body = page->body;
+  EXPECT_NE(body.find("rocketmq_proxy_up{node_type=\"proxy\",proxy_mode=\"cluster\"} 1"), std::string::npos) << body;
+  EXPECT_NE(body.find("request_code=\"send_message\",response_code=\"ok\",is_long_polling=\"false\",result=\"success\"} 2"),
+            std::string::npos)
+      << body;
+  EXPECT_NE(body.find("request_code=\"send_message\",response_code=\"illegal_topic\""), std::string::npos) << body;
 }
 
 class ProxySqlFilterTest : public ProxyTest {

@@ -33,16 +33,20 @@ void RpcLatency::record(std::int32_t request_code, std::int32_t response_code, b
                         std::int64_t elapsed_ms) {
   char request_digits[12];
   char response_digits[12];
-  Cell& cell = cells_.at({name_or_number(protocol::request_code_name(request_code), request_code, request_digits),
-                          name_or_number(protocol::response_code_name(response_code), response_code, response_digits),
-                          long_polling ? "true" : "false", result_name(result)});
-  cell.latency.observe(elapsed_ms);
+  record(name_or_number(protocol::request_code_name(request_code), request_code, request_digits),
+         name_or_number(protocol::response_code_name(response_code), response_code, response_digits), long_polling,
+         result, elapsed_ms);
+}
+
+void RpcLatency::record(std::string_view request, std::string_view response, bool long_polling, RpcResult result,
+                        std::int64_t elapsed_ms) {
+  cells_.at({request, response, long_polling ? "true" : "false", result_name(result)}).latency.observe(elapsed_ms);
 }
 
 void RpcLatency::write(ExpositionWriter& out) const {
   out.family("rocketmq_rpc_latency", MetricType::kHistogram, "Time from a request's arrival to its answer, in milliseconds");
   cells_.for_each([&](const auto& labels, const Cell& cell) {
-    out.histogram({{"protocol_type", "remoting"},
+    out.histogram({{"protocol_type", protocol_type_},
                    {"request_code", labels[0]},
                    {"response_code", labels[1]},
                    {"is_long_polling", labels[2]},

@@ -14,6 +14,8 @@
 #include "mqkit/client/client_config.hpp"
 #include "mqkit/kernel/lifecycle.hpp"
 #include "mqkit/kernel/periodic_tasks.hpp"
+#include "mqkit/metrics/http_exporter.hpp"
+#include "mqkit/metrics/rpc_latency.hpp"
 #include "mqkit/proxy/proxy_settings.hpp"
 #include "mqkit/proxy/tls_identity.hpp"
 
@@ -63,6 +65,8 @@ class ProxyServer final : public kernel::Component {
   const std::shared_ptr<acl::AccessControl> access_control_;
   std::shared_ptr<client::ClientInstance> cluster_;
   std::unique_ptr<MessagingService> service_;
+  std::unique_ptr<metrics::RpcLatency> rpc_latency_;  // with metrics on
+  std::unique_ptr<metrics::HttpExporter> exporter_;
   kernel::PeriodicTasks tasks_;  // the ACL file's reload
   std::unique_ptr<grpc::Server> server_;
   const std::optional<TlsIdentity> tls_;

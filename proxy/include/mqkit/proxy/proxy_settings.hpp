@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 
+#include "mqkit/metrics/exporter_settings.hpp"
 #include "mqkit/plugin/v1/config.hpp"
 #include "mqkit/plugin/v1/status.hpp"
 
@@ -66,6 +67,8 @@ struct ProxySettings {
   // self-signed certificate made at start. Resolved against the config file's directory.
   std::filesystem::path tls_cert_file{};
   std::filesystem::path tls_key_file{};
+  // Prometheus metrics (metrics_exporter_type, metrics_prom_exporter_host/port; docs/metrics.md).
+  metrics::ExporterSettings metrics_exporter{};
   std::filesystem::path acl_file = "acl.toml";  // resolved against the config file's directory
 };
 

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "mqkit/metrics/exposition.hpp"
@@ -23,7 +24,14 @@ class RpcLatency {
  public:
   static constexpr std::int64_t kBucketsMs[] = {1, 3, 5, 7, 10, 100, 1000, 2000, 3000};
 
+  // `protocol_type`: the label's value, "remoting" (RocketMQ's) or "grpc" (mqproxy's calls).
+  explicit RpcLatency(std::string_view protocol_type = "remoting") : protocol_type_(protocol_type) {}
+
+  // A remoting request: its codes are labelled with RocketMQ's names.
   void record(std::int32_t request_code, std::int32_t response_code, bool long_polling, RpcResult result,
+              std::int64_t elapsed_ms);
+  // A request whose request and response are labelled with the names given.
+  void record(std::string_view request, std::string_view response, bool long_polling, RpcResult result,
               std::int64_t elapsed_ms);
   // The rocketmq_rpc_latency family.
   void write(ExpositionWriter& out) const;
@@ -32,6 +40,7 @@ class RpcLatency {
   struct Cell {
     Histogram<kBucketsMs> latency;
   };
+  std::string protocol_type_;
   // request_code, response_code, is_long_polling, result
   LabeledCells<Cell, 4> cells_;
 };
