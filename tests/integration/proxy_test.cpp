@@ -124,9 +124,9 @@ class ProxyTest : public ::testing::Test {
     v2::Status status;
     std::vector<v2::Message> messages;
   };
-  // One ReceiveMessage call on broker-a: the stream's status and messages.
-  Received receive(const std::string& topic, const std::string& group, std::int64_t invisible_ms,
-                   std::int64_t long_polling_ms = 1000, int batch = 16, const std::string& sql = "") {
+  // A ReceiveMessage request for broker-a's queues, its invisible time left to the caller.
+  static v2::ReceiveMessageRequest receive_request(const std::string& topic, const std::string& group,
+                                                   std::int64_t long_polling_ms, int batch, const std::string& sql) {
     v2::ReceiveMessageRequest request;
     request.mutable_group()->set_name(group);
     request.mutable_message_queue()->mutable_topic()->set_name(topic);
@@ -135,10 +135,19 @@ class ProxyTest : public ::testing::Test {
     request.mutable_filter_expression()->set_type(sql.empty() ? v2::TAG : v2::SQL);
     request.mutable_filter_expression()->set_expression(sql.empty() ? "*" : sql);
     request.set_batch_size(batch);
-    request.mutable_invisible_duration()->set_seconds(invisible_ms / 1000);
-    request.mutable_invisible_duration()->set_nanos(static_cast<int>(invisible_ms % 1000) * 1'000'000);
     request.mutable_long_polling_timeout()->set_seconds(long_polling_ms / 1000);
     request.mutable_long_polling_timeout()->set_nanos(static_cast<int>(long_polling_ms % 1000) * 1'000'000);
+    return request;
+  }
+  // One ReceiveMessage call on broker-a: the stream's status and messages.
+  Received receive(const std::string& topic, const std::string& group, std::int64_t invisible_ms,
+                   std::int64_t long_polling_ms = 1000, int batch = 16, const std::string& sql = "") {
+    auto request = receive_request(topic, group, long_polling_ms, batch, sql);
+    request.mutable_invisible_duration()->set_seconds(invisible_ms / 1000);
+    request.mutable_invisible_duration()->set_nanos(static_cast<int>(invisible_ms % 1000) * 1'000'000);
+    return receive(request);
+  }
+  Received receive(const v2::ReceiveMessageRequest& request) {
     grpc::ClientContext context;
     prepare(context);
     Received out;
@@ -509,26 +518,9 @@ class ProxyAutoRenewTest : public ProxyTest {
   }
   // One auto_renew receive, as a push consumer makes it (no invisible duration of its own).
   Received receive_held(const std::string& topic, const std::string& group) {
-    v2::ReceiveMessageRequest request;
-    request.mutable_group()->set_name(group);
-    request.mutable_message_queue()->mutable_topic()->set_name(topic);
-    request.mutable_message_queue()->mutable_broker()->set_name("broker-a");
-    request.mutable_filter_expression()->set_type(v2::TAG);
-    request.mutable_filter_expression()->set_expression("*");
-    request.set_batch_size(16);
+    auto request = receive_request(topic, group, 1000, 16, "");
     request.set_auto_renew(true);
-    request.mutable_long_polling_timeout()->set_seconds(1);
-    grpc::ClientContext context;
-    prepare(context);
-    Received out;
-    auto reader = stub_->ReceiveMessage(&context, request);
-    v2::ReceiveMessageResponse response;
-    while (reader->Read(&response)) {
-      if (response.has_status()) out.status = response.status();
-      if (response.has_message()) out.messages.push_back(response.message());
-    }
-    EXPECT_TRUE(reader->Finish().ok());
-    return out;
+    return receive(request);
   }
 };
 
