@@ -106,10 +106,10 @@ void PullMessageSource::retry_later(std::size_t index) {
 }
 
 void PullMessageSource::finished_one() {
-  {
-    std::lock_guard lock(mutex_);
-    --in_flight_;
-  }
+  // Notified under the lock: once stop() sees the last pull finished, the source may be destroyed,
+  // and a notify after the unlock would touch a destroyed condition variable (TSan saw it).
+  std::lock_guard lock(mutex_);
+  --in_flight_;
   changed_.notify_all();
 }
 

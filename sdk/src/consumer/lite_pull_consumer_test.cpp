@@ -394,7 +394,8 @@ TEST_F(LitePullConsumerTest, SubscribeRebalancesAndFiltersByTag) {
   auto fetched = consumer->fetch_message_queues("T");
   ASSERT_TRUE(fetched.is_ok()) << fetched.status().to_string();
   EXPECT_EQ(*fetched, (std::vector<MessageQueue>{kQ0, kQ1}));
-  EXPECT_EQ(route_lookups(), before + 1);
+  // At least this one: the consumer's own route refresh may ask meanwhile (seen under TSan).
+  EXPECT_GE(route_lookups(), before + 1);
 }
 
 // A SQL92 subscription is the broker's to filter: pulls carry the expression and its type, and the
