@@ -13,7 +13,7 @@ Result<Permission> parse_permission(std::string_view text) {
   if (name == "PUB") return kPub;
   if (name == "SUB") return kSub;
   if (name == "PUB|SUB" || name == "SUB|PUB") return static_cast<Permission>(kPub | kSub);
-  return Status::invalid_argument("'" + std::string(text) + "' is not a permission: expected DENY, PUB, SUB or PUB|SUB");
+  return Status::invalid_argument(protocol::quoted(text) + " is not a permission: expected DENY, PUB, SUB or PUB|SUB");
 }
 
 std::string permission_name(Permission permission) {
@@ -35,10 +35,10 @@ Result<ResourcePermission> parse_resource_permission(std::string_view text) {
   const auto equals = text.find('=');
   const std::string_view resource = protocol::trim(text.substr(0, equals));
   if (equals == std::string_view::npos || resource.empty() || text.find('=', equals + 1) != std::string_view::npos) {
-    return Status::invalid_argument("'" + std::string(text) + "' is not name=PERMISSION (e.g. TopicA=PUB|SUB)");
+    return Status::invalid_argument(protocol::quoted(text) + " is not name=PERMISSION (e.g. TopicA=PUB|SUB)");
   }
   auto permission = parse_permission(text.substr(equals + 1));
-  if (!permission) return permission.status().with_context("'" + std::string(text) + "'");
+  if (!permission) return permission.status().with_context(protocol::quoted(text));
   return ResourcePermission{std::string(resource), *permission};
 }
 

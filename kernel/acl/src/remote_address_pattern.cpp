@@ -123,7 +123,7 @@ Result<RemoteAddressPattern> RemoteAddressPattern::parse(std::string_view text) 
     const auto low = octet(parts[range].substr(0, dash));
     const auto high = octet(parts[range].substr(dash + 1));
     if (!low || !high || *low > *high) {
-      return invalid(p, "'" + std::string(parts[range]) + "' is not a range low-high of numbers from 0 to 255");
+      return invalid(p, protocol::quoted(parts[range]) + " is not a range low-high of numbers from 0 to 255");
     }
     pattern.low_ = *low;
     pattern.high_ = *high;

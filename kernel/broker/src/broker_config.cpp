@@ -181,7 +181,10 @@ plugin::v1::ConfigValues values_of(const BrokerConfig& c) {
   std::string namesrv;
   for (const auto& addr : c.namesrv_addrs) namesrv += (namesrv.empty() ? "" : ";") + addr;
   std::string delays;
-  for (const auto ms : c.delay_level_ms) delays += (delays.empty() ? "" : " ") + duration_text(ms);
+  for (const auto ms : c.delay_level_ms) {
+    if (!delays.empty()) delays += ' ';
+    delays += duration_text(ms);
+  }
   v.set("broker_cluster_name", c.cluster_name);
   v.set("broker_name", c.broker_name);
   v.set("broker_id", c.broker_id);

@@ -31,7 +31,10 @@ struct PushOutcome {
 };
 
 // Java's SocketAddress.toString(), which RocketMQ's reply header carries: "/ip:port".
-std::string java_socket_address(std::string_view address) { return "/" + std::string(address); }
+std::string java_socket_address(std::string_view address) {
+  std::string text = "/";
+  return text.append(address);
+}
 
 // The reply's push, as RocketMQ's pushReplyMessage builds it: the send header's fields, where the
 // reply came from and this broker, its properties with PUSH_REPLY_TIME, its body.
