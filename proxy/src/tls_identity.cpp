@@ -104,7 +104,9 @@ Result<TlsIdentity> self_signed_tls_identity(const std::vector<std::string>& hos
   for (const auto& host : hosts) {
     unsigned char address[16];
     const bool is_ip = inet_pton(AF_INET, host.c_str(), address) == 1 || inet_pton(AF_INET6, host.c_str(), address) == 1;
-    names += (names.empty() ? "" : ",") + std::string(is_ip ? "IP:" : "DNS:") + host;
+    if (!names.empty()) names += ',';
+    names += is_ip ? "IP:" : "DNS:";
+    names += host;
   }
   X509V3_CTX context;
   X509V3_set_ctx_nodb(&context);
