@@ -2,7 +2,6 @@
 
 #include <openssl/evp.h>
 
-#include <vector>
 
 #include "apache/rocketmq/v2/service.pb.h"
 #include "message_conversion.hpp"
@@ -29,47 +28,27 @@ std::optional<std::string_view> header(const CallMetadata& metadata, std::string
   return std::string_view(it->second.data(), it->second.size());
 }
 
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 // RocketMQ compares signatures in Base64; gRPC clients send theirs in hexadecimal.
 Result<std::string> hex_to_base64(std::string_view hex) {
-  if (hex.empty() || hex.size() % 2 != 0) {
-    return Status::invalid_argument("the authorization header's Signature is not hexadecimal");
-  }
-  std::vector<unsigned char> bytes(hex.size() / 2);
-  for (std::size_t i = 0; i < bytes.size(); ++i) {
-    const int high = hex_digit(hex[2 * i]);
-    const int low = hex_digit(hex[2 * i + 1]);
-    if (high < 0 || low < 0) return Status::invalid_argument("the authorization header's Signature is not hexadecimal");
-    bytes[i] = static_cast<unsigned char>(high * 16 + low);
-  }
-  std::string encoded(4 * ((bytes.size() + 2) / 3), '\0');
-  const int written = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(encoded.data()), bytes.data(),
-                                      static_cast<int>(bytes.size()));
+  const auto bytes = protocol::bytes_of_hex(hex);
+  if (!bytes) return Status::invalid_argument("the authorization header's Signature is not hexadecimal");
+  std::string encoded(4 * ((bytes->size() + 2) / 3), '\0');
+  const int written = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(encoded.data()),
+                                      reinterpret_cast<const unsigned char*>(bytes->data()), static_cast<int>(bytes->size()));
   encoded.resize(static_cast<std::size_t>(written));
   return encoded;
 }
 
 // Base64 back to the hexadecimal clients send.
 std::string base64_to_hex(std::string_view base64) {
-  std::vector<unsigned char> bytes(3 * base64.size() / 4 + 1);
-  const int decoded = EVP_DecodeBlock(bytes.data(), reinterpret_cast<const unsigned char*>(base64.data()),
-                                      static_cast<int>(base64.size()));
+  std::string bytes(3 * base64.size() / 4 + 1, '\0');
+  const int decoded = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(bytes.data()),
+                                      reinterpret_cast<const unsigned char*>(base64.data()), static_cast<int>(base64.size()));
   std::size_t size = decoded < 0 ? 0 : static_cast<std::size_t>(decoded);
   // EVP_DecodeBlock counts the padding's zero bytes too.
   for (std::size_t i = base64.size(); i > 0 && base64[i - 1] == '='; --i) --size;
-  static constexpr char kDigits[] = "0123456789ABCDEF";
-  std::string hex;
-  for (std::size_t i = 0; i < size; ++i) {
-    hex += kDigits[bytes[i] >> 4];
-    hex += kDigits[bytes[i] & 0xF];
-  }
-  return hex;
+  bytes.resize(size);
+  return protocol::hex_upper(bytes);
 }
 
 class Needs {

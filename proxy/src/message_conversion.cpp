@@ -11,6 +11,7 @@
 #include "proto_time.hpp"
 #include "mqkit/client/message.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
+#include "mqkit/protocol/text.hpp"
 #include "mqkit/protocol/timer.hpp"
 #include "mqkit/protocol/transaction.hpp"
 #include "mqkit/protocol/validation.hpp"
@@ -168,10 +169,7 @@ std::string md5_hex(std::string_view bytes) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
   EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_md5(), nullptr);
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned int i = 0; i < length; ++i) out += kHex[digest[i] >> 4], out += kHex[digest[i] & 0xF];
-  return out;
+  return protocol::hex_upper(std::string_view(reinterpret_cast<const char*>(digest), length));
 }
 
 }  // namespace

@@ -22,7 +22,7 @@ void ReceiptRenewals::add(RenewedDelivery delivery) {
 std::optional<std::string> ReceiptRenewals::take(const std::string& group, const std::string& message_id,
                                                  const std::string& handle, std::chrono::milliseconds wait) {
   std::unique_lock lock(mutex_);
-  const Key key{group, message_id, handle};
+  const KeyView key{group, message_id, handle};
   (void)renewal_ended_.wait_for(lock, wait, [&] {
     const auto it = entries_.find(key);
     return it == entries_.end() || !it->second.renewing;

@@ -16,6 +16,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -67,6 +68,8 @@ class ReceiptRenewals {
 
  private:
   using Key = std::tuple<std::string, std::string, std::string>;  // group, message id, client handle
+  // Every ack looks up its handle here: by views, without copying them into a Key.
+  using KeyView = std::tuple<std::string_view, std::string_view, std::string_view>;
   static Key key_of(const RenewedDelivery& delivery) {
     return {delivery.group, delivery.message_id, delivery.client_handle};
   }
@@ -79,7 +82,7 @@ class ReceiptRenewals {
 
   mutable std::mutex mutex_;
   std::condition_variable renewal_ended_;
-  std::map<Key, Entry> entries_;
+  std::map<Key, Entry, std::less<>> entries_;
 };
 
 }  // namespace mqkit::proxy
