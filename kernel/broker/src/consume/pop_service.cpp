@@ -33,6 +33,10 @@ std::optional<v1::StoredSlice> record_at(BrokerContext& context, const std::stri
   return result->records.front();
 }
 
+// The first delivery plus the group's retries; in 64 bits, since an admin may set retryMaxTimes
+// to any int.
+std::int64_t max_deliveries(const PopRequest& request) { return std::int64_t{request.retry_max_times} + 1; }
+
 }  // namespace
 
 v1::Status PopService::load() {
@@ -96,7 +100,7 @@ void PopService::commit_locked(const Key& key, const Ledger& ledger) {
 }
 
 std::int32_t PopService::pop_queue_locked(const PopRequest& request, std::int32_t queue_id, std::int32_t room,
-                                          std::int64_t now, std::int32_t max_deliveries, PopOutcome& out,
+                                          std::int64_t now, std::int64_t max_deliveries, PopOutcome& out,
                                           std::vector<DeadLetter>& to_dlq) {
   const Key key{request.group, request.topic, queue_id};
   Ledger& ledger = ledger_locked(key, request.init_from_max);
@@ -218,7 +222,7 @@ v1::Result<PopOutcome> PopService::pop(const PopRequest& request) {
     std::int32_t room = std::max(1, request.max_messages);
     for (const std::int32_t queue_id : queues) {
       if (room <= 0) break;
-      room -= pop_queue_locked(request, queue_id, room, now, request.retry_max_times + 1, out, to_dlq);
+      room -= pop_queue_locked(request, queue_id, room, now, max_deliveries(request), out, to_dlq);
     }
   }
   for (auto& letter : to_dlq) {
@@ -231,7 +235,7 @@ v1::Result<PopOutcome> PopService::pop(const PopRequest& request) {
       continue;
     }
     kernel::logger("broker")->info("pop: message {}:{} offset {} delivered {} times to group {}: moved to {}",
-                                   request.topic, view->queue_id, view->queue_offset, request.retry_max_times + 1,
+                                   request.topic, view->queue_id, view->queue_offset, max_deliveries(request),
                                    request.group, message.topic);
     if (context_.metrics) context_.metrics->count_dead_letter(request.group, request.topic);
     // Stored: the delivery ends, as an ack would end it.

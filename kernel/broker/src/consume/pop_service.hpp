@@ -111,7 +111,7 @@ class PopService : public std::enable_shared_from_this<PopService> {
   void commit_locked(const Key& key, const Ledger& ledger);
   // Pops from one queue into `out`; returns how many messages it added.
   std::int32_t pop_queue_locked(const PopRequest& request, std::int32_t queue_id, std::int32_t room,
-                                std::int64_t now, std::int32_t max_deliveries, PopOutcome& out,
+                                std::int64_t now, std::int64_t max_deliveries, PopOutcome& out,
                                 std::vector<DeadLetter>& to_dlq);
   // Pops up to `room` messages never popped before, the ones the request's filters select, into
   // `out` and `popped`; returns how many it added.

@@ -162,6 +162,22 @@ TEST_F(PopServiceRestartTest, DeliveriesKeepCountingTowardsTheDlqAcrossARestart)
   EXPECT_EQ(committed(0), 1);
 }
 
+// An admin may set retryMaxTimes to any int; the largest means retry (nearly) for ever, not
+// "1 + retry_max_times" wrapping below zero and sending every redelivery to the DLQ.
+TEST_F(PopServiceRestartTest, TheLargestRetryMaxTimesKeepsRedelivering) {
+  PopRequest popping = request(0);
+  popping.retry_max_times = std::numeric_limits<std::int32_t>::max();
+  put(0, "again");
+  harness_.wait_dispatched();
+  ASSERT_EQ(pop(*service_, popping).records.size(), 1U);
+  for (int redelivery = 1; redelivery <= 3; ++redelivery) {
+    harness_.now() += kInvisibleMs + 1;
+    EXPECT_EQ(deliveries(pop(*service_, popping)), (std::vector<std::pair<std::string, std::int32_t>>{{"again", redelivery}}));
+  }
+  harness_.wait_dispatched();
+  EXPECT_EQ(context().store->max_offset("%DLQ%g", 0), 0);
+}
+
 TEST_F(PopServiceRestartTest, DeliveriesBelowTheCommittedOffsetAreDroppedAndPopsStartNoLowerThanIt) {
   for (const char* body : {"q0-0", "q0-1", "q0-2", "q0-3"}) put(0, body);
   for (const char* body : {"q1-0", "q1-1", "q1-2"}) put(1, body);

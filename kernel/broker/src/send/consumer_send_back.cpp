@@ -1,5 +1,7 @@
 #include "consumer_send_back.hpp"
 
+#include <algorithm>
+#include <limits>
 #include <string>
 #include <utility>
 #include <variant>
@@ -22,7 +24,8 @@ OutgoingMessage retry_copy(const StoredRecordAt& original, const std::string& re
   OutgoingMessage m = copy_of(r, original.slice.keep_alive);
   m.topic = retry_topic;
   m.queue_id = queue_id;
-  m.reconsume_times = r.reconsume_times + 1;
+  // A client may have stored any int there; the count stops at the largest.
+  m.reconsume_times = r.reconsume_times == std::numeric_limits<std::int32_t>::max() ? r.reconsume_times : r.reconsume_times + 1;
   if (!get_property(m.properties, v1::property::kRetryTopic)) {
     set_property(m.properties, v1::property::kRetryTopic, std::string(r.topic));
   }
@@ -66,7 +69,9 @@ void consumer_send_back(BrokerContext& context, const RemotingCommand& request, 
     // Labelled with the topic the consumer names, as RocketMQ labels it.
     if (context.metrics) context.metrics->count_dead_letter(header->group, header->origin_topic);
   } else {
-    const std::int32_t level = header->delay_level == 0 ? 3 + reconsumed : header->delay_level;
+    // In 64 bits: a stored reconsume count may be near the int limit (the schedule caps the level).
+    const std::int64_t level = std::min<std::int64_t>(
+        header->delay_level == 0 ? std::int64_t{3} + reconsumed : header->delay_level, std::numeric_limits<std::int32_t>::max());
     set_property(message.properties, v1::property::kDelayLevel, std::to_string(level));
     // The delay level wins: RocketMQ removes a timer message's delivery time from its retry.
     TimerMessageService::park(*context.config, context.clock(), message);

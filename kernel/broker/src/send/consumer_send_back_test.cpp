@@ -104,6 +104,34 @@ TEST(SendBackTest, ExhaustedOrNegativeLevelGoesToTheDlq) {
   EXPECT_EQ(straight->view.reconsume_times, 1);
 }
 
+// A client may store any reconsume count: near the int limit the next count stops at the limit,
+// and the default level (3 + reconsumes) at the schedule's last level, instead of wrapping.
+TEST(SendBackTest, ReconsumeCountsNearTheIntLimitStopThere) {
+  constexpr std::int32_t kMax = std::numeric_limits<std::int32_t>::max();
+  SendFixture f;
+  SendRequest near_limit;
+  near_limit.reconsume_times = kMax - 2;
+  const auto retried = f.send(near_limit);
+  ASSERT_EQ(retried.code, rc::kSuccess);
+  ASSERT_EQ(f.call(send_back(commit_offset_of(std::string(retried.ext_fields.get("msgId").value_or(""))), 0, kMax)).code,
+            rc::kSuccess);
+  const auto last_level = static_cast<std::int32_t>(f.context().config->delay_level_ms.size());
+  auto parked = f.read("SCHEDULE_TOPIC_XXXX", last_level - 1, 0);
+  ASSERT_TRUE(parked) << "not parked at the last delay level";
+  EXPECT_EQ(parked->property("DELAY"), std::to_string(last_level));
+  EXPECT_EQ(parked->view.reconsume_times, kMax - 1);
+
+  SendRequest at_limit;
+  at_limit.reconsume_times = kMax;
+  const auto exhausted = f.send(at_limit);
+  ASSERT_EQ(exhausted.code, rc::kSuccess);
+  ASSERT_EQ(f.call(send_back(commit_offset_of(std::string(exhausted.ext_fields.get("msgId").value_or(""))), 0, kMax)).code,
+            rc::kSuccess);
+  auto dead = f.read("%DLQ%G", 0, 0);
+  ASSERT_TRUE(dead);
+  EXPECT_EQ(dead->view.reconsume_times, kMax);
+}
+
 TEST(SendBackTest, UnknownOffsetIsASystemError) {
   SendFixture f;
   const std::int64_t offset = commit_offset_of(send_original(f));
