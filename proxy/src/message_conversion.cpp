@@ -220,7 +220,7 @@ v2::Message to_grpc_message(const client::MessageExt& m, const v2::Resource& top
   }
   system.set_queue_id(m.queue_id);
   system.set_queue_offset(m.queue_offset);
-  system.set_delivery_attempt(m.reconsume_times + 1);
+  system.set_delivery_attempt(plugin::v1::next_reconsume_times(m.reconsume_times));
   if (const auto trace = property("TRACE_CONTEXT")) system.set_trace_context(std::string(*trace));
   auto& user = *out.mutable_user_properties();
   for (const auto& [name, value] : m.properties()) {

@@ -73,6 +73,20 @@ TEST(MessageConversionTest, MapsSystemPropertiesAsRocketMqsProxyDoes) {
   EXPECT_EQ(p.at("color"), "blue");
 }
 
+// The attempt is one more than the reconsumes; a count a client stored at the int limit stays
+// there instead of wrapping below zero.
+TEST(MessageConversionTest, ADeliveryAttemptIsOneMoreThanTheReconsumesUpToTheIntLimit) {
+  v2::Resource topic;
+  topic.set_name("TopicA");
+  for (const auto& [reconsumed, attempt] : {std::pair{0, 1}, std::pair{4, 5},
+                                            std::pair{std::numeric_limits<std::int32_t>::max(),
+                                                      std::numeric_limits<std::int32_t>::max()}}) {
+    client::MessageExt received;
+    received.reconsume_times = reconsumed;
+    EXPECT_EQ(to_grpc_message(received, topic).system_properties().delivery_attempt(), attempt) << reconsumed;
+  }
+}
+
 TEST(MessageConversionTest, ATransactionalMessageIsSentAsAHalfMessage) {
   auto m = message();
   m.mutable_system_properties()->set_message_type(v2::TRANSACTION);

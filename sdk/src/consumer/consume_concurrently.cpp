@@ -9,6 +9,7 @@
 // and what it answers later changes nothing for that message but a second send-back on failure.
 #include "consume_service.hpp"
 #include "mqkit/kernel/logging.hpp"
+#include "mqkit/plugin/v1/message_record.hpp"
 #include "../namespaced_names.hpp"
 
 namespace mqkit::client {
@@ -71,7 +72,7 @@ class ConcurrentConsumeService final : public ConsumeService {
         if (Status s = send_message_back(message, queue, context.delay_level_when_next_consume, max_times); !s) {
           log()->warn("{}: sending back {}: {}; consuming it again locally", env_.config.group, message.msg_id(),
                       s.to_string());
-          ++message.reconsume_times;
+          message.reconsume_times = plugin::v1::next_reconsume_times(message.reconsume_times);
           again.push_back(std::move(message));
         } else {
           done.push_back(std::move(message));

@@ -6,6 +6,7 @@
 #include "consume_service.hpp"
 #include "../namespaced_names.hpp"
 #include "mqkit/kernel/logging.hpp"
+#include "mqkit/plugin/v1/message_record.hpp"
 
 namespace mqkit::client {
 
@@ -73,7 +74,7 @@ class OrderlyConsumeService final : public ConsumeService {
           log()->warn("{}: dead-lettering {}: {}", env_.config.group, message.msg_id(), s.to_string());
         }
       }
-      ++message.reconsume_times;
+      message.reconsume_times = plugin::v1::next_reconsume_times(message.reconsume_times);
       suspend = true;
     }
     return suspend;

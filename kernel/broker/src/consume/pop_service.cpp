@@ -143,7 +143,7 @@ std::int32_t PopService::pop_queue_locked(const PopRequest& request, std::int32_
     auto bytes = std::make_shared<std::vector<std::uint8_t>>(std::move(again).value());
     out.records.push_back(v1::StoredSlice{.bytes = std::span<const std::uint8_t>(*bytes), .keep_alive = bytes});
     popped.offsets.push_back(it->first);
-    entry = InFlight{.pop_time = now, .visible_at = now + request.invisible_ms, .deliveries = entry.deliveries + 1};
+    entry = InFlight{.pop_time = now, .visible_at = now + request.invisible_ms, .deliveries = v1::next_reconsume_times(entry.deliveries)};
     ++added;
     ++it;
   }

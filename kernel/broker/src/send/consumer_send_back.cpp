@@ -24,8 +24,7 @@ OutgoingMessage retry_copy(const StoredRecordAt& original, const std::string& re
   OutgoingMessage m = copy_of(r, original.slice.keep_alive);
   m.topic = retry_topic;
   m.queue_id = queue_id;
-  // A client may have stored any int there; the count stops at the largest.
-  m.reconsume_times = r.reconsume_times == std::numeric_limits<std::int32_t>::max() ? r.reconsume_times : r.reconsume_times + 1;
+  m.reconsume_times = v1::next_reconsume_times(r.reconsume_times);
   if (!get_property(m.properties, v1::property::kRetryTopic)) {
     set_property(m.properties, v1::property::kRetryTopic, std::string(r.topic));
   }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -129,6 +130,12 @@ enum class CrcCheck : std::uint8_t { kSkip, kVerify };
 // beyond the buffer, lengths that do not add up, body CRC mismatch). A blank (end-of-file)
 // marker is reported as NotFound so scanners can skip to the next file.
 Result<RecordView> decode_record(std::span<const std::uint8_t> bytes, CrcCheck crc = CrcCheck::kSkip);
+
+// The reconsume count after one more delivery. A client may have stored any int there: the count
+// stops at the largest instead of wrapping below zero.
+constexpr std::int32_t next_reconsume_times(std::int32_t times) noexcept {
+  return times == std::numeric_limits<std::int32_t>::max() ? times : times + 1;
+}
 
 // A copy of the whole record at the start of `bytes` with its reconsume times set to `times`
 // (a message delivered again says so, as a copy in a retry topic does). The body CRC covers the
