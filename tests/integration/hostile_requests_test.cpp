@@ -19,6 +19,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <random>
@@ -28,6 +29,7 @@
 #include "hostile_values.hpp"
 #include "local_cluster.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
+#include "mqkit/protocol/acl_signature.hpp"
 #include "mqkit/protocol/code_names.hpp"
 #include "mqkit/protocol/codes.hpp"
 #include "plugin_fixture.hpp"
@@ -219,15 +221,19 @@ std::string describe(const RemotingCommand& request) {
   return out.str();
 }
 
+// Signs a request as a client of a broker with ACL would, or not (nothing to do without ACL).
+using Signer = std::function<void(RemotingCommand&)>;
+
 // Sends `rounds` mutated requests of every known code to `address`, at most 32 in flight.
 void send_hostile_requests(plugin::v1::Transport& transport, const std::string& address, std::uint64_t seed,
-                           std::uint64_t rounds, Findings& findings) {
+                           std::uint64_t rounds, const Signer& sign, Findings& findings) {
   RequestMutator mutator(seed);
   const auto codes = known_codes();
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   for (std::uint64_t round = 0; round < rounds && std::chrono::steady_clock::now() < deadline; ++round) {
     for (const std::int32_t request_code : codes) {
       RemotingCommand request = mutator.next(request_code);
+      sign(request);
       const std::string what = describe(request);
       {
         std::unique_lock lock(findings.mutex);
@@ -276,11 +282,32 @@ std::vector<std::string> unhandled_failures(const std::filesystem::path& log) {
 }
 
 // Brokers that take different paths: the production store with SQL filters; the memory store as a
-// SYNC_MASTER without a slave (sends answered SLAVE_NOT_AVAILABLE) with reads from slaves allowed.
+// SYNC_MASTER without a slave (sends answered SLAVE_NOT_AVAILABLE) with reads from slaves allowed;
+// a broker checking an ACL, with requests signed by an admin, by a user, with a wrong secret or not
+// at all (signed after they were broken, so the broken values reach the checks behind the ACL).
 struct BrokerVariant {
   std::string name;
   BrokerSpec spec;
+  bool acl = false;
 };
+
+const protocol::acl::Credentials kAdmin{.access_key = "hostile-admin", .secret_key = "hostile-admin-secret"};
+const protocol::acl::Credentials kUser{.access_key = "hostile-user", .secret_key = "hostile-user-secret"};
+
+constexpr std::string_view kAclFile = R"(global_white_remote_addresses = []
+
+[[accounts]]
+access_key = "hostile-admin"
+secret_key = "hostile-admin-secret"
+admin = true
+
+[[accounts]]
+access_key = "hostile-user"
+secret_key = "hostile-user-secret"
+default_topic_perm = "PUB|SUB"
+default_group_perm = "SUB"
+topic_perms = ["HostileTopic=PUB"]
+)";
 
 class HostileRequestsTest : public ::testing::TestWithParam<BrokerVariant> {};
 
@@ -288,15 +315,39 @@ INSTANTIATE_TEST_SUITE_P(
     Brokers, HostileRequestsTest,
     ::testing::Values(BrokerVariant{"commitlog", {.overrides = {"broker.enable_property_filter=true"}}},
                       BrokerVariant{"memory_sync_master",
-                                    {.store = "memory", .overrides = {"broker.slave_read_enable=true"}, .role = "SYNC_MASTER"}}),
+                                    {.store = "memory", .overrides = {"broker.slave_read_enable=true"}, .role = "SYNC_MASTER"}},
+                      BrokerVariant{"acl", {.store = "memory"}, /*acl=*/true}),
     [](const auto& test) { return test.param.name; });
 
 TEST_P(HostileRequestsTest, ServersAnswerEveryMalformedRequestAndStayUp) {
   LocalCluster cluster("hostile_requests_" + GetParam().name);
   ASSERT_TRUE(cluster.add_namesrv().is_ok());
-  ASSERT_TRUE(cluster.add_broker(GetParam().spec).is_ok());
+  BrokerSpec spec = GetParam().spec;
+  const bool acl = GetParam().acl;
+  if (acl) {
+    const auto acl_path = cluster.directory() / "plain_acl.toml";
+    std::ofstream(acl_path) << kAclFile;
+    spec.overrides.insert(spec.overrides.end(), {"broker.acl_enable=true", "broker.acl_file=" + acl_path.string()});
+  }
+  ASSERT_TRUE(cluster.add_broker(spec).is_ok());
   RemotingClient client;
-  client.create_topic(cluster.broker_addr(0), std::string(kTopic));
+  // The test's own requests, signed by the admin where the broker checks an ACL.
+  const auto call_as_admin = [&](const std::string& address, RemotingCommand request) {
+    if (acl) {
+      EXPECT_TRUE(protocol::acl::sign(request, kAdmin).is_ok());
+    }
+    return client.call(address, std::move(request));
+  };
+  const auto create_topic = [&](const std::string& topic) {
+    auto created = call_as_admin(cluster.broker_addr(0),
+                                 make_request(code::kUpdateAndCreateTopic,
+                                              {{"topic", topic}, {"defaultTopic", "TBW102"}, {"readQueueNums", "4"},
+                                               {"writeQueueNums", "4"}, {"perm", "6"}, {"topicFilterType", "SINGLE_TAG"},
+                                               {"topicSysFlag", "0"}, {"order", "false"}}));
+    ASSERT_TRUE(created.is_ok()) << created.status().to_string();
+    ASSERT_EQ(created->code, rc::kSuccess) << created->remark.value_or("");
+  };
+  create_topic(std::string(kTopic));
 
   auto transport = load_plugin<plugin::v1::Transport>("remoting");
   ASSERT_TRUE(transport);
@@ -307,7 +358,15 @@ TEST_P(HostileRequestsTest, ServersAnswerEveryMalformedRequestAndStayUp) {
   for (const auto& [server, address] : {std::pair{"name server", cluster.namesrv_addr(0)},
                                         std::pair{"broker", cluster.broker_addr(0)}}) {
     Findings findings;
-    send_hostile_requests(*transport, address, seed, rounds, findings);
+    std::mt19937_64 signing(seed);
+    const Signer sign = [&](RemotingCommand& request) {
+      if (!acl) return;
+      const auto roll = signing() % 20;
+      const protocol::acl::Credentials wrong{.access_key = kUser.access_key, .secret_key = "not-the-secret"};
+      if (roll < 3) return;  // unsigned
+      (void)protocol::acl::sign(request, roll < 12 ? kAdmin : roll < 18 ? kUser : wrong);
+    };
+    send_hostile_requests(*transport, address, seed, rounds, sign, findings);
     std::string answers;
     for (const auto& [response, count] : findings.by_response_code) {
       answers += " " + std::to_string(response) + ":" + std::to_string(count);
@@ -326,8 +385,8 @@ TEST_P(HostileRequestsTest, ServersAnswerEveryMalformedRequestAndStayUp) {
   auto clusters = client.call(cluster.namesrv_addr(0), make_request(code::kGetBrokerClusterInfo, {}));
   ASSERT_TRUE(clusters.is_ok()) << clusters.status().to_string();
   EXPECT_EQ(clusters->code, rc::kSuccess) << clusters->remark.value_or("");
-  client.create_topic(cluster.broker_addr(0), "AfterTheHostileRequests");
-  auto max_offset = client.call(cluster.broker_addr(0),
+  create_topic("AfterTheHostileRequests");
+  auto max_offset = call_as_admin(cluster.broker_addr(0),
                                 make_request(code::kGetMaxOffset, {{"topic", "AfterTheHostileRequests"}, {"queueId", "0"}}));
   ASSERT_TRUE(max_offset.is_ok()) << max_offset.status().to_string();
   EXPECT_EQ(max_offset->code, rc::kSuccess) << max_offset->remark.value_or("");
