@@ -31,11 +31,6 @@ using namespace std::chrono_literals;
 constexpr std::string_view kTopic = "HostileTopic";
 constexpr std::string_view kGroup = "HostileGroup";
 
-std::uint64_t env_or(const char* name, std::uint64_t fallback) {
-  const char* text = std::getenv(name);
-  return text != nullptr && *text != '\0' ? std::strtoull(text, nullptr, 10) : fallback;
-}
-
 // Replaces, clears and adds fields of a message, recursively, through reflection.
 class ProtoMutator {
  public:
@@ -363,8 +358,8 @@ class HostileGrpcTest : public ::testing::Test {
 TEST_F(HostileGrpcTest, ProxyAnswersEveryMalformedCallAndStaysUp) {
   const auto handles = receipts();
   ASSERT_FALSE(handles.empty()) << "no message received through mqproxy to take receipt handles from";
-  const std::uint64_t seed = env_or("MQKIT_HOSTILE_SEED", 20261201);
-  const std::uint64_t rounds = env_or("MQKIT_HOSTILE_ROUNDS", 30);
+  const std::uint64_t seed = campaign_setting("MQKIT_HOSTILE_SEED", 20261201);
+  const std::uint64_t rounds = campaign_setting("MQKIT_HOSTILE_ROUNDS", 30);
   SCOPED_TRACE("MQKIT_HOSTILE_SEED=" + std::to_string(seed));
   ProtoMutator mutator(seed);
   Findings findings;

@@ -178,11 +178,6 @@ class RequestMutator {
   std::vector<std::string> bodies_;
 };
 
-std::uint64_t env_or(const char* name, std::uint64_t fallback) {
-  const char* text = std::getenv(name);
-  return text != nullptr && *text != '\0' ? std::strtoull(text, nullptr, 10) : fallback;
-}
-
 // What the servers answered, gathered from the transport's callbacks.
 struct Findings {
   std::mutex mutex;
@@ -351,8 +346,8 @@ TEST_P(HostileRequestsTest, ServersAnswerEveryMalformedRequestAndStayUp) {
 
   auto transport = load_plugin<plugin::v1::Transport>("remoting");
   ASSERT_TRUE(transport);
-  const std::uint64_t seed = env_or("MQKIT_HOSTILE_SEED", 20261201);
-  const std::uint64_t rounds = env_or("MQKIT_HOSTILE_ROUNDS", 8);
+  const std::uint64_t seed = campaign_setting("MQKIT_HOSTILE_SEED", 20261201);
+  const std::uint64_t rounds = campaign_setting("MQKIT_HOSTILE_ROUNDS", 8);
   SCOPED_TRACE("MQKIT_HOSTILE_SEED=" + std::to_string(seed));
 
   for (const auto& [server, address] : {std::pair{"name server", cluster.namesrv_addr(0)},

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <vector>
@@ -32,6 +33,13 @@ inline std::vector<std::string> hostile_strings() {
   values.push_back("9223372036854775808");
   values.push_back("-2147483649");
   return values;
+}
+
+// A campaign's seed or length from the environment (MQKIT_HOSTILE_SEED, MQKIT_HOSTILE_ROUNDS),
+// or `fallback`: the suite runs a short campaign, a longer one is a variable away.
+inline std::uint64_t campaign_setting(const char* name, std::uint64_t fallback) {
+  const char* text = std::getenv(name);
+  return text != nullptr && *text != '\0' ? std::strtoull(text, nullptr, 10) : fallback;
 }
 
 }  // namespace mqkit::testing
