@@ -27,10 +27,6 @@ namespace {
 // as it is (mqkit redelivers in place, never from a pop retry topic).
 constexpr std::string_view kNormalTopic = "0";
 
-// The longest invisible time and poll a request may ask for: far beyond any client's (RocketMQ's
-// proxy allows 12 h), and small enough that "now + it" cannot overflow.
-constexpr std::int64_t kMaxRequestedMs = 7LL * 24 * 3600 * 1000;
-
 // startOffsetInfo "0 q start;..." and msgOffsetInfo "0 q o1,o2;..." (ExtraInfoUtil).
 void set_offset_infos(RemotingCommand& response, const PopOutcome& outcome) {
   std::string starts;
@@ -147,10 +143,10 @@ void PopMessageProcessor::pop(const RemotingCommand& request, const Responder& r
                                                 pop->topic + "] topicConfig.readQueueNums:[" +
                                                 std::to_string(topic->read_queue_nums) + "]");
   }
-  if (pop->max_messages <= 0 || pop->invisible_ms <= 0 || pop->invisible_ms > kMaxRequestedMs || poll_ms < 0 ||
-      poll_ms > kMaxRequestedMs) {
+  if (pop->max_messages <= 0 || pop->invisible_ms <= 0 || pop->invisible_ms > kMaxRequestedWaitMs || poll_ms < 0 ||
+      poll_ms > kMaxRequestedWaitMs) {
     return responder.fail(rc::kInvalidParameter, "maxMsgNums must be positive, invisibleTime positive and pollTime "
-                                                 "not negative, both at most " + std::to_string(kMaxRequestedMs) + " ms");
+                                                 "not negative, both at most " + std::to_string(kMaxRequestedWaitMs) + " ms");
   }
   // As a pull, at most the broker's transfer count per answer.
   pop->max_messages = std::min(pop->max_messages, context_.config->max_transfer_count);
@@ -229,9 +225,9 @@ void PopMessageProcessor::change_invisible_time(const RemotingCommand& request, 
   const std::int64_t invisible_ms = fields.required_int("invisibleTime");
   const auto d = named_delivery(fields, responder);
   if (!d) return;
-  if (invisible_ms <= 0 || invisible_ms > kMaxRequestedMs) {
+  if (invisible_ms <= 0 || invisible_ms > kMaxRequestedWaitMs) {
     return responder.fail(rc::kInvalidParameter, "invisibleTime must be positive and at most " +
-                                                     std::to_string(kMaxRequestedMs) + " ms");
+                                                     std::to_string(kMaxRequestedWaitMs) + " ms");
   }
   const auto new_pop_time = context_.pops->change_invisible(d->group, d->topic, d->queue_id, d->offset, d->pop_time, invisible_ms);
   if (!new_pop_time) {

@@ -7,6 +7,7 @@
 
 #include "header_reader.hpp"
 #include "message_filter.hpp"
+#include "mqkit/broker/long_polling_service.hpp"
 #include "mqkit/filter/sql_filter.hpp"
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
@@ -251,7 +252,10 @@ std::optional<RemotingCommand> pull_once(BrokerContext& context,
   }
 
   if (response.code == rc::kPullNotFound && allow_suspend && header.has(pull_sys_flag::kSuspend)) {
-    const std::int64_t wait_ms = config.long_polling_enable ? header.suspend_timeout_ms : config.short_polling_time_ms;
+    // RocketMQ takes any suspendTimeoutMillis; past a week it makes no difference but to "now + it".
+    const std::int64_t wait_ms = config.long_polling_enable
+                                     ? std::clamp<std::int64_t>(header.suspend_timeout_ms, 0, kMaxRequestedWaitMs)
+                                     : config.short_polling_time_ms;
     LongPollingService& polling = *context.long_polling;
     polling.hold(header.topic, header.queue_id, header.queue_offset, context.clock() + wait_ms,
                  [&context, sql_filters, header_ptr, responder = responder.held()] {

@@ -175,6 +175,20 @@ TEST_F(PullMessageProcessorTest, HeldPullIsAnsweredNotFoundAtItsDeadline) {
   EXPECT_EQ(channel_->sent().size(), 1u);
 }
 
+// RocketMQ takes any suspendTimeoutMillis: the largest holds the pull (a week at most) instead of
+// "now + it" wrapping into the past and answering at once.
+TEST_F(PullMessageProcessorTest, TheLargestSuspendTimeHoldsThePull) {
+  auto request = pull_request(0, 0, kLongPoll);
+  request.ext_fields.set("suspendTimeoutMillis", std::to_string(std::numeric_limits<std::int64_t>::max()));
+  start_pull(std::move(request));
+  harness_.now() += 1000;
+  EXPECT_FALSE(channel_->wait_for(1, std::chrono::milliseconds(300))) << "answered " << channel_->last().code;
+  EXPECT_EQ(context().long_polling->held(), 1u);
+  put(0, "first");
+  ASSERT_TRUE(channel_->wait_for(1));
+  EXPECT_EQ(channel_->last().code, rc::kSuccess);
+}
+
 TEST_F(PullMessageProcessorTest, ShortPollingHoldsForTheConfiguredTimeOnly) {
   harness_.config().long_polling_enable = false;
   start_pull(pull_request(0, 0, kLongPoll));

@@ -19,6 +19,11 @@
 
 namespace mqkit::broker {
 
+// The longest a client may ask a request to be held (a pull's suspendTimeoutMillis, a pop's
+// pollTime) or a popped message to stay invisible: far beyond any client's (RocketMQ's proxy
+// allows 12 h), and small enough that "now + it" cannot overflow.
+inline constexpr std::int64_t kMaxRequestedWaitMs = 7LL * 24 * 3600 * 1000;
+
 class LongPollingService final : public plugin::v1::Dispatcher {
  public:
   using Retry = std::function<void()>;
