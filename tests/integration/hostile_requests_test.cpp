@@ -52,7 +52,7 @@ constexpr std::string_view kGroup = "HostileGroup";
 const std::vector<std::pair<std::string, std::string>>& plausible_fields() {
   static const std::vector<std::pair<std::string, std::string>> fields = {
       {"topic", std::string(kTopic)}, {"queueId", "0"}, {"queueOffset", "0"}, {"maxMsgNums", "32"},
-      {"sysFlag", "0"}, {"commitOffset", "0"}, {"suspendTimeoutMillis", "0"}, {"subscription", "*"},
+      {"sysFlag", "2"}, {"commitOffset", "0"}, {"suspendTimeoutMillis", "50"}, {"subscription", "*"},
       {"subVersion", "0"}, {"expressionType", "TAG"}, {"consumerGroup", std::string(kGroup)},
       {"group", std::string(kGroup)}, {"producerGroup", "HostileProducers"}, {"defaultTopic", "TBW102"},
       {"defaultTopicQueueNums", "4"}, {"flag", "0"}, {"bornTimestamp", "1700000000000"},
@@ -65,7 +65,7 @@ const std::vector<std::pair<std::string, std::string>>& plausible_fields() {
       {"originMsgId", "7F00000100002A9F0000000000000000"}, {"originTopic", std::string(kTopic)},
       {"clientId", "127.0.0.1@hostile"}, {"readQueueNums", "4"}, {"writeQueueNums", "4"}, {"perm", "6"},
       {"topicFilterType", "SINGLE_TAG"}, {"topicSysFlag", "0"}, {"order", "false"}, {"isForce", "false"},
-      {"invisibleTime", "60000"}, {"pollTime", "0"}, {"bornTime", "1700000000000"}, {"initMode", "0"},
+      {"invisibleTime", "60000"}, {"pollTime", "50"}, {"bornTime", "1700000000000"}, {"initMode", "0"},
       {"exp", "*"}, {"expType", "TAG"}, {"extraInfo", "0 0 60000 0 0 broker-a 0 0"}, {"namespace", "ns"},
       {"brokerName", "broker-a"}, {"brokerAddr", "127.0.0.1:10911"}, {"clusterName", "DefaultCluster"},
       {"haServerAddr", "127.0.0.1:10912"}, {"brokerId", "0"}, {"compressed", "false"}, {"bodyCrc32", "0"},
