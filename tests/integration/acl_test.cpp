@@ -96,14 +96,8 @@ class AclIntegrationTest : public ::testing::Test {
   static std::pair<int, std::string> run(const std::string& tool, const std::vector<std::string>& args) {
     auto child = mqkit::testing::ChildProcess::spawn(tool, args, "acl-" + tool);
     if (!child) return {-1, child.status().to_string()};
-    std::optional<int> code;
-    std::string out;
-    for (int i = 0; i < 600 && !code; ++i) {
-      code = child->wait_exit(std::chrono::milliseconds(100));
-      out += child->output();
-    }
-    out += child->output();
-    return {code.value_or(-1), out + child->log_tail()};
+    const int code = child->run_to_end(std::chrono::seconds(60)).value_or(-1);
+    return {code, child->output() + child->log_tail()};
   }
   static std::vector<std::string> with_keys(std::vector<std::string> args, const protocol::acl::Credentials& account) {
     args.insert(args.end(), {"--access-key", account.access_key, "--secret-key", account.secret_key});

@@ -62,15 +62,9 @@ class MqadminTest : public ::testing::Test {
     EXPECT_TRUE(child.is_ok());
     if (!child) return {};
     AdminRun run;
-    // Read while waiting so a large output never fills the pipe; output() returns all of it.
-    std::optional<int> code;
-    for (int i = 0; i < 300 && !code; ++i) {
-      code = child->wait_exit(std::chrono::milliseconds(100));
-      run.out = child->output();
-    }
+    run.code = child->run_to_end(std::chrono::seconds(30)).value_or(-1);
     run.out = child->output();
     run.err = child->log_tail();
-    run.code = code.value_or(-1);
     return run;
   }
 

@@ -44,14 +44,8 @@ class MqbenchTest : public ::testing::Test {
     EXPECT_TRUE(child.is_ok());
     if (!child) return {};
     BenchRun run;
-    std::optional<int> code;
-    for (int i = 0; i < 600 && !code; ++i) {
-      code = child->wait_exit(std::chrono::milliseconds(100));
-      run.out = child->output();
-    }
+    run.code = child->run_to_end(std::chrono::seconds(60)).value_or(-1);
     run.out = child->output();
-    if (!code) child->kill();
-    run.code = code.value_or(-1);
     std::istringstream lines(run.out);
     std::string line, last;
     while (std::getline(lines, line)) {

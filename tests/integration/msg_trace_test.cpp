@@ -61,8 +61,7 @@ class MsgTraceTest : public ::testing::Test {
         {"queryMsgTraceById", "-i", msg_id, "-t", trace_topic, "--json", "-n", cluster_->namesrv_addrs()},
         "mqadmin-trace");
     if (!child) return std::nullopt;
-    std::optional<int> code;
-    for (int i = 0; i < 300 && !code; ++i) code = child->wait_exit(milliseconds(100));
+    const std::optional<int> code = child->run_to_end(std::chrono::seconds(30));
     const std::string printed = child->output();
     if (out != nullptr) *out = printed;
     if (code != 0) return std::nullopt;
@@ -129,9 +128,7 @@ TEST_F(MsgTraceTest, ProducerAndPushConsumerRecordsAreFoundByMessageId) {
   auto table = ChildProcess::spawn("mqadmin", {"queryMsgTraceById", "-i", ids[0], "-n", cluster_->namesrv_addrs()},
                                    "mqadmin-trace-table");
   ASSERT_TRUE(table.is_ok());
-  std::optional<int> code;
-  for (int i = 0; i < 300 && !code; ++i) code = table->wait_exit(milliseconds(100));
-  EXPECT_EQ(code, 0);
+  EXPECT_EQ(table->run_to_end(std::chrono::seconds(30)), 0);
   const std::string out = table->output();
   EXPECT_NE(out.find("#Type"), std::string::npos) << out;
   EXPECT_NE(out.find("trace_it_producer"), std::string::npos) << out;

@@ -130,6 +130,18 @@ std::optional<int> ChildProcess::wait_exit(std::chrono::milliseconds timeout) {
   return status;
 }
 
+std::optional<int> ChildProcess::run_to_end(std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  std::optional<int> code;
+  while (!code && std::chrono::steady_clock::now() < deadline) {
+    code = wait_exit(std::chrono::milliseconds(100));
+    (void)output();
+  }
+  (void)output();
+  if (!code) kill();
+  return code;
+}
+
 std::string ChildProcess::output() {
   char chunk[4096];
   while (true) {

@@ -40,6 +40,10 @@ class ChildProcess {
   int kill();
   // Waits for the process to exit by itself; nullopt when it is still running at the timeout.
   std::optional<int> wait_exit(std::chrono::milliseconds timeout);
+  // Waits up to `limit` for a tool to end by itself, reading its output meanwhile so a long one
+  // never fills the pipe, and SIGKILLs it when it does not: its exit status (or -signal), nullopt
+  // when it had to be killed. output() then holds everything it printed.
+  std::optional<int> run_to_end(std::chrono::milliseconds limit);
   // Everything the process wrote to standard output so far (reads what is pending).
   std::string output();
   void pause();   // SIGSTOP; returns once the process is stopped
