@@ -5,7 +5,7 @@
 
 #include "mqkit/client/response_status.hpp"
 #include "mqkit/kernel/logging.hpp"
-#include "trace/message_tracer.hpp"
+#include "mqkit/plugin/v1/message_record.hpp"
 
 namespace mqkit::client {
 
@@ -93,13 +93,13 @@ void call_send_callback(const SendCallback& done, Result<SendResult> result) noe
 
 MessageSender::MessageSender(ClientInstance& instance, const ProducerConfig& config,
                              std::shared_ptr<v1::QueueSelector> default_selector,
-                             std::shared_ptr<v1::FaultStrategy> fault_strategy, trace::MessageTracer* tracer)
+                             std::shared_ptr<v1::FaultStrategy> fault_strategy, const SendHooks& hooks)
     : instance_(instance),
       config_(config),
       fallback_{config.create_topic_key, config.default_topic_queue_nums},
       default_selector_(std::move(default_selector)),
       fault_strategy_(std::move(fault_strategy)),
-      tracer_(tracer) {
+      hooks_(hooks) {
   route_observer_ = instance_.observe_routes([this](std::string_view topic, const TopicRouteInfo& route) {
     for (const std::string& broker : serving_brokers_.update(topic, route)) {
       kernel::logger("client")->info("{}: broker {} left the route of every topic of producer group {}",
@@ -185,10 +185,30 @@ void MessageSender::report(const std::string& broker, Clock::time_point attempt_
   fault_strategy_->update(broker, since(attempt_started).count(), failed);
 }
 
-void MessageSender::trace(const PreparedMessage& message, const std::string& address, const Result<SendResult>& result,
-                          Clock::time_point attempt_started) {
-  // As RocketMQ's send hook: only an answer the broker gave (a result) is traced.
-  if (tracer_ != nullptr && result) tracer_->on_sent(message, address, *result, attempt_started);
+void MessageSender::after_attempt(const PreparedMessage& message, const MessageQueue& queue, const std::string& address,
+                                  const Result<SendResult>* result, const Status& sent,
+                                  Clock::time_point attempt_started) const {
+  if (hooks_.empty()) return;
+  SendHookContext attempt;
+  attempt.producer_group = config_.group;
+  attempt.topic = message.topic;
+  attempt.tags = message.tags;
+  attempt.keys = message.keys;
+  attempt.body_size = message.body ? message.body->size() : 0;
+  attempt.batch = message.batch;
+  if ((message.sys_flag & plugin::v1::sys_flag::kTransactionPrepared) != 0) {
+    attempt.message_type = trace::TraceMessageType::kTransactionHalf;
+  } else if (message.delayed) {
+    attempt.message_type = trace::TraceMessageType::kDelay;
+  }
+  attempt.queue = queue;
+  attempt.broker_address = address;
+  attempt.oneway = result == nullptr;
+  if (result != nullptr && result->is_ok()) attempt.result = &result->value();
+  attempt.error = result != nullptr ? result->status() : sent;
+  attempt.attempt_started = attempt_started;
+  attempt.took = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - attempt_started);
+  run_after_send(hooks_, attempt);
 }
 
 // ---- Sync ----------------------------------------------------------------------------------
@@ -209,7 +229,7 @@ Result<SendResult> MessageSender::send(std::shared_ptr<const PreparedMessage> me
     auto result = instance_.api().send_message(chosen->address, chosen->queue.broker_name,
                                                request_for(*message, chosen->queue.queue_id), time_left(deadline));
     report(chosen->queue.broker_name, attempt_started, !result.is_ok());
-    trace(*message, chosen->address, result, attempt_started);
+    after_attempt(*message, chosen->queue, chosen->address, &result, Status::ok(), attempt_started);
     if (result) {
       if (result->status == SendStatus::kSendOk || !config_.retry_another_broker_when_not_store_ok) return result;
       stored_not_ok = std::move(result).value();
@@ -248,22 +268,22 @@ void MessageSender::attempt_async(const std::shared_ptr<AsyncSend>& send) {
       break;
     }
     const auto attempt_started = Clock::now();
-    std::string broker = chosen->queue.broker_name;
     instance_.api().send_message_async(
-        chosen->address, broker, request_for(*send->message, chosen->queue.queue_id), time_left(send->deadline),
-        [this, send, broker, address = chosen->address, attempt_started](Result<SendResult> result) {
-          on_async_response(send, broker, address, attempt_started, std::move(result));
+        chosen->address, chosen->queue.broker_name, request_for(*send->message, chosen->queue.queue_id), time_left(send->deadline),
+        [this, send, queue = chosen->queue, address = chosen->address, attempt_started](Result<SendResult> result) {
+          on_async_response(send, queue, address, attempt_started, std::move(result));
         });
     return;
   }
   send->finish(send->progress.give_up(send->message->topic, send->started));
 }
 
-void MessageSender::on_async_response(const std::shared_ptr<AsyncSend>& send, const std::string& broker,
+void MessageSender::on_async_response(const std::shared_ptr<AsyncSend>& send, const MessageQueue& queue,
                                       const std::string& address, Clock::time_point attempt_started,
                                       Result<SendResult> result) {
+  const std::string& broker = queue.broker_name;
   report(broker, attempt_started, !result.is_ok());
-  trace(*send->message, address, result, attempt_started);
+  after_attempt(*send->message, queue, address, &result, Status::ok(), attempt_started);
   if (result) return send->finish(std::move(result));
   Progress& progress = send->progress;
   if (!progress.failed(broker, result.status()) || progress.attempts >= progress.max_attempts) {
@@ -294,6 +314,7 @@ Status MessageSender::send_oneway(std::shared_ptr<const PreparedMessage> message
   const auto attempt_started = Clock::now();
   Status sent = instance_.api().send_message_oneway(chosen.address, request_for(*message, chosen.queue.queue_id));
   report(chosen.queue.broker_name, attempt_started, !sent.is_ok());
+  after_attempt(*message, chosen.queue, chosen.address, nullptr, sent, attempt_started);
   return sent;
 }
 

@@ -11,7 +11,7 @@
 // A fixed queue or an application selector means one attempt, as in RocketMQ: an ordered
 // message must not move to another queue.
 //
-// With a tracer (enable_msg_trace), every attempt the broker answered is traced (a Pub record).
+// Every attempt is shown to the producer's send hooks (hooks.hpp), the message trace among them.
 //
 // A broker that a refreshed route shows no longer hosting any topic this sender sent to is
 // forgotten by the fault strategy (serving_brokers.hpp).
@@ -31,14 +31,11 @@
 #include "mqkit/client/producer_config.hpp"
 #include "mqkit/plugin/v1/fault_strategy.hpp"
 #include "mqkit/plugin/v1/selector.hpp"
+#include "hook_calls.hpp"
 #include "outgoing_message.hpp"
 #include "serving_brokers.hpp"
 
 namespace mqkit::client {
-
-namespace trace {
-class MessageTracer;
-}
 
 // How the queue of a send is chosen.
 struct SendTarget {
@@ -59,7 +56,7 @@ class MessageSender {
 
   MessageSender(ClientInstance& instance, const ProducerConfig& config,
                 std::shared_ptr<plugin::v1::QueueSelector> default_selector,
-                std::shared_ptr<plugin::v1::FaultStrategy> fault_strategy, trace::MessageTracer* tracer = nullptr);
+                std::shared_ptr<plugin::v1::FaultStrategy> fault_strategy, const SendHooks& hooks);
   ~MessageSender();
   MessageSender(const MessageSender&) = delete;
   MessageSender& operator=(const MessageSender&) = delete;
@@ -99,18 +96,18 @@ class MessageSender {
   int max_attempts(const SendTarget& target, int retries) const;
   void report(const std::string& broker, Clock::time_point attempt_started, bool failed);
   void attempt_async(const std::shared_ptr<AsyncSend>& send);
-  void on_async_response(const std::shared_ptr<AsyncSend>& send, const std::string& broker, const std::string& address,
+  void on_async_response(const std::shared_ptr<AsyncSend>& send, const MessageQueue& queue, const std::string& address,
                          Clock::time_point attempt_started, Result<SendResult> result);
-  // The message trace's Pub of an answered attempt.
-  void trace(const PreparedMessage& message, const std::string& address, const Result<SendResult>& result,
-             Clock::time_point attempt_started);
+  // The send hooks' after_send of one attempt (`result` null for a one-way send).
+  void after_attempt(const PreparedMessage& message, const MessageQueue& queue, const std::string& address,
+                     const Result<SendResult>* result, const Status& sent, Clock::time_point attempt_started) const;
 
   ClientInstance& instance_;
   const ProducerConfig& config_;
   const DefaultTopicRoute fallback_;
   std::shared_ptr<plugin::v1::QueueSelector> default_selector_;
   std::shared_ptr<plugin::v1::FaultStrategy> fault_strategy_;
-  trace::MessageTracer* const tracer_;  // null: not traced
+  const SendHooks& hooks_;  // the producer's; fixed once it started
   ServingBrokers serving_brokers_;
   std::uint64_t route_observer_ = 0;
 };

@@ -82,6 +82,15 @@ class Producer::Impl {
     return result;
   }
 
+  Result<PreparedMessage> prepare(Message message) {
+    run_before_send(hooks_, message);
+    return prepare_message(std::move(message), config_);
+  }
+  Result<PreparedMessage> prepare(std::vector<Message> messages) {
+    for (Message& message : messages) run_before_send(hooks_, message);
+    return prepare_batch(std::move(messages), config_);
+  }
+
   Status not_running() const {
     return Status::unavailable("producer " + config_.group + " is not running (start() it; it cannot be restarted)");
   }
@@ -100,6 +109,7 @@ class Producer::Impl {
   enum class State { kCreated, kRunning, kShutDown } state_ = State::kCreated;
   std::shared_ptr<ClientInstance> instance_;
   std::unique_ptr<trace::MessageTracer> tracer_;  // with enable_msg_trace; outlives sender_
+  SendHooks hooks_;  // the tracer first; fixed from start()
   std::unique_ptr<MessageSender> sender_;
   std::unique_ptr<ProduceAccumulator> accumulator_;  // with auto_batch
 
@@ -151,8 +161,8 @@ Status Producer::Impl::start() {
     tracer_ = trace::MessageTracer::start(config_.client, config_.group, trace::TracedRole::kProduce,
                                           config_.customized_trace_topic);
   }
-  sender_ = std::make_unique<MessageSender>(*instance, config_, std::move(selector), std::move(fault_strategy),
-                                            tracer_.get());
+  if (tracer_) hooks_.insert(hooks_.begin(), unowned_hook<SendHook>(*tracer_));
+  sender_ = std::make_unique<MessageSender>(*instance, config_, std::move(selector), std::move(fault_strategy), hooks_);
   if (config_.auto_batch) accumulator_ = std::make_unique<ProduceAccumulator>(*sender_, *instance, window_, config_);
   instance_ = std::move(instance);
   state_ = State::kRunning;
@@ -276,7 +286,7 @@ Result<std::string> Producer::Impl::start_request(Message message, RequestCallba
                                                                      "> fail: " + sent.status().message()));
     }
   };
-  if (Status queued = send_async(prepare_message(std::move(message), config_), std::move(on_sent), send_options, started);
+  if (Status queued = send_async(prepare(std::move(message)), std::move(on_sent), send_options, started);
       !queued) {
     pending->forget(correlation_id);  // the caller gets `queued` instead of a callback
     return queued;
@@ -298,27 +308,33 @@ Producer::~Producer() {
 
 Status Producer::start() { return impl_->start(); }
 
+Status Producer::register_send_hook(std::shared_ptr<SendHook> hook) {
+  std::lock_guard lock(impl_->lifecycle_mutex_);
+  return add_hook(impl_->hooks_, std::move(hook), impl_->state_ != Impl::State::kCreated,
+                  "producer " + impl_->config_.group);
+}
+
 void Producer::shutdown() { (void)impl_->shutdown(); }
 
 Result<SendResult> Producer::send(Message message, const SendOptions& options) {
   const auto started = Clock::now();
   GatePass pass(impl_->gate_);
   if (!pass) return impl_->not_running();
-  return impl_->send(prepare_message(std::move(message), impl_->config_), options, started);
+  return impl_->send(impl_->prepare(std::move(message)), options, started);
 }
 
 Result<SendResult> Producer::send_batch(std::vector<Message> messages, const SendOptions& options) {
   const auto started = Clock::now();
   GatePass pass(impl_->gate_);
   if (!pass) return impl_->not_running();
-  return impl_->send(prepare_batch(std::move(messages), impl_->config_), options, started);
+  return impl_->send(impl_->prepare(std::move(messages)), options, started);
 }
 
 Status Producer::send_async(Message message, SendCallback callback, const SendOptions& options) {
   const auto started = Clock::now();
   GatePass pass(impl_->gate_);
   if (!pass) return impl_->not_running();
-  return impl_->send_async(prepare_message(std::move(message), impl_->config_), std::move(callback), options, started);
+  return impl_->send_async(impl_->prepare(std::move(message)), std::move(callback), options, started);
 }
 
 std::future<Result<SendResult>> Producer::send_async(Message message, const SendOptions& options) {
@@ -334,13 +350,13 @@ Status Producer::send_batch_async(std::vector<Message> messages, SendCallback ca
   const auto started = Clock::now();
   GatePass pass(impl_->gate_);
   if (!pass) return impl_->not_running();
-  return impl_->send_async(prepare_batch(std::move(messages), impl_->config_), std::move(callback), options, started);
+  return impl_->send_async(impl_->prepare(std::move(messages)), std::move(callback), options, started);
 }
 
 Status Producer::send_oneway(Message message, const SendOptions& options) {
   GatePass pass(impl_->gate_);
   if (!pass) return impl_->not_running();
-  return impl_->send_oneway(prepare_message(std::move(message), impl_->config_), options);
+  return impl_->send_oneway(impl_->prepare(std::move(message)), options);
 }
 
 Result<MessageExt> Producer::request(Message message, std::chrono::milliseconds timeout, const SendOptions& options) {

@@ -4,10 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 #include <thread>
 
 #include "mqkit/client/compression.hpp"
@@ -299,6 +301,93 @@ TEST_F(ProducerTest, OnewayIsQueuedWithoutAnswer) {
   const auto sends = cluster_.transport()->calls_with_code(rq::kSendMessageV2);
   ASSERT_EQ(sends.size(), 1u);
   EXPECT_TRUE(sends[0].request.is_oneway());
+}
+
+// What a send hook saw of one attempt.
+struct HookedAttempt {
+  std::string group, topic, tags, broker_address, broker_name, error;
+  bool answered = false, oneway = false, batch = false;
+  std::size_t body_size = 0;
+};
+
+class RecordingSendHook : public SendHook {
+ public:
+  std::string_view name() const override { return "recording"; }
+  void before_send(Message& message) override {
+    ++before;
+    EXPECT_TRUE(message.put_user_property("traceparent", "00-abc-def-01").is_ok());
+  }
+  void after_send(const SendHookContext& attempt) override {
+    std::lock_guard lock(mutex);
+    attempts.push_back({std::string(attempt.producer_group), std::string(attempt.topic), std::string(attempt.tags),
+                        std::string(attempt.broker_address), attempt.queue.broker_name,
+                        attempt.error.is_ok() ? "" : attempt.error.to_string(), attempt.result != nullptr,
+                        attempt.oneway, attempt.batch, attempt.body_size});
+  }
+  std::atomic<int> before{0};
+  std::mutex mutex;
+  std::vector<HookedAttempt> attempts;
+};
+
+class ThrowingSendHook : public SendHook {
+ public:
+  std::string_view name() const override { return "throwing"; }
+  void before_send(Message&) override { throw std::runtime_error("hook bug"); }
+  void after_send(const SendHookContext&) override { throw std::runtime_error("hook bug"); }
+};
+
+TEST_F(ProducerTest, SendHooksSeeEveryAttemptAndTheirPropertiesGoOut) {
+  cluster_.set_send_code("broker-a", rc::kServiceNotAvailable);
+  auto instance = ClientInstance::create(config_.client, cluster_.transport());
+  ASSERT_TRUE(instance.is_ok()) << instance.status().to_string();
+  Producer producer(config_, std::move(instance).value());
+  auto hook = std::make_shared<RecordingSendHook>();
+  EXPECT_EQ(producer.register_send_hook(nullptr).code(), StatusCode::kInvalidArgument);
+  ASSERT_TRUE(producer.register_send_hook(std::make_shared<ThrowingSendHook>()).is_ok());
+  ASSERT_TRUE(producer.register_send_hook(hook).is_ok());
+  ASSERT_TRUE(producer.start().is_ok());
+  EXPECT_EQ(producer.register_send_hook(hook).code(), StatusCode::kUnavailable) << "hooks come before start()";
+
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(producer.send(Message("T", "TagA", "", "sync")).is_ok());
+  ASSERT_TRUE(producer.send_async(Message("T", "TagA", "", "async")).get().is_ok());
+  std::vector<Message> batch{Message("T", "b1"), Message("T", "b2")};
+  ASSERT_TRUE(producer.send_batch(std::move(batch)).is_ok());
+  ASSERT_TRUE(producer.send_oneway(Message("T", "oneway")).is_ok());
+  producer.shutdown();
+
+  EXPECT_EQ(hook->before.load(), 8) << "once per message of every send call";
+  const auto sends = cluster_.transport()->calls_with_code(rq::kSendMessageV2);
+  ASSERT_FALSE(sends.empty());
+  for (const auto& sent : sends) {
+    EXPECT_EQ(v1::find_property(field(sent.request, "i"), "traceparent"), "00-abc-def-01");
+  }
+  std::lock_guard lock(hook->mutex);
+  // Every send request the cluster got (the one-way one too) is one attempt a hook saw; broker-a's
+  // were refused.
+  ASSERT_EQ(hook->attempts.size(), cluster_.send_attempts().size());
+  int refused = 0;
+  for (const HookedAttempt& attempt : hook->attempts) {
+    EXPECT_EQ(attempt.group, "PG");
+    EXPECT_EQ(attempt.topic, "T");
+    if (attempt.oneway) {
+      EXPECT_FALSE(attempt.answered);
+      EXPECT_TRUE(attempt.error.empty()) << attempt.error;
+      continue;
+    }
+    EXPECT_EQ(attempt.broker_address, cluster_.address_of(attempt.broker_name));
+    if (attempt.broker_name == "broker-a") {
+      ++refused;
+      EXPECT_FALSE(attempt.answered);
+      EXPECT_FALSE(attempt.error.empty());
+    } else {
+      EXPECT_TRUE(attempt.answered) << attempt.error;
+    }
+  }
+  EXPECT_GT(refused, 0);
+  EXPECT_GE(std::count_if(hook->attempts.begin(), hook->attempts.end(), [](const HookedAttempt& a) { return a.batch; }),
+            1);
+  EXPECT_EQ(std::count_if(hook->attempts.begin(), hook->attempts.end(), [](const HookedAttempt& a) { return a.oneway; }),
+            1);
 }
 
 // Sends answered after shutdown hold the producer's internals; they must not hold the client

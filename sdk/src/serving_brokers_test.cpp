@@ -70,7 +70,8 @@ TEST(MessageSenderTest, TellsTheFaultStrategyWhenABrokerLeavesEveryRouteOfItsTop
   auto selector = (*instance)->make_plugin<plugin::v1::QueueSelector>(config.client.selector);
   ASSERT_TRUE(selector.is_ok()) << selector.status().to_string();
   auto faults = std::make_shared<RecordingFaultStrategy>();
-  MessageSender sender(**instance, config, *selector, faults);
+  const SendHooks no_hooks;
+  MessageSender sender(**instance, config, *selector, faults, no_hooks);
   auto message = prepare_message(Message("T", "body"), config);
   ASSERT_TRUE(message.is_ok()) << message.status().to_string();
   const auto started = MessageSender::Clock::now();

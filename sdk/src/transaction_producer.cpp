@@ -9,6 +9,7 @@
 #include "mqkit/plugin/v1/message_record.hpp"
 #include "namespaced_names.hpp"
 #include "mqkit/client/task_pool.hpp"
+#include "hook_calls.hpp"
 #include "trace/message_tracer.hpp"
 
 namespace mqkit::client {
@@ -79,6 +80,10 @@ class TransactionProducer::Impl final : public TransactionChecker {
         producer_(std::move(config), std::move(instance)), listener_(std::move(listener)) {}
 
   Status start(std::shared_ptr<TransactionChecker> self);
+  Status add_end_transaction_hook(std::shared_ptr<EndTransactionHook> hook) {
+    std::lock_guard lock(lifecycle_mutex_);
+    return add_hook(hooks_, std::move(hook), started_, "transaction producer " + group_);
+  }
   void shutdown();
   Result<TransactionSendResult> send_in_transaction(Message message, const std::any& arg);
   void check_transaction_state(const std::string& broker_address, MessageExt half_message,
@@ -92,8 +97,8 @@ class TransactionProducer::Impl final : public TransactionChecker {
   // END_TRANSACTION for a half message this producer just sent.
   Status end_transaction(const Message& message, const SendResult& half, LocalTransactionState state,
                          const std::string& remark);
-  // The message trace's EndTransaction record, when the producer traces.
-  void trace_end(const Message& message, std::string_view msg_id, std::string_view broker, LocalTransactionState state,
+  // The end-transaction hooks (the message trace's EndTransaction record first).
+  void after_end(const Message& message, std::string_view msg_id, std::string_view broker, LocalTransactionState state,
                  std::string_view transaction_id, bool from_check);
   void answer_check(const std::string& broker_address, const MessageExt& half_message,
                     const CheckTransactionStateHeader& request);
@@ -101,6 +106,8 @@ class TransactionProducer::Impl final : public TransactionChecker {
 
   const std::shared_ptr<TransactionListener> listener_;
   std::mutex lifecycle_mutex_;
+  EndTransactionHooks hooks_;  // the tracer first; fixed from start()
+  bool started_ = false;  // guarded by lifecycle_mutex_
   // Made by start() before the instance can route checks here (set_transaction_checker orders
   // the two); kept until destruction, since a check the instance is handing over may still post.
   std::unique_ptr<TaskPool> check_pool_;
@@ -113,6 +120,10 @@ Status TransactionProducer::Impl::start(std::shared_ptr<TransactionChecker> self
                                     " needs one to execute and check local transactions");
   }
   MQKIT_RETURN_IF_ERROR(producer_.start());
+  started_ = true;
+  if (trace::MessageTracer* tracer = producer_.tracer()) {
+    hooks_.insert(hooks_.begin(), unowned_hook<EndTransactionHook>(*tracer));
+  }
   const ProducerConfig& config = producer_.config();
   check_pool_ = std::make_unique<TaskPool>("transaction-check", config.check_thread_pool_size,
                                            config.check_request_hold_max);
@@ -182,16 +193,21 @@ Status TransactionProducer::Impl::end_transaction(const Message& message, const 
                                       .from_transaction_check = false,
                                       .msg_id = half.msg_id,
                                       .transaction_id = half.transaction_id};
-  trace_end(message, half.msg_id, broker, state, half.transaction_id, false);
+  after_end(message, half.msg_id, broker, state, half.transaction_id, false);
   return instance->api().end_transaction_oneway(broker, request, remark);
 }
 
-void TransactionProducer::Impl::trace_end(const Message& message, std::string_view msg_id, std::string_view broker,
+void TransactionProducer::Impl::after_end(const Message& message, std::string_view msg_id, std::string_view broker,
                                           LocalTransactionState state, std::string_view transaction_id,
                                           bool from_check) {
-  if (trace::MessageTracer* tracer = producer_.tracer()) {
-    tracer->on_end_transaction(message, msg_id, broker, to_string(state), transaction_id, from_check);
-  }
+  if (hooks_.empty()) return;
+  run_end_transaction(hooks_, {.producer_group = group_,
+                               .message = message,
+                               .msg_id = msg_id,
+                               .broker_address = broker,
+                               .transaction_state = to_string(state),
+                               .transaction_id = transaction_id,
+                               .from_transaction_check = from_check});
 }
 
 void TransactionProducer::Impl::check_transaction_state(const std::string& broker_address, MessageExt half_message,
@@ -218,7 +234,7 @@ void TransactionProducer::Impl::answer_check(const std::string& broker_address, 
     return listener_->check_local_transaction(half_message);
   });
   const auto instance = producer_.instance();
-  if (instance) trace_end(half_message, message_id, broker_address, state, request.transaction_id, true);
+  if (instance) after_end(half_message, message_id, broker_address, state, request.transaction_id, true);
   const Status sent =
       instance ? instance->api().end_transaction_oneway(
                      broker_address,
@@ -253,6 +269,10 @@ TransactionProducer::TransactionProducer(ProducerConfig config, std::shared_ptr<
 TransactionProducer::~TransactionProducer() { impl_->shutdown(); }
 
 Status TransactionProducer::start() { return impl_->start(impl_); }
+
+Status TransactionProducer::register_end_transaction_hook(std::shared_ptr<EndTransactionHook> hook) {
+  return impl_->add_end_transaction_hook(std::move(hook));
+}
 
 void TransactionProducer::shutdown() { impl_->shutdown(); }
 

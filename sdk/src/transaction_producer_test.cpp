@@ -317,6 +317,62 @@ TEST_F(TransactionProducerTest, ABrokersCheckIsAnsweredFromTheCheckThreads) {
   EXPECT_EQ(field(end, "transactionId"), "tx-AABBCCDD00000000000000000000EEFF");
 }
 
+TEST_F(TransactionProducerTest, EndTransactionHooksSeeEveryEndAndOneThatThrowsChangesNothing) {
+  struct Ended {
+    std::string group, topic, msg_id, broker_address, state, transaction_id;
+    bool from_check = false;
+  };
+  class Recording : public EndTransactionHook {
+   public:
+    std::string_view name() const override { return "recording"; }
+    void end_transaction(const EndTransactionHookContext& ended) override {
+      std::lock_guard lock(mutex);
+      seen.push_back({std::string(ended.producer_group), ended.message.topic(), std::string(ended.msg_id),
+                      std::string(ended.broker_address), std::string(ended.transaction_state),
+                      std::string(ended.transaction_id), ended.from_transaction_check});
+    }
+    std::mutex mutex;
+    std::vector<Ended> seen;
+  };
+  class Throwing : public EndTransactionHook {
+   public:
+    std::string_view name() const override { return "throwing"; }
+    void end_transaction(const EndTransactionHookContext&) override { throw std::runtime_error("hook bug"); }
+  };
+  auto instance = ClientInstance::create(config_.client, cluster_.transport());
+  ASSERT_TRUE(instance.is_ok()) << instance.status().to_string();
+  TransactionProducer producer(config_, listener_, std::move(instance).value());
+  auto hook = std::make_shared<Recording>();
+  EXPECT_EQ(producer.register_end_transaction_hook(nullptr).code(), StatusCode::kInvalidArgument);
+  ASSERT_TRUE(producer.register_end_transaction_hook(std::make_shared<Throwing>()).is_ok());
+  ASSERT_TRUE(producer.register_end_transaction_hook(hook).is_ok());
+  ASSERT_TRUE(producer.start().is_ok());
+  EXPECT_EQ(producer.register_end_transaction_hook(hook).code(), StatusCode::kUnavailable);
+
+  auto result = producer.send_message_in_transaction(Message("T", "TagA", "order-1", "create order 1"));
+  ASSERT_TRUE(result.is_ok()) << result.status().to_string();
+  listener_->check_answer = LocalTransactionState::kRollback;
+  deliver_check(check_request("PG", "AABBCCDD00000000000000000000EEFF", 4096, 17));
+  producer.shutdown();  // answers the checks already taken
+
+  EXPECT_EQ(end_transactions().size(), 2u);
+  std::lock_guard lock(hook->mutex);
+  ASSERT_EQ(hook->seen.size(), 2u);
+  const Ended& own = hook->seen[0];
+  EXPECT_EQ(own.group, "PG");
+  EXPECT_EQ(own.topic, "T");
+  EXPECT_EQ(own.msg_id, result->msg_id);
+  EXPECT_EQ(own.transaction_id, result->transaction_id);
+  EXPECT_EQ(own.broker_address, "10.0.0.1:10911");
+  EXPECT_EQ(own.state, "COMMIT_MESSAGE");
+  EXPECT_FALSE(own.from_check);
+  const Ended& checked = hook->seen[1];
+  EXPECT_EQ(checked.msg_id, "AABBCCDD00000000000000000000EEFF");
+  EXPECT_EQ(checked.state, "ROLLBACK_MESSAGE");
+  EXPECT_EQ(checked.transaction_id, "tx-AABBCCDD00000000000000000000EEFF");
+  EXPECT_TRUE(checked.from_check);
+}
+
 TEST_F(TransactionProducerTest, ACheckListenerThatThrowsAnswersUnknownWithItsText) {
   auto producer = start_producer_known_to_broker();
   listener_->check_throws = true;

@@ -53,7 +53,7 @@ class ConcurrentConsumeService final : public ConsumeService {
     if (stopping() || process_queue->dropped()) return;
     process_queue->mark_consume_started(messages);
     ConsumeConcurrentlyContext context{queue_without_namespace(env_.config.client.name_space, queue)};
-    const auto status = call_listener_traced(env_, messages, queue, ConsumeConcurrentlyStatus::kReconsumeLater,
+    const auto status = call_listener_hooked(env_, messages, queue, ConsumeConcurrentlyStatus::kReconsumeLater,
                                              [&] { return listener_(messages, context); });
     if (process_queue->dropped()) return;  // the queue moved on; its new owner delivers again
 

@@ -93,7 +93,7 @@ class OrderlyConsumeService final : public ConsumeService {
       std::vector<MessageExt> messages = process_queue->take_messages(batch);
       if (messages.empty()) return;  // dry: the next put dispatches a consumer again
       ConsumeOrderlyContext context{queue_without_namespace(env_.config.client.name_space, queue)};
-      const auto status = call_listener_traced(env_, messages, queue, ConsumeOrderlyStatus::kSuspendCurrentQueueAMoment,
+      const auto status = call_listener_hooked(env_, messages, queue, ConsumeOrderlyStatus::kSuspendCurrentQueueAMoment,
                                                [&] { return listener_(messages, context); });
       consuming.unlock();
 

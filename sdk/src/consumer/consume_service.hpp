@@ -24,6 +24,7 @@
 #include "mqkit/kernel/periodic_tasks.hpp"
 #include "rebalancer.hpp"
 #include "task_scheduler.hpp"
+#include "hook_calls.hpp"
 #include "trace/message_tracer.hpp"
 
 namespace mqkit::client {
@@ -35,7 +36,7 @@ struct ConsumeEnvironment {
   OffsetStore& offsets;
   Rebalancer& rebalancer;
   TaskScheduler& scheduler;
-  trace::MessageTracer* tracer = nullptr;  // with enable_msg_trace
+  const ConsumeHooks& hooks;  // the consumer's, the message trace first; fixed once it started
 };
 
 class ConsumeService {
@@ -88,14 +89,14 @@ ConsumeStatus call_listener_guarded(std::string_view group, const MessageQueue& 
   return on_throw;
 }
 
-// call_listener_guarded between the message trace's SubBefore and SubAfter records when the
-// consumer traces. Both status enums hold a success and `on_throw`, the retry: anything but a
-// retry is a success, as RocketMQ's CONSUME_SUCCESS and SUCCESS are.
+// call_listener_guarded between the consume hooks' before_consume and after_consume. Both status
+// enums hold a success and `on_throw`, the retry: anything but a retry is a success, as
+// RocketMQ's CONSUME_SUCCESS and SUCCESS are.
 template <typename ConsumeStatus, typename Call>
-ConsumeStatus call_listener_traced(const ConsumeEnvironment& env, const std::vector<MessageExt>& messages,
+ConsumeStatus call_listener_hooked(const ConsumeEnvironment& env, const std::vector<MessageExt>& messages,
                                    const MessageQueue& queue, ConsumeStatus on_throw, Call&& call) {
-  if (env.tracer == nullptr) return call_listener_guarded(env.config.group, queue, on_throw, call);
-  const trace::TraceContext before = env.tracer->before_consume(messages);
+  if (env.hooks.empty()) return call_listener_guarded(env.config.group, queue, on_throw, call);
+  ConsumeHookCalls hooks(env.hooks, env.config.group, queue, messages);
   const auto started = std::chrono::steady_clock::now();
   bool threw = true;
   const ConsumeStatus status = call_listener_guarded(env.config.group, queue, on_throw, [&] {
@@ -105,8 +106,7 @@ ConsumeStatus call_listener_traced(const ConsumeEnvironment& env, const std::vec
   });
   const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
   const bool retry = status == on_throw;
-  env.tracer->after_consume(before, messages.size(), !retry,
-                            trace::consume_return_type(threw, retry, took, env.config.consume_timeout), took);
+  hooks.after(!retry, trace::consume_return_type(threw, retry, took, env.config.consume_timeout), took);
   return status;
 }
 

@@ -16,6 +16,7 @@
 #include "running_info.hpp"
 #include "task_scheduler.hpp"
 #include "topic_queue_watch.hpp"
+#include "hook_calls.hpp"
 #include "trace/message_tracer.hpp"
 
 namespace mqkit::client {
@@ -65,6 +66,10 @@ class LitePullConsumer::Impl final : public ConsumerMember,
   Status watch_topic(const std::string& topic, TopicMessageQueueChangeListener listener);
   Status start();
   void shutdown();
+  Status add_consume_hook(std::shared_ptr<ConsumeHook> hook) {
+    std::lock_guard lock(lifecycle_mutex_);
+    return add_hook(hooks_, std::move(hook), state_ != State::kCreated, "consumer " + config_.group);
+  }
 
   Result<std::vector<MessageExt>> poll(milliseconds timeout);
   Status seek(const MessageQueue& queue, std::int64_t offset);
@@ -153,6 +158,7 @@ class LitePullConsumer::Impl final : public ConsumerMember,
   std::unique_ptr<Rebalancer> rebalancer_;
   std::unique_ptr<TaskScheduler> scheduler_;
   std::unique_ptr<trace::MessageTracer> tracer_;  // with enable_msg_trace; kept after shutdown
+  ConsumeHooks hooks_;  // the tracer first; fixed from start()
 };
 
 // ---- Setup ---------------------------------------------------------------------------------
@@ -283,6 +289,7 @@ Status LitePullConsumer::Impl::start() {
   }
   instance_ = std::move(parts.instance);
   tracer_ = std::move(parts.tracer);
+  if (tracer_) hooks_.insert(hooks_.begin(), unowned_hook<ConsumeHook>(*tracer_));
   serve_offset_resets(*instance_, config_.group, weak_from_this());
   state_ = State::kRunning;
   start_timestamp_ms_ = kernel::wall_clock_ms();
@@ -441,7 +448,13 @@ Result<std::vector<MessageExt>> LitePullConsumer::Impl::poll(milliseconds timeou
   }
   auto batch = assignment_.take(std::chrono::steady_clock::now() + timeout);
   if (!batch) return std::vector<MessageExt>{};
-  if (tracer_) tracer_->on_polled(batch->messages);
+  if (!hooks_.empty() && !batch->messages.empty()) {
+    // As RocketMQ's lite pull consumer: the consume hooks see what poll() hands over, as consumed.
+    const auto started = std::chrono::steady_clock::now();
+    ConsumeHookCalls hooks(hooks_, config_.group, batch->queue, batch->messages);
+    hooks.after(true, trace::ConsumeReturnType::kSuccess,
+                std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started));
+  }
   return std::move(batch->messages);
 }
 
@@ -735,6 +748,10 @@ Status LitePullConsumer::assign(const std::vector<MessageQueue>& queues) {
 
 Status LitePullConsumer::unsubscribe(const std::string& topic) {
   return impl_->unsubscribe(protocol::wrap_namespace(impl_->name_space(), topic));
+}
+
+Status LitePullConsumer::register_consume_hook(std::shared_ptr<ConsumeHook> hook) {
+  return impl_->add_consume_hook(std::move(hook));
 }
 
 Status LitePullConsumer::register_topic_message_queue_change_listener(const std::string& topic,

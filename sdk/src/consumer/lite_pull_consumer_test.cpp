@@ -254,6 +254,35 @@ TEST_F(LitePullConsumerTest, AssignedQueuesArePolledInQueueOrderAndCommitWritesP
   EXPECT_EQ(consumer->commit({{kQ0, -1}}).code(), StatusCode::kInvalidArgument);
 }
 
+// RocketMQ's lite pull consumer runs its consume hooks on what poll() returns, as consumed.
+TEST_F(LitePullConsumerTest, ConsumeHooksSeeEveryPolledBatchAsConsumed) {
+  class Recording : public ConsumeHook {
+   public:
+    std::string_view name() const override { return "recording"; }
+    void before_consume(ConsumeHookContext& call) override { call.hook_state = std::make_shared<int>(1); }
+    void after_consume(ConsumeHookContext& call) override {
+      EXPECT_TRUE(call.hook_state);
+      EXPECT_TRUE(call.success);
+      EXPECT_EQ(call.return_type, trace::ConsumeReturnType::kSuccess);
+      EXPECT_EQ(call.consumer_group, "g");
+      for (const MessageExt& message : call.messages) {
+        EXPECT_EQ(call.queue.queue_id, message.queue_id);
+        bodies.push_back(message.body());
+      }
+    }
+    std::vector<std::string> bodies;  // poll() runs on the test's thread
+  };
+  for (int i = 0; i < 3; ++i) queues_.add(0, "A", std::to_string(i));
+  auto consumer = make(config());
+  auto hook = std::make_shared<Recording>();
+  ASSERT_TRUE(consumer->register_consume_hook(hook).is_ok());
+  ASSERT_TRUE(consumer->assign({kQ0}).is_ok());
+  ASSERT_TRUE(consumer->start().is_ok());
+  EXPECT_EQ(consumer->register_consume_hook(hook).code(), StatusCode::kUnavailable);
+  EXPECT_EQ(poll_n(*consumer, 3).size(), 3u);
+  EXPECT_EQ(hook->bodies, (std::vector<std::string>{"0", "1", "2"}));
+}
+
 // suggestWhichBrokerId (slave reads): after the first answer a queue is pulled from the slave
 // its answers suggest.
 TEST_F(LitePullConsumerTest, PullsGoWhereTheLastAnswerSuggested) {

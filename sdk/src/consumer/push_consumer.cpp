@@ -58,6 +58,10 @@ class PushConsumer::Impl final : public ConsumerMember,
   // Into concurrent_listener_ or orderly_listener_: one listener, before start().
   template <typename Listener>
   Status set_listener(Listener listener, Listener& slot);
+  Status add_consume_hook(std::shared_ptr<ConsumeHook> hook) {
+    std::lock_guard lock(lifecycle_mutex_);
+    return add_hook(hooks_, std::move(hook), state_ != State::kCreated, "consumer " + config_.group);
+  }
   Status start();
   void shutdown();
 
@@ -112,6 +116,7 @@ class PushConsumer::Impl final : public ConsumerMember,
   std::unique_ptr<Rebalancer> rebalancer_;
   std::unique_ptr<TaskScheduler> scheduler_;
   std::unique_ptr<trace::MessageTracer> tracer_;  // with enable_msg_trace; outlives consume_service_
+  ConsumeHooks hooks_;  // the tracer first; fixed from start()
   std::unique_ptr<ConsumeService> consume_service_;
   PullFromWhichNode pull_from_;
   kernel::PeriodicTasks lock_task_;
@@ -161,7 +166,8 @@ Status PushConsumer::Impl::start() {
   for (const auto& [topic, subscription] : subscriptions_) rebalancer_->set_subscription(subscription);
   scheduler_ = std::make_unique<TaskScheduler>("pull-" + config_.group);
   tracer_ = std::move(parts.tracer);
-  const ConsumeEnvironment environment{config_, *instance, *offsets_, *rebalancer_, *scheduler_, tracer_.get()};
+  if (tracer_) hooks_.insert(hooks_.begin(), unowned_hook<ConsumeHook>(*tracer_));
+  const ConsumeEnvironment environment{config_, *instance, *offsets_, *rebalancer_, *scheduler_, hooks_};
   consume_service_ = orderly() ? make_orderly_consume_service(environment, orderly_listener_)
                                : make_concurrent_consume_service(environment, concurrent_listener_);
   if (Status registered = instance->register_consumer(shared_from_this()); !registered) {
@@ -479,6 +485,10 @@ Status PushConsumer::register_listener(ConcurrentListener listener) {
 
 Status PushConsumer::register_listener(OrderlyListener listener) {
   return impl_->set_listener(std::move(listener), impl_->orderly_listener_);
+}
+
+Status PushConsumer::register_consume_hook(std::shared_ptr<ConsumeHook> hook) {
+  return impl_->add_consume_hook(std::move(hook));
 }
 
 Status PushConsumer::start() { return impl_->start(); }

@@ -8,6 +8,9 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <map>
+#include <mutex>
+#include <stdexcept>
 #include <set>
 #include <thread>
 
@@ -386,6 +389,75 @@ TEST_F(PushConsumerTest, AFailedBatchIsSentBackAndItsOffsetCommitted) {
   // m1 asked for delay level 5; m2 threw, so the broker picks (0).
   EXPECT_EQ(delay_by_commit_offset, (std::map<std::int64_t, std::int64_t>{{1100, 5}, {1200, 0}}));
   EXPECT_EQ(calls.load(), 3);
+}
+
+// What a consume hook saw of one listener call.
+struct HookedCall {
+  std::string group;
+  std::string queue_topic;
+  std::vector<std::string> bodies;
+  bool success = false;
+  trace::ConsumeReturnType return_type{};
+  bool kept_state = false;  // before_consume's hook_state came back to after_consume
+};
+
+class RecordingConsumeHook : public ConsumeHook {
+ public:
+  std::string_view name() const override { return "recording"; }
+  void before_consume(ConsumeHookContext& call) override { call.hook_state = std::make_shared<int>(7); }
+  void after_consume(ConsumeHookContext& call) override {
+    HookedCall seen{std::string(call.consumer_group), call.queue.topic, {}, call.success, call.return_type,
+                    call.hook_state && *std::static_pointer_cast<int>(call.hook_state) == 7};
+    for (const MessageExt& message : call.messages) seen.bodies.push_back(message.body());
+    std::lock_guard lock(mutex);
+    calls.push_back(std::move(seen));
+  }
+  std::mutex mutex;
+  std::vector<HookedCall> calls;
+};
+
+class ThrowingConsumeHook : public ConsumeHook {
+ public:
+  std::string_view name() const override { return "throwing"; }
+  void before_consume(ConsumeHookContext&) override { throw std::runtime_error("hook bug"); }
+  void after_consume(ConsumeHookContext&) override { throw std::runtime_error("hook bug"); }
+};
+
+TEST_F(PushConsumerTest, ConsumeHooksSurroundEveryListenerCallInOrderAndAThrowingOneChangesNothing) {
+  serve(3);
+  auto consumer = make(config());
+  auto hook = std::make_shared<RecordingConsumeHook>();
+  EXPECT_EQ(consumer->register_consume_hook(nullptr).code(), StatusCode::kInvalidArgument);
+  ASSERT_TRUE(consumer->register_consume_hook(std::make_shared<ThrowingConsumeHook>()).is_ok());
+  ASSERT_TRUE(consumer->register_consume_hook(hook).is_ok());
+  std::atomic<int> calls{0};
+  ASSERT_TRUE(consumer
+                  ->register_listener([&](std::span<const MessageExt> messages, ConsumeConcurrentlyContext&) {
+                    ++calls;
+                    return messages[0].body() == "m1" ? ConsumeConcurrentlyStatus::kReconsumeLater
+                                                      : ConsumeConcurrentlyStatus::kConsumeSuccess;
+                  })
+                  .is_ok());
+  ASSERT_TRUE(consumer->start().is_ok());
+  EXPECT_EQ(consumer->register_consume_hook(hook).code(), StatusCode::kUnavailable) << "hooks come before start()";
+  ASSERT_TRUE(eventually([&] { return committed(*consumer) == 3; })) << "offset " << committed(*consumer);
+  std::lock_guard lock(hook->mutex);
+  ASSERT_EQ(hook->calls.size(), 3u);
+  EXPECT_EQ(calls.load(), 3);
+  std::map<std::string, HookedCall> by_body;
+  for (const HookedCall& call : hook->calls) {
+    ASSERT_EQ(call.bodies.size(), 1u);
+    by_body[call.bodies[0]] = call;
+  }
+  EXPECT_FALSE(by_body["m1"].success);
+  EXPECT_EQ(by_body["m1"].return_type, trace::ConsumeReturnType::kFailed);
+  EXPECT_TRUE(by_body["m2"].success);
+  EXPECT_EQ(by_body["m2"].return_type, trace::ConsumeReturnType::kSuccess);
+  for (const auto& [body, call] : by_body) {
+    EXPECT_EQ(call.group, "g");
+    EXPECT_EQ(call.queue_topic, "T");
+    EXPECT_TRUE(call.kept_state) << body;
+  }
 }
 
 TEST_F(PushConsumerTest, AMessageWhoseSendBackFailsIsConsumedAgainLocally) {

@@ -9,7 +9,6 @@
 #include "mqkit/plugin/v1/message_record.hpp"
 #include "mqkit/protocol/message_trace.hpp"
 #include "mqkit/protocol/namespace.hpp"
-#include "outgoing_message.hpp"
 
 namespace mqkit::client::trace {
 
@@ -99,10 +98,11 @@ void MessageTracer::shutdown() {
   if (producer_) producer_->shutdown();
 }
 
-void MessageTracer::on_sent(const PreparedMessage& message, std::string_view broker_address, const SendResult& result,
-                            std::chrono::steady_clock::time_point attempt_started) {
-  if (message.topic.starts_with(trace_topic_) || !result.trace_on) return;
-  const auto took = std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - attempt_started);
+void MessageTracer::after_send(const SendHookContext& attempt) {
+  // As RocketMQ's trace hook: only an answer the broker gave is traced.
+  if (attempt.result == nullptr || attempt.topic.starts_with(trace_topic_) || !attempt.result->trace_on) return;
+  const SendResult& result = *attempt.result;
+  const auto took = std::chrono::duration_cast<milliseconds>(attempt.took);
   TraceContext context{.type = TraceType::kPub,
                        .timestamp_ms = kernel::wall_clock_ms() - took.count(),
                        .region_id = result.region_id.empty() ? std::string(kDefaultRegionId) : result.region_id,
@@ -110,46 +110,40 @@ void MessageTracer::on_sent(const PreparedMessage& message, std::string_view bro
                        .cost_ms = millis_of(took),
                        .success = result.status == SendStatus::kSendOk};
   TraceBean& bean = context.beans.emplace_back();
-  bean.topic = protocol::without_any_namespace(message.topic);
+  bean.topic = protocol::without_any_namespace(attempt.topic);
   bean.msg_id = result.msg_id;
   bean.offset_msg_id = result.offset_msg_id;
-  bean.tags = message.tags;
-  bean.keys = message.keys;
-  bean.store_host = std::string(broker_address);
-  bean.body_length = static_cast<std::int32_t>(message.body ? message.body->size() : 0);
-  if ((message.sys_flag & plugin::v1::sys_flag::kTransactionPrepared) != 0) {
-    bean.msg_type = TraceMessageType::kTransactionHalf;
-  } else if (message.delayed) {
-    bean.msg_type = TraceMessageType::kDelay;
-  }
+  bean.tags = std::string(attempt.tags);
+  bean.keys = std::string(attempt.keys);
+  bean.store_host = std::string(attempt.broker_address);
+  bean.body_length = static_cast<std::int32_t>(attempt.body_size);
+  bean.msg_type = attempt.message_type;
   dispatcher_->append(std::move(context));
 }
 
-void MessageTracer::on_end_transaction(const Message& message, std::string_view msg_id,
-                                       std::string_view broker_address, std::string_view transaction_state,
-                                       std::string_view transaction_id, bool from_transaction_check) {
-  if (message.topic().starts_with(trace_topic_)) return;
+void MessageTracer::end_transaction(const EndTransactionHookContext& ended) {
+  if (ended.message.topic().starts_with(trace_topic_)) return;
   TraceContext context{.type = TraceType::kEndTransaction,
                        .timestamp_ms = kernel::wall_clock_ms(),
-                       .region_id = region_of(message),
+                       .region_id = region_of(ended.message),
                        .group = group_};
   TraceBean& bean = context.beans.emplace_back();
-  bean.topic = protocol::without_any_namespace(message.topic());
-  bean.msg_id = std::string(msg_id);
-  bean.tags = std::string(message.tags());
-  bean.keys = std::string(message.keys());
-  bean.store_host = std::string(broker_address);
+  bean.topic = protocol::without_any_namespace(ended.message.topic());
+  bean.msg_id = std::string(ended.msg_id);
+  bean.tags = std::string(ended.message.tags());
+  bean.keys = std::string(ended.message.keys());
+  bean.store_host = std::string(ended.broker_address);
   bean.msg_type = TraceMessageType::kTransactionCommit;
-  bean.transaction_id = std::string(transaction_id);
-  bean.transaction_state = std::string(transaction_state);
-  bean.from_transaction_check = from_transaction_check;
+  bean.transaction_id = std::string(ended.transaction_id);
+  bean.transaction_state = std::string(ended.transaction_state);
+  bean.from_transaction_check = ended.from_transaction_check;
   dispatcher_->append(std::move(context));
 }
 
-TraceContext MessageTracer::before_consume(std::span<const MessageExt> messages) {
+void MessageTracer::before_consume(ConsumeHookContext& call) {
   TraceContext context{.type = TraceType::kSubBefore, .timestamp_ms = kernel::wall_clock_ms(), .group = group_};
   context.request_id = new_unique_id();
-  for (const MessageExt& message : messages) {
+  for (const MessageExt& message : call.messages) {
     if (message.property(protocol::property::kTraceSwitch) == "false") continue;
     TraceBean& bean = context.beans.emplace_back();
     bean.topic = protocol::without_any_namespace(message.topic());
@@ -160,31 +154,25 @@ TraceContext MessageTracer::before_consume(std::span<const MessageExt> messages)
     bean.retry_times = message.reconsume_times;
     context.region_id = region_of(message);
   }
-  if (!context.beans.empty()) dispatcher_->append(context);
-  return context;
+  if (context.beans.empty()) return;
+  dispatcher_->append(context);
+  call.hook_state = std::make_shared<TraceContext>(std::move(context));
 }
 
-void MessageTracer::after_consume(const TraceContext& before, std::size_t message_count, bool success,
-                                  ConsumeReturnType how, milliseconds took) {
-  if (before.beans.empty() || message_count == 0) return;
+void MessageTracer::after_consume(ConsumeHookContext& call) {
+  const auto before = std::static_pointer_cast<const TraceContext>(call.hook_state);
+  if (!before || call.messages.empty()) return;
+  const auto count = static_cast<milliseconds::rep>(call.messages.size());
   TraceContext context{.type = TraceType::kSubAfter,
                        .timestamp_ms = kernel::wall_clock_ms(),
-                       .region_id = before.region_id,
+                       .region_id = before->region_id,
                        .group = group_,
-                       .cost_ms = millis_of(took / static_cast<milliseconds::rep>(message_count)),
-                       .success = success,
-                       .request_id = before.request_id,
-                       .context_code = static_cast<std::int32_t>(how),
-                       .beans = before.beans};
+                       .cost_ms = millis_of(call.took / count),
+                       .success = call.success,
+                       .request_id = before->request_id,
+                       .context_code = static_cast<std::int32_t>(call.return_type),
+                       .beans = before->beans};
   dispatcher_->append(std::move(context));
-}
-
-void MessageTracer::on_polled(std::span<const MessageExt> messages) {
-  if (messages.empty()) return;
-  const auto started = std::chrono::steady_clock::now();
-  const TraceContext before = before_consume(messages);
-  const auto took = std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - started);
-  after_consume(before, messages.size(), true, ConsumeReturnType::kSuccess, took);
 }
 
 }  // namespace mqkit::client::trace

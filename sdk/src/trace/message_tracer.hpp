@@ -2,18 +2,17 @@
 // RocketMQ 4.x's SendMessageTraceHookImpl, ConsumeMessageTraceHookImpl and EndTransactionTraceHookImpl
 // in front of an AsyncTraceDispatcher and its inner trace producer.
 //
-// The hooks build trace records (trace_data.hpp) the way RocketMQ's do and append them to the
-// dispatcher, which never blocks the caller:
-//   on_sent            a Pub per send attempt the broker answered (sync, async, batch; not one-way,
-//                      which gets no answer; not a send that failed), unless the broker said
+// It is the traced client's first send or consume hook (mqkit/client/hooks.hpp); the records it
+// builds the way RocketMQ's hooks do go to the dispatcher, which never blocks the caller:
+//   after_send         a Pub per send attempt the broker answered (sync, async, batch; not one-way,
+//                      which gets no answer; not an attempt that failed), unless the broker said
 //                      TRACE_ON=false or the message goes to the trace topic itself
-//   before_consume     a SubBefore of the messages about to reach a push consumer's listener (those
-//                      without TRACE_ON=false)
-//   after_consume      the SubAfter of that SubBefore: success, cost per message, ConsumeReturnType
-//   on_polled          both of a batch a lite pull consumer's poll() returns: RocketMQ's lite pull
-//                      consumer runs its consume hooks there, the SubAfter at once with success and
-//                      ConsumeReturnType SUCCESS (what the application does next is not seen)
-//   on_end_transaction an EndTransaction per END_TRANSACTION a transaction producer sends
+//   before_consume     a SubBefore of the messages about to reach a listener (those without
+//                      TRACE_ON=false)
+//   after_consume      the SubAfter of that SubBefore: success, cost per message, ConsumeReturnType;
+//                      a lite pull consumer runs both on what poll() returns, the SubAfter at once
+//                      with success and ConsumeReturnType SUCCESS
+//   end_transaction    an EndTransaction per END_TRANSACTION a transaction producer sends
 // Records name topics and the traced group without their namespace (ClientConfig::name_space), as
 // RocketMQ's hooks do since 4.5.1; the trace producer has none, so the trace topic is never wrapped.
 // Trace messages go to the trace topic through a producer of group
@@ -30,6 +29,7 @@
 #include <string_view>
 
 #include "mqkit/client/client_config.hpp"
+#include "mqkit/client/hooks.hpp"
 #include "mqkit/client/message_ext.hpp"
 #include "mqkit/client/send_result.hpp"
 #include "mqkit/client/trace_data.hpp"
@@ -37,7 +37,6 @@
 
 namespace mqkit::client {
 
-struct PreparedMessage;
 class Producer;
 
 namespace trace {
@@ -52,7 +51,7 @@ ConsumeReturnType consume_return_type(bool threw, bool asked_to_retry, std::chro
 // "_INNER_TRACE_PRODUCER-<group>-<PRODUCE|CONSUME>-<n>", n counting the trace producers of the process.
 std::string trace_producer_group(std::string_view traced_group, TracedRole role);
 
-class MessageTracer {
+class MessageTracer final : public SendHook, public ConsumeHook, public EndTransactionHook {
  public:
   // Starts the inner trace producer for `traced_group` with `client`'s name servers and
   // credentials. Null, after a warning, when it cannot start: the client then works untraced, as a
@@ -70,16 +69,11 @@ class MessageTracer {
   // send timeout, for the trace messages in flight). Idempotent.
   void shutdown();
 
-  void on_sent(const PreparedMessage& message, std::string_view broker_address, const SendResult& result,
-               std::chrono::steady_clock::time_point attempt_started);
-  void on_end_transaction(const Message& message, std::string_view msg_id, std::string_view broker_address,
-                          std::string_view transaction_state, std::string_view transaction_id,
-                          bool from_transaction_check);
-  // The SubBefore context (appended when it has beans); after_consume takes it back.
-  TraceContext before_consume(std::span<const MessageExt> messages);
-  void after_consume(const TraceContext& before, std::size_t message_count, bool success, ConsumeReturnType how,
-                     std::chrono::milliseconds took);
-  void on_polled(std::span<const MessageExt> messages);
+  std::string_view name() const override { return "message trace"; }
+  void after_send(const SendHookContext& attempt) override;
+  void before_consume(ConsumeHookContext& call) override;
+  void after_consume(ConsumeHookContext& call) override;
+  void end_transaction(const EndTransactionHookContext& ended) override;
 
   const std::string& trace_topic() const noexcept { return trace_topic_; }
   const TraceDispatcher& dispatcher() const noexcept { return *dispatcher_; }

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <mutex>
 
+#include "hook_calls.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
-#include "outgoing_message.hpp"
 
 namespace mqkit::client::trace {
 namespace {
@@ -35,13 +35,28 @@ class TracerFixture : public ::testing::Test {
                         }};
 };
 
-PreparedMessage prepared(const std::string& topic) {
-  PreparedMessage message;
-  message.topic = topic;
-  message.tags = "TagA";
-  message.keys = "k1 k2";
-  message.body = std::make_shared<const std::string>("hello");
-  return message;
+// An attempt of a 5-byte message, answered with `result` (null: no answer) after 20 ms.
+SendHookContext attempt(std::string_view topic, const SendResult* result,
+                        TraceMessageType type = TraceMessageType::kNormal) {
+  SendHookContext sent;
+  sent.producer_group = "G";
+  sent.topic = topic;
+  sent.tags = "TagA";
+  sent.keys = "k1 k2";
+  sent.body_size = 5;
+  sent.message_type = type;
+  sent.broker_address = "10.0.0.1:10911";
+  sent.result = result;
+  sent.took = milliseconds(20);
+  return sent;
+}
+
+// What a push consumer's listener call does with one consume hook.
+void consume_call(ConsumeHook& hook, std::span<const MessageExt> messages, bool success, ConsumeReturnType how,
+                  milliseconds took) {
+  const ConsumeHooks hooks{unowned_hook(hook)};
+  ConsumeHookCalls calls(hooks, "G", MessageQueue{"Orders", "broker-a", 0}, messages);
+  calls.after(success, how, took);
 }
 
 SendResult answered(SendStatus status = SendStatus::kSendOk) {
@@ -50,19 +65,20 @@ SendResult answered(SendStatus status = SendStatus::kSendOk) {
 
 TEST_F(TracerFixture, SendsBecomePubRecords) {
   EXPECT_EQ(tracer_.trace_topic(), "RMQ_SYS_TRACE_TOPIC");  // empty customized_trace_topic
-  const auto started = std::chrono::steady_clock::now() - milliseconds(20);
-  tracer_.on_sent(prepared("Orders"), "10.0.0.1:10911", answered(), started);
-  PreparedMessage half = prepared("Orders");
-  half.sys_flag = plugin::v1::sys_flag::kTransactionPrepared;
-  tracer_.on_sent(half, "10.0.0.1:10911", answered(SendStatus::kFlushDiskTimeout), started);
-  PreparedMessage delayed = prepared("Orders");
-  delayed.delayed = true;
-  tracer_.on_sent(delayed, "10.0.0.1:10911", answered(), started);
-  // Not traced: trace messages themselves, and sends the broker answered with TRACE_ON=false.
-  tracer_.on_sent(prepared("RMQ_SYS_TRACE_TOPIC"), "10.0.0.1:10911", answered(), started);
+  const SendResult ok = answered();
+  const SendResult not_stored_ok = answered(SendStatus::kFlushDiskTimeout);
+  tracer_.after_send(attempt("Orders", &ok));
+  tracer_.after_send(attempt("Orders", &not_stored_ok, TraceMessageType::kTransactionHalf));
+  tracer_.after_send(attempt("Orders", &ok, TraceMessageType::kDelay));
+  // Not traced: trace messages themselves, sends the broker answered with TRACE_ON=false, and
+  // attempts without an answer (failed, or one-way).
+  tracer_.after_send(attempt("RMQ_SYS_TRACE_TOPIC", &ok));
   SendResult trace_off = answered();
   trace_off.trace_on = false;
-  tracer_.on_sent(prepared("Orders"), "10.0.0.1:10911", trace_off, started);
+  tracer_.after_send(attempt("Orders", &trace_off));
+  SendHookContext failed = attempt("Orders", nullptr);
+  failed.error = Status::unavailable("connection refused");
+  tracer_.after_send(failed);
 
   const auto found = records();
   ASSERT_EQ(found.size(), 3u);
@@ -101,8 +117,7 @@ TEST_F(TracerFixture, AListenerCallIsBetweenSubBeforeAndSubAfter) {
   second.set_property("MSG_REGION", "RegionX");
   const std::vector<MessageExt> messages{first, untraced, second};
 
-  const TraceContext before = tracer_.before_consume(messages);
-  tracer_.after_consume(before, messages.size(), false, ConsumeReturnType::kFailed, milliseconds(30));
+  consume_call(tracer_, messages, false, ConsumeReturnType::kFailed, milliseconds(30));
   const auto found = records();
   ASSERT_EQ(found.size(), 4u);  // two messages traced, a record of each kind for each
   EXPECT_EQ(found[0].type, TraceType::kSubBefore);
@@ -127,8 +142,7 @@ TEST_F(TracerFixture, NothingIsTracedWhenEveryMessageHasTraceOff) {
   untraced.set_topic("Orders");
   untraced.set_property("TRACE_ON", "false");
   const std::vector<MessageExt> messages{untraced};
-  const TraceContext before = tracer_.before_consume(messages);
-  tracer_.after_consume(before, 1, true, ConsumeReturnType::kSuccess, milliseconds(1));
+  consume_call(tracer_, messages, true, ConsumeReturnType::kSuccess, milliseconds(1));
   EXPECT_TRUE(records().empty());
 }
 
@@ -145,8 +159,8 @@ TEST_F(TracerFixture, APolledBatchIsASubBeforeAndASuccessfulSubAfter) {
   untraced.set_property(std::string(plugin::v1::property::kUniqueKey), "ID2");
   untraced.set_property("TRACE_ON", "false");
   const std::vector<MessageExt> messages{first, untraced};
-  tracer_.on_polled(messages);
-  tracer_.on_polled({});  // an empty poll is not traced
+  consume_call(tracer_, messages, true, ConsumeReturnType::kSuccess, milliseconds(0));  // as poll() does
+  consume_call(tracer_, {}, true, ConsumeReturnType::kSuccess, milliseconds(0));  // nothing to trace
 
   const auto found = records();
   ASSERT_EQ(found.size(), 2u);
@@ -168,7 +182,13 @@ TEST_F(TracerFixture, APolledBatchIsASubBeforeAndASuccessfulSubAfter) {
 
 TEST_F(TracerFixture, EndTransactionRecords) {
   Message message("Orders", "TagA", "k1", "body");
-  tracer_.on_end_transaction(message, "ID1", "10.0.0.1:10911", "COMMIT_MESSAGE", "TX1", true);
+  tracer_.end_transaction({.producer_group = "G",
+                           .message = message,
+                           .msg_id = "ID1",
+                           .broker_address = "10.0.0.1:10911",
+                           .transaction_state = "COMMIT_MESSAGE",
+                           .transaction_id = "TX1",
+                           .from_transaction_check = true});
   const auto found = records();
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].type, TraceType::kEndTransaction);

@@ -51,6 +51,7 @@
 #include <string>
 #include <vector>
 
+#include "mqkit/client/hooks.hpp"
 #include "mqkit/client/client_instance.hpp"
 #include "mqkit/client/consumer_config.hpp"
 #include "mqkit/client/message_ext.hpp"
@@ -100,6 +101,9 @@ class LitePullConsumer {
   // shutdown().
   Status register_topic_message_queue_change_listener(const std::string& topic,
                                                       TopicMessageQueueChangeListener listener);
+  // Before start(): both of a consume hook's calls run on each non-empty batch poll() returns,
+  // as consumed (hooks.hpp; RocketMQ's registerConsumeMessageHook), after the message trace.
+  Status register_consume_hook(std::shared_ptr<ConsumeHook> hook);
 
   // Validates the config, loads the allocator, opens the offset store (broadcasting: the local
   // file), registers the group and starts pulling. A consumer starts once: Unavailable when

@@ -43,6 +43,7 @@
 
 #include "mqkit/client/client_api.hpp"
 #include "mqkit/client/client_instance.hpp"
+#include "mqkit/client/hooks.hpp"
 #include "mqkit/client/message.hpp"
 #include "mqkit/client/producer_config.hpp"
 #include "mqkit/client/request_reply.hpp"
@@ -83,6 +84,9 @@ class Producer {
   // Loads the selector and fault strategy plugins, registers the group with the client instance
   // (AlreadyExists when it has it) and starts the instance's periodic tasks. Once only.
   Status start();
+  // Before start(): runs before every send call and after every attempt (hooks.hpp; RocketMQ's
+  // registerSendMessageHook), after the message trace when enable_msg_trace is on.
+  Status register_send_hook(std::shared_ptr<SendHook> hook);
   // Stops accepting sends, waits for the async ones to call back, unregisters from the brokers.
   // Idempotent.
   void shutdown();

@@ -43,6 +43,7 @@
 
 #include "mqkit/client/client_instance.hpp"
 #include "mqkit/client/consumer_config.hpp"
+#include "mqkit/client/hooks.hpp"
 #include "mqkit/client/message_ext.hpp"
 #include "mqkit/client/subscription.hpp"
 
@@ -88,6 +89,9 @@ class PushConsumer {
   // Before start(), exactly one listener. AlreadyExists when one is registered.
   Status register_listener(ConcurrentListener listener);
   Status register_listener(OrderlyListener listener);
+  // Before start(): runs around every listener call (hooks.hpp; RocketMQ's
+  // registerConsumeMessageHook), after the message trace when enable_msg_trace is on.
+  Status register_consume_hook(std::shared_ptr<ConsumeHook> hook);
 
   // Validates the config, loads the allocator, opens the offset store (broadcasting: the local
   // file; a corrupt one fails here), registers the group, heartbeats and rebalances at once.

@@ -82,6 +82,10 @@ class TransactionProducer {
   // Starts the producer (Producer::start) and the check threads, and takes the brokers' checks
   // of the group. InvalidArgument without a listener. Once only.
   Status start();
+  // Before start(): runs after every END_TRANSACTION this producer sends (hooks.hpp; RocketMQ's
+  // registerEndTransactionHook), after the message trace when enable_msg_trace is on. Send
+  // hooks go on producer().register_send_hook.
+  Status register_end_transaction_hook(std::shared_ptr<EndTransactionHook> hook);
   // Stops taking checks, answers the checks already waiting, then shuts the producer down.
   // Idempotent.
   void shutdown();
