@@ -1,7 +1,7 @@
-// Hooks: application code around every send attempt and every listener call — RocketMQ's
-// SendMessageHook and ConsumeMessageHook (registerSendMessageHook, registerConsumeMessageHook),
-// on which tracing (OpenTracing, OpenTelemetry) and metrics integrations are built. The SDK's
-// own message trace (enable_msg_trace) is one of them.
+// Hooks: application code around every send attempt, every listener call and every transaction
+// end — RocketMQ's SendMessageHook, ConsumeMessageHook and EndTransactionHook, on which tracing
+// (OpenTracing, OpenTelemetry) and metrics integrations are built. The SDK's own message trace
+// (enable_msg_trace) is one of them.
 //
 //   class Timing : public SendHook {
 //     std::string_view name() const override { return "timing"; }
@@ -16,7 +16,8 @@
 //                  runs it before each attempt). A batch calls it once per message.
 //   after_send     after every attempt of a sync or async send: with the broker's answer, or with
 //                  the error of an attempt that got none (RocketMQ's exception); on the sending
-//                  thread or a transport thread. A one-way send calls it once it was written.
+//                  thread or a transport thread. A one-way send calls it once, when the request was
+//                  handed to the transport (with the error if it could not be).
 //   before_consume before a push consumer's listener gets a batch, on the consume thread; a lite
 //                  pull consumer runs both consume hooks on the messages poll() returns
 //                  (RocketMQ's lite pull consumer does the same: what the application does next
