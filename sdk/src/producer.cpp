@@ -62,6 +62,10 @@ class Producer::Impl {
         window_(config_.max_in_flight_async_messages, config_.max_in_flight_async_bytes) {}
 
   Status start();
+  Status add_send_hook(std::shared_ptr<SendHook> hook) {
+    std::lock_guard lock(lifecycle_mutex_);
+    return add_hook(hooks_, std::move(hook), state_ != State::kCreated, "producer " + config_.group);
+  }
   // False when async sends are still pending after a generous bound (a transport that broke its
   // promise to call back): the object must then not be destroyed.
   bool shutdown();
@@ -308,11 +312,7 @@ Producer::~Producer() {
 
 Status Producer::start() { return impl_->start(); }
 
-Status Producer::register_send_hook(std::shared_ptr<SendHook> hook) {
-  std::lock_guard lock(impl_->lifecycle_mutex_);
-  return add_hook(impl_->hooks_, std::move(hook), impl_->state_ != Impl::State::kCreated,
-                  "producer " + impl_->config_.group);
-}
+Status Producer::register_send_hook(std::shared_ptr<SendHook> hook) { return impl_->add_send_hook(std::move(hook)); }
 
 void Producer::shutdown() { (void)impl_->shutdown(); }
 
