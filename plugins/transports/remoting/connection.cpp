@@ -84,10 +84,7 @@ std::string Connection::describe_peer() const {
 
 bool Connection::start() {
   if (!runtime_->add(shared_from_this())) {
-    {
-      std::lock_guard lock(send_mutex_);
-      send_closed_ = true;  // no direct write on the closed descriptor
-    }
+    close_sends();
     boost::system::error_code ignored;
     socket_.close(ignored);
     open_ = false;
@@ -382,7 +379,7 @@ Status Connection::enqueue(EncodedFrame frame) {
   const std::size_t size = frame.size();
   const std::size_t limit = runtime_->options().max_send_queue_bytes;
   {
-    std::lock_guard lock(send_mutex_);
+    std::unique_lock lock(send_mutex_);
     // Not once close() was asked for either: a direct write would still reach the peer, where
     // a frame queued for the strand never did (the strand closes first).
     if (send_closed_ || !open_) return Status::unavailable(describe_peer() + " is closed");
@@ -396,14 +393,15 @@ Status Connection::enqueue(EncodedFrame frame) {
     queued_bytes_ += size;
     // The worker running this connection's requests writes its answers when it is done
     // with them (handle_requests), not one wake-up of the io thread per answer.
-    if (write_scheduled_ || t_answering == this) return Status::ok();
+    // A direct writer (another thread) takes this frame with its next sendmsg.
+    if (write_scheduled_ || direct_writer_ || t_answering == this) return Status::ok();
     // A sender that streams (a pipelining producer, a broker answering one) would pay one
     // sendmsg per frame written directly; the strand writes what gathers meanwhile at once.
     const Clock::time_point now = Clock::now();
     quick_sends_in_a_row_ =
         now - last_enqueue_ < kCoalesceWindow ? std::min(quick_sends_in_a_row_ + 1, kQuickSendsToCoalesce) : 0;
     last_enqueue_ = now;
-    if (quick_sends_in_a_row_ < kQuickSendsToCoalesce && write_directly(now)) return Status::ok();
+    if (quick_sends_in_a_row_ < kQuickSendsToCoalesce && write_directly(lock, now)) return Status::ok();
     write_scheduled_ = true;
   }
   runtime_->run_on(strand_, [self = shared_from_this()] { self->write_queued(); });
@@ -412,17 +410,21 @@ Status Connection::enqueue(EncodedFrame frame) {
 
 void Connection::schedule_write() {
   {
-    std::lock_guard lock(send_mutex_);
-    if (write_scheduled_ || send_queue_.empty() || send_closed_) return;
-    if (write_directly(Clock::now())) return;
+    std::unique_lock lock(send_mutex_);
+    if (write_scheduled_ || direct_writer_ || send_queue_.empty() || send_closed_) return;
+    if (write_directly(lock, Clock::now())) return;
     write_scheduled_ = true;
   }
   runtime_->run_on(strand_, [self = shared_from_this()] { self->write_queued(); });
 }
 
-bool Connection::write_directly(Clock::time_point now) {
+bool Connection::write_directly(std::unique_lock<std::mutex>& lock, Clock::time_point now) {
   if (native_socket_ < 0) return false;  // TLS: the strand writes
-  while (!send_queue_.empty()) {
+  direct_writer_ = true;
+  bool drained = true;
+  while (!send_queue_.empty() && !send_closed_) {
+    // Senders only push_back meanwhile: the queued frames, and the bytes these buffers point
+    // into, stay where they are until this thread pops them.
     std::array<iovec, kDirectWriteBuffers> buffers{};
     std::size_t count = 0;
     std::size_t bytes = 0;
@@ -438,11 +440,16 @@ bool Connection::write_directly(Clock::time_point now) {
     msghdr message{};
     message.msg_iov = buffers.data();
     message.msg_iovlen = count;
-    const ssize_t written = ::sendmsg(native_socket_, &message, MSG_DONTWAIT | MSG_NOSIGNAL);
+    lock.unlock();
+    ssize_t written = 0;
+    do {
+      written = ::sendmsg(native_socket_, &message, MSG_DONTWAIT | MSG_NOSIGNAL);
+    } while (written < 0 && errno == EINTR);
+    lock.lock();
     if (written < 0) {
-      if (errno == EINTR) continue;
       // Full socket buffer (EAGAIN) or a failure: the strand's write waits, or reports and closes.
-      return false;
+      drained = false;
+      break;
     }
     last_direct_write_.store(now.time_since_epoch().count(), std::memory_order_relaxed);
     auto left = static_cast<std::size_t>(written);
@@ -457,9 +464,24 @@ bool Connection::write_directly(Clock::time_point now) {
       left -= size;
       send_queue_.pop_front();
     }
-    if (static_cast<std::size_t>(written) < bytes) return false;  // the socket buffer is full
+    if (static_cast<std::size_t>(written) < bytes) {  // the socket buffer is full
+      drained = false;
+      break;
+    }
   }
-  return true;
+  direct_writer_ = false;
+  if (send_closed_) {
+    direct_writer_done_.notify_all();
+    return true;  // close_sends drops what is left
+  }
+  return drained && send_queue_.empty();
+}
+
+void Connection::close_sends() {
+  std::unique_lock lock(send_mutex_);
+  send_closed_ = true;
+  direct_writer_done_.wait(lock, [this] { return !direct_writer_; });
+  send_queue_.clear();
 }
 
 void Connection::write_queued() {
@@ -688,13 +710,7 @@ void Connection::do_close(const std::string& reason, LogLevel level) {
   if (closed_.exchange(true)) return;
   open_ = false;
   runtime_->log().write(level, "closing " + describe_peer() + ": " + reason);
-  {
-    // Before the socket closes: a direct write (under this lock) must never use a closed, and
-    // perhaps already reused, descriptor.
-    std::lock_guard lock(send_mutex_);
-    send_closed_ = true;
-    send_queue_.clear();
-  }
+  close_sends();
   boost::system::error_code ignored;
   socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
   socket_.close(ignored);

@@ -9,7 +9,10 @@
 // and, when no write is under way, writes the frame at once from that thread (a non-blocking
 // sendmsg; no io-thread wake-up per message); what the socket does not take is queued, and the
 // strand writes everything queued in one gather write. A sender that streams (frames a few µs
-// apart) queues instead, so that its frames share the strand's gather writes.
+// apart) queues instead, so that its frames share the strand's gather writes. The thread writing
+// directly does not hold the send lock during its sendmsg: other senders (the io thread
+// answering, a long-polling wake-up) only queue, and the writer takes their frames with its next
+// sendmsg, so none of them waits for another thread's syscall or for its preemption.
 //
 // TLS (tls.hpp): an accepted connection on a transport with tls_mode enforcing, or an opened one
 // with tls_enable, runs a TLS handshake on the strand before its first read or write (a
@@ -25,6 +28,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -98,10 +102,16 @@ class Connection final : public v1::Channel, public std::enable_shared_from_this
   // --- any thread ---
   v1::Status enqueue(EncodedFrame frame);
   void schedule_write();
-  // With send_mutex_ held and no write scheduled: writes what is queued from this thread, as
-  // much as the socket takes without blocking. True when the queue is empty afterwards. `now`
-  // (the caller's clock read) stamps the write for the idle check.
-  bool write_directly(Clock::time_point now);
+  // With `lock` (on send_mutex_) held, no write scheduled and no direct writer: this thread
+  // becomes the direct writer and writes what is queued, including frames other threads queue
+  // meanwhile, as much as the socket takes without blocking. The lock is released around each
+  // sendmsg, so other senders only queue and never wait for this thread's syscall (or for its
+  // preemption). Returns with the lock held: true when nothing is left for the strand (queue
+  // empty, or the connection closing), false when the socket is full and the strand must wait
+  // for it. `now` (the caller's clock read) stamps the write for the idle check.
+  bool write_directly(std::unique_lock<std::mutex>& lock, Clock::time_point now);
+  // Before the socket closes: no direct write may use its descriptor afterwards.
+  void close_sends();
   struct QueuedRequest {
     v1::RemotingCommand command;
     std::shared_ptr<v1::RequestHandler> handler;
@@ -150,6 +160,8 @@ class Connection final : public v1::Channel, public std::enable_shared_from_this
   std::deque<EncodedFrame> send_queue_;
   std::size_t queued_bytes_ = 0;  // queued plus being written
   bool write_scheduled_ = false;
+  bool direct_writer_ = false;  // a thread is in write_directly (never while write_scheduled_)
+  std::condition_variable direct_writer_done_;  // close_sends waits for it
   Clock::time_point last_enqueue_{};  // streaming detection (enqueue)
   int quick_sends_in_a_row_ = 0;
   bool send_closed_ = false;
