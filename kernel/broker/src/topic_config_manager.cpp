@@ -1,6 +1,7 @@
 #include "mqkit/broker/topic_config_manager.hpp"
 
 #include <chrono>
+#include <mutex>
 
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/protocol/codes.hpp"
@@ -63,7 +64,7 @@ void TopicConfigManager::add_system_topic_locked(const std::string& name, std::i
 }
 
 std::optional<TopicConfig> TopicConfigManager::find(const std::string& topic) const {
-  std::lock_guard lock(mutex_);
+  std::shared_lock lock(mutex_);
   auto it = table_.topic_config_table.find(topic);
   if (it == table_.topic_config_table.end()) return std::nullopt;
   return it->second;
@@ -160,7 +161,7 @@ Result<TopicConfig> TopicConfigManager::ensure(const std::string& topic, std::in
 }
 
 TopicConfigTable TopicConfigManager::snapshot() const {
-  std::lock_guard lock(mutex_);
+  std::shared_lock lock(mutex_);
   return table_;
 }
 

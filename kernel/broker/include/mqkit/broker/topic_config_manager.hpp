@@ -5,8 +5,8 @@
 #pragma once
 
 #include <functional>
-#include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -58,7 +58,8 @@ class TopicConfigManager {
 
   const BrokerConfig& config_;
   MetadataFiles& files_;
-  mutable std::mutex mutex_;
+  // Shared for lookups: every send and pull looks its topic up, from several threads at once.
+  mutable std::shared_mutex mutex_;
   TopicConfigTable table_;
   std::function<void()> listener_;
 };
