@@ -3,7 +3,8 @@
 // every pull answer that returns records names the slave (the group's
 // which_broker_when_consume_slowly). The slave serves the same records; a push consumer receives
 // every message and its offset reaches the master; with the master stopped, a new consumer
-// still receives every message from the slave. Every wait is bounded.
+// still receives every message from the slave, and mqadmin's read-only commands read from the
+// slave. Every wait is bounded.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -13,7 +14,9 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <vector>
 
+#include "child_process.hpp"
 #include "client_cluster.hpp"
 #include "local_cluster.hpp"
 #include "mqkit/client/client_api.hpp"
@@ -70,6 +73,7 @@ class SlaveReadIntegrationTest : public ::testing::Test {
     request.topic = kTopic;
     request.queue_id = 0;
     request.body = std::make_shared<const std::string>("m" + std::to_string(i));
+    request.properties = std::string("KEYS\x01") + "key" + std::to_string(i) + "\x02";
     auto sent = producer_->instance()->api().send_message(cluster_->broker_addr(0), "broker-a", request);
     ASSERT_TRUE(sent.is_ok()) << sent.status().to_string();
     EXPECT_EQ(sent->queue_offset, i);
@@ -137,6 +141,34 @@ class SlaveReadIntegrationTest : public ::testing::Test {
     return bodies;
   }
 
+  // Stops the master and waits until the name server's route names only the slave.
+  void stop_master() {
+    EXPECT_EQ(cluster_->broker(0).stop(), 0);
+    EXPECT_TRUE(eventually([&] {
+      auto route = producer_->instance()->api().get_topic_route(kTopic);
+      return route.is_ok() && route->broker_datas.size() == 1 && route->broker_datas[0].broker_addrs.size() == 1 &&
+             route->broker_datas[0].broker_addrs.contains(1);
+    })) << "the name server never dropped the stopped master";
+  }
+
+  struct AdminRun {
+    int code = -1;
+    std::string out;
+    std::string err;
+  };
+  AdminRun mqadmin(std::vector<std::string> args) {
+    args.push_back("-n");
+    args.push_back(cluster_->namesrv_addrs());
+    auto child = mqkit::testing::ChildProcess::spawn("mqadmin", args, "mqadmin-" + args.front());
+    EXPECT_TRUE(child.is_ok());
+    if (!child) return {};
+    AdminRun run;
+    run.code = child->run_to_end(std::chrono::seconds(30)).value_or(-1);
+    run.out = child->output();
+    run.err = child->log_tail();
+    return run;
+  }
+
   const MessageQueue queue_{kTopic, "broker-a", 0};
   std::unique_ptr<mqkit::testing::LocalCluster> cluster_;
   std::unique_ptr<Producer> producer_;
@@ -166,15 +198,47 @@ TEST_F(SlaveReadIntegrationTest, ASlowConsumerReceivesEveryMessageAndItsOffsetRe
 // RocketMQ 4.x: a running consumer keeps reading a slave whose master went away (a new one could
 // not, as it reads its starting offset from the master).
 TEST_F(SlaveReadIntegrationTest, WithItsMasterStoppedTheSlaveServesTheRest) {
-  const auto bodies = consume_all([&] {
-    EXPECT_EQ(cluster_->broker(0).stop(), 0);
-    EXPECT_TRUE(eventually([&] {
-      auto route = producer_->instance()->api().get_topic_route(kTopic);
-      return route.is_ok() && route->broker_datas.size() == 1 && route->broker_datas[0].broker_addrs.size() == 1 &&
-             route->broker_datas[0].broker_addrs.contains(1);
-    })) << "the name server never dropped the stopped master";
-  });
+  const auto bodies = consume_all([&] { stop_master(); });
   EXPECT_EQ(bodies.size(), static_cast<std::size_t>(kMessages));
+}
+
+// RocketMQ's tools read from a slave while its master is down (BrokerData.selectBrokerAddr).
+TEST_F(SlaveReadIntegrationTest, WithItsMasterStoppedMqadminReadsFromTheSlave) {
+  EXPECT_EQ(consume_all().size(), static_cast<std::size_t>(kMessages));  // the group has offsets
+  ASSERT_TRUE(eventually([&] {  // replicated to the slave
+    auto offset = producer_->instance()->api().query_consumer_offset(cluster_->broker_addr(1), kGroup, queue_);
+    return offset.is_ok() && *offset == kMessages;
+  })) << "the group's offset never reached the slave";
+  stop_master();
+
+  const AdminRun status = mqadmin({"topicStatus", "-t", kTopic, "--json"});
+  EXPECT_EQ(status.code, 0) << status.err;
+  EXPECT_NE(status.out.find("\"maxOffset\":60"), std::string::npos) << status.out;
+
+  const AdminRun by_key = mqadmin({"queryMsgByKey", "-t", kTopic, "-k", "key7"});
+  EXPECT_EQ(by_key.code, 0) << by_key.err;
+  EXPECT_NE(by_key.out.find("key7"), std::string::npos) << by_key.out;
+
+  const AdminRun printed = mqadmin({"printMsg", "-t", kTopic, "-d", "true"});
+  EXPECT_EQ(printed.code, 0) << printed.err;
+  EXPECT_NE(printed.out.find("m59"), std::string::npos) << printed.out;
+
+  const AdminRun by_offset = mqadmin({"queryMsgByOffset", "-t", kTopic, "-b", "broker-a", "-i", "0", "-o", "3"});
+  EXPECT_EQ(by_offset.code, 0) << by_offset.err;
+  EXPECT_NE(by_offset.out.find("key3"), std::string::npos) << by_offset.out;
+
+  const AdminRun progress = mqadmin({"consumerProgress", "-g", kGroup, "-t", kTopic, "--json"});
+  EXPECT_EQ(progress.code, 0) << progress.err;
+  EXPECT_NE(progress.out.find("\"consumerOffset\":60"), std::string::npos) << progress.out;
+
+  const AdminRun consumed = mqadmin({"consumeMessage", "-t", kTopic, "-c", "5"});
+  EXPECT_EQ(consumed.code, 0) << consumed.err;
+  EXPECT_NE(consumed.out.find("key4"), std::string::npos) << consumed.out;
+  // A named group commits its offsets, which only the master may take.
+  const AdminRun committing = mqadmin({"consumeMessage", "-t", kTopic, "-g", kGroup, "-c", "5"});
+  EXPECT_NE(committing.code, 0) << committing.out;
+  EXPECT_NE(committing.err.find("no master (-g commits offsets) for broker broker-a"), std::string::npos)
+      << committing.err;
 }
 
 }  // namespace

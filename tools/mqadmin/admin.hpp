@@ -102,6 +102,14 @@ client::Result<std::vector<std::pair<std::string, std::string>>> topic_masters(A
 // The same from a route already fetched; NotFound when no broker of it has a master.
 client::Result<std::vector<std::pair<std::string, std::string>>> route_masters(const protocol::TopicRouteData& route,
                                                                                 const std::string& topic);
+// For commands that only read (topicStatus, consumerProgress, message queries): every broker
+// serving `topic`, by its master's address, or by its lowest slave's while the master is down, as
+// RocketMQ's tools read (BrokerData.selectBrokerAddr). NotFound when no broker has any address.
+client::Result<std::vector<std::pair<std::string, std::string>>> topic_readers(AdminContext& ctx,
+                                                                                const std::string& topic);
+// The address a read of `broker_name` goes to: its master, else its lowest slave; empty when the
+// client knows neither.
+std::string reader_address(const AdminContext& ctx, const std::string& broker_name);
 using Masters = std::vector<std::pair<std::string, std::string>>;  // broker name → master address
 // The groups that consume `topic` on any of `masters`, online or with offsets there
 // (QUERY_TOPIC_CONSUME_BY_WHO). A master that fails is named on err and turns `ok` false; the

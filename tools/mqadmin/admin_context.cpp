@@ -237,15 +237,42 @@ client::Result<std::vector<std::pair<std::string, std::string>>> topic_masters(A
   return route_masters(*route, topic);
 }
 
+namespace {
+
+// broker_addrs is ordered by broker id: the first entry is the master (0) when it is up, else
+// the lowest slave.
+client::Result<std::vector<std::pair<std::string, std::string>>> route_brokers(const protocol::TopicRouteData& route,
+                                                                                const std::string& topic,
+                                                                                bool slave_when_master_down) {
+  std::vector<std::pair<std::string, std::string>> brokers;
+  for (const auto& broker : route.broker_datas) {
+    if (broker.broker_addrs.empty()) continue;
+    const auto& [id, address] = *broker.broker_addrs.begin();
+    if (id == 0 || slave_when_master_down) brokers.emplace_back(broker.broker_name, address);
+  }
+  if (brokers.empty()) {
+    return client::Status::not_found("topic " + topic + (slave_when_master_down ? " has no broker online" : " has no master broker"));
+  }
+  return brokers;
+}
+
+}  // namespace
+
 client::Result<std::vector<std::pair<std::string, std::string>>> route_masters(const protocol::TopicRouteData& route,
                                                                                 const std::string& topic) {
-  std::vector<std::pair<std::string, std::string>> masters;
-  for (const auto& broker : route.broker_datas) {
-    auto master = broker.broker_addrs.find(0);
-    if (master != broker.broker_addrs.end()) masters.emplace_back(broker.broker_name, master->second);
-  }
-  if (masters.empty()) return client::Status::not_found("topic " + topic + " has no master broker");
-  return masters;
+  return route_brokers(route, topic, false);
+}
+
+client::Result<std::vector<std::pair<std::string, std::string>>> topic_readers(AdminContext& ctx,
+                                                                                const std::string& topic) {
+  auto route = ctx.api().get_topic_route(topic);
+  if (!route) return route.status();
+  return route_brokers(*route, topic, true);
+}
+
+std::string reader_address(const AdminContext& ctx, const std::string& broker_name) {
+  const auto found = ctx.instance->find_broker(broker_name, 0, false);
+  return found ? found->address : std::string();
 }
 
 std::set<std::string> groups_consuming(AdminContext& ctx, const Masters& masters, const std::string& topic, bool& ok) {

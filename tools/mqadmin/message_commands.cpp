@@ -133,12 +133,13 @@ client::Result<std::int64_t> pull_range(AdminContext& ctx, const std::string& ad
   return offset;
 }
 
-// QUERY_MESSAGE to every master of the topic (RocketMQ's queryMessage): messages indexed under
-// `key`, as a user key or, with `unique_key`, as a unique message id. Any store time.
+// QUERY_MESSAGE to every broker of the topic, its master or, while that is down, a slave
+// (RocketMQ's queryMessage): messages indexed under `key`, as a user key or, with `unique_key`,
+// as a unique message id. Any store time.
 client::Result<std::vector<client::MessageExt>> query_index(AdminContext& ctx, const std::string& topic,
                                                             const std::string& key, bool unique_key) {
-  auto masters = topic_masters(ctx, topic);
-  if (!masters) return masters.status();
+  auto brokers = topic_readers(ctx, topic);
+  if (!brokers) return brokers.status();
   client::QueryMessageRequest request;
   request.topic = topic;
   request.key = key;
@@ -146,7 +147,7 @@ client::Result<std::vector<client::MessageExt>> query_index(AdminContext& ctx, c
   request.end_timestamp_ms = std::numeric_limits<std::int64_t>::max();
   request.unique_key = unique_key;
   std::vector<client::MessageExt> messages;
-  for (const auto& [name, address] : *masters) {
+  for (const auto& [name, address] : *brokers) {
     auto found = ctx.api().query_message(address, request);
     if (!found) return client::Status(found.status().code(), "on " + address + ": " + found.status().message());
     for (auto& m : found->messages) {
@@ -231,8 +232,13 @@ int consume_message(AdminContext& ctx, const ConsumeOptions& options) {
   for (const auto& queue : (*route)->subscribe_queues) {
     const auto left = static_cast<std::size_t>(options.max_count) - messages.size();
     if (left == 0) break;
-    const auto address = ctx.instance->find_broker_master(queue.broker_name);
-    if (address.empty()) return ctx.fail("consumeMessage: no master address for broker " + queue.broker_name);
+    // With -g the offsets reached are committed, which only a master takes.
+    const bool commits = !options.group.empty();
+    const auto address = commits ? ctx.instance->find_broker_master(queue.broker_name) : reader_address(ctx, queue.broker_name);
+    if (address.empty()) {
+      return ctx.fail("consumeMessage: no " + std::string(commits ? "master (-g commits offsets)" : "address") +
+                      " for broker " + queue.broker_name);
+    }
     auto min_offset = ctx.api().get_min_offset(address, queue);
     if (!min_offset) return ctx.fail("consumeMessage: min offset of queue " + std::to_string(queue.queue_id), min_offset.status());
     auto reached = pull_range(ctx, address, group, queue, *min_offset, std::numeric_limits<std::int64_t>::max(), "*",
@@ -280,8 +286,8 @@ int print_msg_by_queue(AdminContext& ctx, const PrintMsgOptions& options, const 
   if (!route) return ctx.fail("printMsgByQueue " + options.topic, route.status());
   const plugin::v1::MessageQueue queue{options.topic, broker_name, queue_id};
   const std::string what = "printMsgByQueue: queue " + std::to_string(queue_id) + " of " + broker_name;
-  const auto address = ctx.instance->find_broker_master(broker_name);
-  if (address.empty()) return ctx.fail(what + ": no master address for the broker");
+  const auto address = reader_address(ctx, broker_name);
+  if (address.empty()) return ctx.fail(what + ": no address for the broker");
   auto range = offset_range(ctx, address, queue, options);
   if (!range) return ctx.fail(what, range.status());
   std::vector<client::MessageExt> messages;
@@ -312,8 +318,8 @@ int print_msg(AdminContext& ctx, const PrintMsgOptions& options) {
   JsonOut json;
   json.w().StartArray();
   for (const auto& queue : (*route)->subscribe_queues) {
-    const auto address = ctx.instance->find_broker_master(queue.broker_name);
-    if (address.empty()) return ctx.fail("printMsg: no master address for broker " + queue.broker_name);
+    const auto address = reader_address(ctx, queue.broker_name);
+    if (address.empty()) return ctx.fail("printMsg: no address for broker " + queue.broker_name);
     const std::string what = "printMsg: queue " + std::to_string(queue.queue_id) + " of " + queue.broker_name;
     auto range = offset_range(ctx, address, queue, options);
     if (!range) return ctx.fail(what, range.status());
@@ -388,8 +394,8 @@ int query_msg_by_offset(AdminContext& ctx, const QueryByOffsetOptions& options) 
     return ctx.fail(what + ": the topic has no readable queue " + std::to_string(options.queue_id) + " on " +
                     options.broker_name);
   }
-  const std::string address = ctx.instance->find_broker_master(options.broker_name);
-  if (address.empty()) return ctx.fail(what + ": no master address for broker " + options.broker_name);
+  const std::string address = reader_address(ctx, options.broker_name);
+  if (address.empty()) return ctx.fail(what + ": no address for broker " + options.broker_name);
   auto pulled = ctx.api().pull_message(address, tool_pull(kToolsConsumerGroup, queue, options.offset, 1));
   if (!pulled) return ctx.fail(what, pulled.status());
   if (pulled->status != client::PullStatus::kFound || pulled->messages.empty()) {

@@ -49,12 +49,12 @@ int every_group_progress(AdminContext& ctx) {
     if (!topic.starts_with(protocol::kRetryGroupTopicPrefix)) continue;
     GroupProgress g;
     g.group = topic.substr(protocol::kRetryGroupTopicPrefix.size());
-    auto masters = topic_masters(ctx, topic);
-    if (!masters) {
-      exit_code = ctx.fail("consumerProgress " + g.group, masters.status());
+    auto brokers = topic_readers(ctx, topic);
+    if (!brokers) {
+      exit_code = ctx.fail("consumerProgress " + g.group, brokers.status());
       continue;
     }
-    for (const auto& [name, address] : *masters) {
+    for (const auto& [name, address] : *brokers) {
       auto stats = ctx.api().get_consume_stats(address, g.group);
       if (!stats) {
         exit_code = ctx.fail("consumerProgress " + g.group + " on " + address, stats.status());
@@ -65,7 +65,7 @@ int every_group_progress(AdminContext& ctx) {
     }
     // A group with no consumer online is answered with an error by RocketMQ's brokers and an
     // empty list by mqkit's: both are OFFLINE.
-    if (auto connection = ctx.api().get_consumer_connection_list(masters->front().second, g.group);
+    if (auto connection = ctx.api().get_consumer_connection_list(brokers->front().second, g.group);
         connection && !connection->connection_set.empty()) {
       g.count = connection->connection_set.size();
       g.min_version = connection->connection_set.front().version;
@@ -111,10 +111,10 @@ int every_group_progress(AdminContext& ctx) {
 int consumer_progress(AdminContext& ctx, const std::string& group, const std::string& topic) {
   if (group.empty()) return every_group_progress(ctx);
   // Without a topic, the group's retry topic names the brokers that know it (RocketMQ does so).
-  auto masters = topic_masters(ctx, topic.empty() ? "%RETRY%" + group : topic);
-  if (!masters) return ctx.fail("consumerProgress " + group, masters.status());
+  auto brokers = topic_readers(ctx, topic.empty() ? "%RETRY%" + group : topic);
+  if (!brokers) return ctx.fail("consumerProgress " + group, brokers.status());
   protocol::ConsumeStats all;
-  for (const auto& [name, address] : *masters) {
+  for (const auto& [name, address] : *brokers) {
     auto stats = ctx.api().get_consume_stats(address, group, topic);
     if (!stats) return ctx.fail("consumerProgress " + group + " on " + address, stats.status());
     all.offset_table.insert(stats->offset_table.begin(), stats->offset_table.end());

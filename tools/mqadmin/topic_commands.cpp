@@ -286,10 +286,10 @@ int topic_route(AdminContext& ctx, const std::string& topic) {
 }
 
 int topic_status(AdminContext& ctx, const std::string& topic) {
-  auto masters = topic_masters(ctx, topic);
-  if (!masters) return ctx.fail("topicStatus " + topic, masters.status());
+  auto brokers = topic_readers(ctx, topic);
+  if (!brokers) return ctx.fail("topicStatus " + topic, brokers.status());
   protocol::TopicStatsTable all;
-  for (const auto& [name, address] : *masters) {
+  for (const auto& [name, address] : *brokers) {
     auto stats = ctx.api().get_topic_stats(address, topic);
     if (!stats) return ctx.fail("topicStatus " + topic + " on " + address, stats.status());
     all.offset_table.insert(stats->offset_table.begin(), stats->offset_table.end());
