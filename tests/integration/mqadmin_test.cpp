@@ -34,11 +34,7 @@ std::string file_text(const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
 }
 
-struct AdminRun {
-  int code = -1;
-  std::string out;
-  std::string err;  // the end of stderr (where failures are explained)
-};
+using AdminRun = mqkit::testing::ToolRun;
 
 class MqadminTest : public ::testing::Test {
  protected:
@@ -58,14 +54,7 @@ class MqadminTest : public ::testing::Test {
       args.push_back("-n");
       args.push_back(cluster_->namesrv_addrs());
     }
-    auto child = ChildProcess::spawn("mqadmin", args, "mqadmin-" + args.front());
-    EXPECT_TRUE(child.is_ok());
-    if (!child) return {};
-    AdminRun run;
-    run.code = child->run_to_end(std::chrono::seconds(30)).value_or(-1);
-    run.out = child->output();
-    run.err = child->log_tail();
-    return run;
+    return mqkit::testing::run_tool("mqadmin", args, "mqadmin-" + args.front());
   }
 
   bool eventually(const std::function<bool()>& condition) {

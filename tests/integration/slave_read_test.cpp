@@ -151,22 +151,11 @@ class SlaveReadIntegrationTest : public ::testing::Test {
     })) << "the name server never dropped the stopped master";
   }
 
-  struct AdminRun {
-    int code = -1;
-    std::string out;
-    std::string err;
-  };
+  using AdminRun = mqkit::testing::ToolRun;
   AdminRun mqadmin(std::vector<std::string> args) {
     args.push_back("-n");
     args.push_back(cluster_->namesrv_addrs());
-    auto child = mqkit::testing::ChildProcess::spawn("mqadmin", args, "mqadmin-" + args.front());
-    EXPECT_TRUE(child.is_ok());
-    if (!child) return {};
-    AdminRun run;
-    run.code = child->run_to_end(std::chrono::seconds(30)).value_or(-1);
-    run.out = child->output();
-    run.err = child->log_tail();
-    return run;
+    return mqkit::testing::run_tool("mqadmin", args, "mqadmin-" + args.front());
   }
 
   const MessageQueue queue_{kTopic, "broker-a", 0};

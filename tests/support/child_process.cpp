@@ -190,4 +190,18 @@ bool eventually(const std::function<bool()>& condition, std::chrono::millisecond
   return condition();
 }
 
+ToolRun run_tool(const std::string& binary, const std::vector<std::string>& args, const std::string& log_name,
+                 std::chrono::milliseconds limit) {
+  ToolRun run;
+  auto child = ChildProcess::spawn(binary, args, log_name);
+  if (!child) {
+    run.err = child.status().to_string();
+    return run;
+  }
+  run.code = child->run_to_end(limit).value_or(-1);
+  run.out = child->output();
+  run.err = child->log_tail();
+  return run;
+}
+
 }  // namespace mqkit::testing

@@ -69,4 +69,14 @@ bool eventually(const std::function<bool()>& condition, std::chrono::millisecond
 // A fresh empty directory under the test temp dir.
 std::filesystem::path fresh_directory(const std::string& name);
 
+// A tool run to its end (ChildProcess::run_to_end): its exit status (-1 when it could not start
+// or had to be killed at `limit`), its standard output, and the end of its standard error.
+struct ToolRun {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+ToolRun run_tool(const std::string& binary, const std::vector<std::string>& args, const std::string& log_name,
+                 std::chrono::milliseconds limit = std::chrono::seconds(30));
+
 }  // namespace mqkit::testing
