@@ -191,6 +191,17 @@ TEST_F(SlaveReadIntegrationTest, WithItsMasterStoppedTheSlaveServesTheRest) {
   EXPECT_EQ(bodies.size(), static_cast<std::size_t>(kMessages));
 }
 
+// A consumer that starts while the master is down reads its group's offsets from the slave and
+// commits there, as RocketMQ's RemoteBrokerOffsetStore does; the slave keeps them until it can
+// synchronize with its master again.
+TEST_F(SlaveReadIntegrationTest, WithItsMasterStoppedANewConsumerReadsAndCommitsOffsetsOnTheSlave) {
+  stop_master();
+  EXPECT_EQ(consume_all().size(), static_cast<std::size_t>(kMessages));
+  auto offset = producer_->instance()->api().query_consumer_offset(cluster_->broker_addr(1), kGroup, queue_);
+  ASSERT_TRUE(offset.is_ok()) << offset.status().to_string();
+  EXPECT_EQ(*offset, kMessages) << "the consumer's shutdown did not commit its offset to the slave";
+}
+
 // RocketMQ's tools read from a slave while its master is down (BrokerData.selectBrokerAddr).
 TEST_F(SlaveReadIntegrationTest, WithItsMasterStoppedMqadminReadsFromTheSlave) {
   EXPECT_EQ(consume_all().size(), static_cast<std::size_t>(kMessages));  // the group has offsets

@@ -70,7 +70,7 @@ RemoteOffsetStore::RemoteOffsetStore(std::shared_ptr<ClientInstance> instance, s
     : instance_(std::move(instance)), group_(std::move(group)) {}
 
 Result<std::int64_t> RemoteOffsetStore::read_from_store(const MessageQueue& queue) {
-  MQKIT_ASSIGN_OR_RETURN(const std::string address, master_of(*instance_, queue));
+  MQKIT_ASSIGN_OR_RETURN(const std::string address, offset_broker_of(*instance_, queue));
   auto offset = instance_->api().query_consumer_offset(address, group_, queue);
   if (!offset && offset.status().code() == StatusCode::kNotFound) return std::int64_t{-1};
   return offset;
@@ -79,7 +79,7 @@ Result<std::int64_t> RemoteOffsetStore::read_from_store(const MessageQueue& queu
 Status RemoteOffsetStore::persist(const MessageQueue& queue) {
   const auto offset = cached(queue);
   if (!offset) return Status::ok();
-  MQKIT_ASSIGN_OR_RETURN(const std::string address, master_of(*instance_, queue));
+  MQKIT_ASSIGN_OR_RETURN(const std::string address, offset_broker_of(*instance_, queue));
   return instance_->api().update_consumer_offset(address, group_, queue, *offset);
 }
 

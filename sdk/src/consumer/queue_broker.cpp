@@ -43,4 +43,10 @@ Result<BrokerAddress> pull_broker_of(ClientInstance& instance, const MessageQueu
   return *broker;
 }
 
+Result<std::string> offset_broker_of(ClientInstance& instance, const MessageQueue& queue) {
+  if (auto master = master_of(instance, queue)) return master;  // has refreshed the route
+  MQKIT_ASSIGN_OR_RETURN(const BrokerAddress broker, pull_broker_of(instance, queue, 0));
+  return broker.address;
+}
+
 }  // namespace mqkit::client

@@ -11,9 +11,15 @@
 
 namespace mqkit::client {
 
-// The queue's broker's master (offsets, min/max offsets, locks). Unavailable naming the broker
-// when no master address is known even after a route refresh.
+// The queue's broker's master (min/max offsets, searches by time, locks, sends back).
+// Unavailable naming the broker when no master address is known even after a route refresh.
 Result<std::string> master_of(ClientInstance& instance, const MessageQueue& queue);
+
+// Where the group's offset of the queue is read and committed: the master, else, once a route
+// refresh still names no master, its lowest slave (RocketMQ's RemoteBrokerOffsetStore), so a
+// consumer keeps its progress through an outage of the master. Unavailable naming the broker
+// when none of its addresses is known.
+Result<std::string> offset_broker_of(ClientInstance& instance, const MessageQueue& queue);
 
 // The broker id each queue's last pull answer suggested (suggestWhichBrokerId; RocketMQ's
 // pullFromWhichNodeTable): where that queue's next pull goes. A consumer keeps one; entries live
