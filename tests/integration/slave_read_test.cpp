@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -141,13 +142,16 @@ class SlaveReadIntegrationTest : public ::testing::Test {
     return bodies;
   }
 
-  // Stops the master and waits until the name server's route names only the slave.
+  // Stops broker-a's master and waits until the name server's route names only its slave.
   void stop_master() {
     EXPECT_EQ(cluster_->broker(0).stop(), 0);
     EXPECT_TRUE(eventually([&] {
       auto route = producer_->instance()->api().get_topic_route(kTopic);
-      return route.is_ok() && route->broker_datas.size() == 1 && route->broker_datas[0].broker_addrs.size() == 1 &&
-             route->broker_datas[0].broker_addrs.contains(1);
+      if (!route.is_ok()) return false;
+      for (const auto& broker : route->broker_datas) {
+        if (broker.broker_name == "broker-a") return broker.broker_addrs.size() == 1 && broker.broker_addrs.contains(1);
+      }
+      return false;
     })) << "the name server never dropped the stopped master";
   }
 
@@ -200,6 +204,55 @@ TEST_F(SlaveReadIntegrationTest, WithItsMasterStoppedANewConsumerReadsAndCommits
   auto offset = producer_->instance()->api().query_consumer_offset(cluster_->broker_addr(1), kGroup, queue_);
   ASSERT_TRUE(offset.is_ok()) << offset.status().to_string();
   EXPECT_EQ(*offset, kMessages) << "the consumer's shutdown did not commit its offset to the slave";
+}
+
+// A message that fails while its broker's master is down cannot be sent back to that broker: the
+// consumer sends it to its group's retry topic on another broker instead, as a new message
+// (RocketMQ's sendMessageBackAsNormalMessage), and it comes back from there.
+TEST_F(SlaveReadIntegrationTest, WithItsMasterStoppedAFailedMessageComesBackThroughAnotherBroker) {
+  // broker-b hosts the topic too, so the consumer heartbeats to it (creating the group's retry
+  // topic there); its delay levels are all 1 s, so the redelivery (level 3) is quick.
+  ASSERT_TRUE(cluster_->add_broker({.name = "broker-b", .overrides = {"broker.message_delay_level=" + std::string(
+                                                                          "1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s")}})
+                  .is_ok());
+  protocol::TopicConfig topic;
+  topic.topic_name = kTopic;
+  topic.read_queue_nums = topic.write_queue_nums = 1;
+  ASSERT_TRUE(producer_->instance()->api().create_topic(cluster_->broker_addr(2), topic).is_ok());
+  ASSERT_TRUE(eventually([&] {
+    auto route = producer_->instance()->api().get_topic_route(kTopic);
+    return route.is_ok() && route->broker_datas.size() == 2;
+  })) << "broker-b never appeared in the topic's route";
+  stop_master();
+
+  std::mutex mutex;
+  std::optional<MessageExt> redelivered;
+  ConsumerConfig config = mqkit::testing::fast_consumer_config(*cluster_, "slave_read_send_back_group");
+  PushConsumer consumer(config);
+  ASSERT_TRUE(consumer.subscribe(kTopic, "*").is_ok());
+  ASSERT_TRUE(consumer
+                  .register_listener([&](std::span<const MessageExt> messages, ConsumeConcurrentlyContext&) {
+                    std::lock_guard lock(mutex);
+                    for (const auto& m : messages) {
+                      if (m.body() != "m7") continue;
+                      if (m.reconsume_times == 0) return ConsumeConcurrentlyStatus::kReconsumeLater;
+                      if (!redelivered) redelivered = m;
+                    }
+                    return ConsumeConcurrentlyStatus::kConsumeSuccess;
+                  })
+                  .is_ok());
+  ASSERT_TRUE(consumer.start().is_ok());
+  EXPECT_TRUE(eventually([&] {
+    std::lock_guard lock(mutex);
+    return redelivered.has_value();
+  })) << "m7 never came back";
+  consumer.shutdown();
+  std::lock_guard lock(mutex);
+  ASSERT_TRUE(redelivered);
+  EXPECT_EQ(redelivered->broker_name, "broker-b") << "not redelivered through broker-b's retry topic";
+  EXPECT_EQ(redelivered->reconsume_times, 1);
+  EXPECT_EQ(redelivered->topic(), kTopic);
+  EXPECT_EQ(redelivered->keys(), "key7");
 }
 
 // RocketMQ's tools read from a slave while its master is down (BrokerData.selectBrokerAddr).

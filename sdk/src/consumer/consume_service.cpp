@@ -1,10 +1,20 @@
 #include "consume_service.hpp"
 
+#include <set>
+
 #include "mqkit/kernel/logging.hpp"
+#include "mqkit/plugin/v1/message_record.hpp"
 #include "mqkit/protocol/namespace.hpp"
+#include "mqkit/protocol/validation.hpp"
 #include "queue_broker.hpp"
 
 namespace mqkit::client {
+namespace {
+
+// RocketMQ's MixAll.CLIENT_INNER_PRODUCER_GROUP: the group a client's own sends go out under.
+constexpr std::string_view kClientInnerProducerGroup = "CLIENT_INNER_PRODUCER";
+
+}  // namespace
 
 void log_listener_exception(std::string_view group, const MessageQueue& queue, std::string_view what) {
   kernel::logger("client")->warn("{}: the listener threw on {} ({}); the messages will be consumed again", group,
@@ -25,16 +35,81 @@ void ConsumeService::shutdown() {
 
 Status ConsumeService::send_message_back(const MessageExt& message, const MessageQueue& queue, int delay_level,
                                          int max_reconsume_times) {
+  // The application saw the topic without the namespace; the broker knows it with.
+  const std::string origin_topic = protocol::wrap_namespace(env_.config.client.name_space, message.topic());
+  const Status back = send_back_to_broker(message, queue, origin_topic, delay_level, max_reconsume_times);
+  if (back) return back;
+  const Status resent = send_to_retry_topic(message, origin_topic, delay_level, max_reconsume_times);
+  if (!resent) return Status(back.code(), back.message() + "; as a message to the retry topic: " + resent.message());
+  kernel::logger("client")->info("{}: sending {} back to {} failed ({}); sent it to the group's retry topic instead",
+                                 env_.config.group, message.msg_id(), queue.broker_name, back.to_string());
+  return Status::ok();
+}
+
+Status ConsumeService::send_back_to_broker(const MessageExt& message, const MessageQueue& queue,
+                                           const std::string& origin_topic, int delay_level, int max_reconsume_times) {
   MQKIT_ASSIGN_OR_RETURN(const std::string address, master_of(env_.instance, queue));
   SendBackRequest request;
   request.commit_log_offset = message.commit_log_offset;
   request.group = env_.config.group;
   request.delay_level = delay_level;
   request.origin_msg_id = message.msg_id();
-  // The application saw the topic without the namespace; the broker knows it with.
-  request.origin_topic = protocol::wrap_namespace(env_.config.client.name_space, message.topic());
+  request.origin_topic = origin_topic;
   request.max_reconsume_times = max_reconsume_times;
   return env_.instance.api().consumer_send_message_back(address, request);
+}
+
+Status ConsumeService::send_to_retry_topic(const MessageExt& message, const std::string& origin_topic, int delay_level,
+                                           int max_reconsume_times) {
+  namespace property = plugin::v1::property;
+  const std::string retry_topic = std::string(protocol::kRetryGroupTopicPrefix) + env_.config.group;
+  // The retry topic's writable queues; before any broker has registered it, queue 0 of every
+  // master the client knows (a broker creates a group's retry topic on the first send to it).
+  std::vector<MessageQueue> targets;
+  if (auto route = env_.instance.route(retry_topic)) {
+    targets = (*route)->publish.queues;
+  } else {
+    for (const auto& [name, ids] : env_.instance.broker_addresses()) {
+      if (ids.contains(0)) targets.push_back(MessageQueue{retry_topic, name, 0});
+    }
+  }
+  SendMessageRequest request;
+  request.producer_group = std::string(kClientInnerProducerGroup);
+  request.topic = retry_topic;
+  request.flag = message.flag();
+  // This delivery counts (RECONSUME_TIME = reconsume times + 1); past the maximum the broker
+  // dead-letters it, where a message given up on (delay level -1) is put.
+  request.reconsume_times = delay_level < 0 ? max_reconsume_times + 1 : message.reconsume_times + 1;
+  request.max_reconsume_times = max_reconsume_times;
+  plugin::v1::Properties properties;
+  for (const auto& [name, value] : message.properties()) {
+    if (name != property::kTransactionPrepared && name != property::kMinOffset && name != property::kMaxOffset &&
+        name != property::kDelayLevel) {
+      properties.emplace_back(name, value);
+    }
+  }
+  const auto origin_id = message.property(property::kOriginMessageId);
+  if (!origin_id) properties.emplace_back(property::kOriginMessageId, message.msg_id());
+  properties.emplace_back(property::kRetryTopic, origin_topic);
+  properties.emplace_back(property::kReconsumeTime, std::to_string(request.reconsume_times));
+  properties.emplace_back(property::kMaxReconsumeTimes, std::to_string(max_reconsume_times));
+  properties.emplace_back(property::kDelayLevel, std::to_string(3 + message.reconsume_times));
+  request.properties = plugin::v1::encode_properties(properties);
+  request.body = std::make_shared<const std::string>(message.body());
+  // Each broker of the retry topic once, from its first writable queue, until one stores it.
+  Status last = Status::unavailable("no broker with a master serves " + retry_topic);
+  std::set<std::string> tried;
+  for (const MessageQueue& target : targets) {
+    if (!tried.insert(target.broker_name).second) continue;
+    const std::string address = env_.instance.find_broker_master(target.broker_name);
+    if (address.empty()) continue;
+    request.queue_id = target.queue_id;
+    auto sent = env_.instance.api().send_message(address, target.broker_name, request);
+    if (sent && sent->status == SendStatus::kSendOk) return Status::ok();
+    last = sent ? Status::unavailable(target.broker_name + " answered " + std::string(to_string(sent->status)))
+                : sent.status();
+  }
+  return last;
 }
 
 }  // namespace mqkit::client

@@ -59,6 +59,9 @@ class ConsumeService {
   // CONSUMER_SEND_MSG_BACK of `message` to the broker of `queue`: redelivered through
   // %RETRY%<group> after `delay_level` (0: the broker picks), or dead-lettered (delay_level -1,
   // or reconsumed max_reconsume_times already).
+  // When the broker cannot be reached (its master is down), the message goes to the group's
+  // retry topic on any broker as a new message instead (RocketMQ's
+  // sendMessageBackAsNormalMessage): delay level 3 + reconsume times, RETRY_TOPIC naming its topic.
   Status send_message_back(const MessageExt& message, const MessageQueue& queue, int delay_level,
                            int max_reconsume_times);
 
@@ -68,6 +71,11 @@ class ConsumeService {
   kernel::PeriodicTasks background_;
 
  private:
+  Status send_back_to_broker(const MessageExt& message, const MessageQueue& queue, const std::string& origin_topic,
+                             int delay_level, int max_reconsume_times);
+  Status send_to_retry_topic(const MessageExt& message, const std::string& origin_topic, int delay_level,
+                             int max_reconsume_times);
+
   std::atomic<bool> stopping_{false};
   std::atomic<bool> joined_{false};
 };

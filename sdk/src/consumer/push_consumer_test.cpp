@@ -463,6 +463,10 @@ TEST_F(PushConsumerTest, ConsumeHooksSurroundEveryListenerCallInOrderAndAThrowin
 TEST_F(PushConsumerTest, AMessageWhoseSendBackFailsIsConsumedAgainLocally) {
   serve(1);
   set_send_back_code(rc::kSystemError);
+  // The fallback, a new message to the group's retry topic, is refused too.
+  cluster_.set_broker_handler(rq::kSendMessageV2, [](const std::string&, const RemotingCommand&) {
+    return with_fields(rc::kSystemError, {});
+  });
   auto consumer = make(config());
   std::mutex mutex;
   std::vector<int> reconsume_times;
@@ -492,6 +496,37 @@ TEST_F(PushConsumerTest, AMessageWhoseSendBackFailsIsConsumedAgainLocally) {
     EXPECT_EQ(reconsume_times, (std::vector<int>{0, 1}));
   }
   EXPECT_TRUE(eventually([&] { return committed(*consumer) == 1; }));
+}
+
+// RocketMQ's sendMessageBackAsNormalMessage: when the broker refuses the send-back, the message
+// goes to %RETRY%<group> as a new message that names its topic and counts this reconsume, and is
+// not consumed again locally.
+TEST_F(PushConsumerTest, AMessageWhoseSendBackFailsIsSentToTheRetryTopicInstead) {
+  serve(1);
+  set_send_back_code(rc::kSystemError);
+  auto consumer = make(config());
+  std::atomic<int> calls{0};
+  ASSERT_TRUE(consumer
+                  ->register_listener([&](std::span<const MessageExt>, ConsumeConcurrentlyContext&) {
+                    return ++calls == 1 ? ConsumeConcurrentlyStatus::kReconsumeLater
+                                        : ConsumeConcurrentlyStatus::kConsumeSuccess;
+                  })
+                  .is_ok());
+  ASSERT_TRUE(consumer->start().is_ok());
+  ASSERT_TRUE(eventually([&] { return !cluster_.transport()->calls_with_code(rq::kSendMessageV2).empty(); }))
+      << "nothing was sent to the retry topic";
+  const RemotingCommand sent = cluster_.transport()->calls_with_code(rq::kSendMessageV2).front().request;
+  EXPECT_EQ(sent.ext_fields.get("b").value_or(""), "%RETRY%g");  // V2's short names: b = topic
+  EXPECT_EQ(sent.ext_fields.get("a").value_or(""), "CLIENT_INNER_PRODUCER");
+  EXPECT_EQ(sent.ext_fields.get("j").value_or(""), "1");   // reconsumeTimes
+  EXPECT_EQ(sent.ext_fields.get("l").value_or(""), "16");  // maxReconsumeTimes
+  const std::string properties(sent.ext_fields.get("i").value_or(""));
+  EXPECT_NE(properties.find(std::string("RETRY_TOPIC\x01") + kQueue.topic + "\x02"), std::string::npos) << properties;
+  EXPECT_NE(properties.find("RECONSUME_TIME\x01" "1\x02"), std::string::npos) << properties;
+  EXPECT_NE(properties.find("DELAY\x01" "3\x02"), std::string::npos) << properties;
+  EXPECT_NE(properties.find("ORIGIN_MESSAGE_ID\x01"), std::string::npos) << properties;
+  EXPECT_TRUE(eventually([&] { return committed(*consumer) == 1; })) << "the offset never moved past the message";
+  EXPECT_EQ(calls.load(), 1) << "the message was consumed again locally as well";
 }
 
 // A listener stuck on m0 past consume_timeout: m0 is sent back (delay level 3) and leaves the

@@ -126,7 +126,7 @@ TEST_F(SendPathCountsTest, ABatchCountsEachMessage) {
 TEST_F(SendPathCountsTest, MessagesPastTheirMaximumCountAsDeadLettered) {
   SendRequest retry;
   retry.topic = protocol::retry_topic("G");
-  retry.reconsume_times = 3;
+  retry.reconsume_times = 4;  // past the maximum (this delivery counted)
   retry.max_reconsume_times = 3;
   ASSERT_EQ(f_.send(retry).code, rc::kSuccess);
   ASSERT_TRUE(f_.read("%DLQ%G", 0, 0).has_value());

@@ -140,11 +140,13 @@ void SendMessageProcessor::send_message(RemotingCommand request, const Responder
   // WAIT only tells this broker when to answer: RocketMQ saves its bytes in every record.
   erase_property(message.properties, v1::property::kWaitStoreOk);
   if (header.topic.starts_with(protocol::kRetryGroupTopicPrefix)) {
-    // A consumer re-sending a message itself: past the group's maximum it is dead.
+    // A consumer re-sending a message itself: past the group's maximum it is dead. The header
+    // counts this delivery already (the message's reconsume times + 1), hence ">", as RocketMQ's
+    // handleRetryAndDLQ; a send-back compares the count before it with ">=".
     auto group = find_group(context_, header.topic.substr(protocol::kRetryGroupTopicPrefix.size()));
     if (auto* refusal = std::get_if<Refusal>(&group)) return refuse(responder, std::move(*refusal));
     const auto& group_config = std::get<SubscriptionGroupConfig>(group);
-    if (header.reconsume_times >= header.max_reconsume_times.value_or(group_config.retry_max_times)) {
+    if (header.reconsume_times > header.max_reconsume_times.value_or(group_config.retry_max_times)) {
       if (auto refusal = move_to_dlq(context_, group_config.group_name, message)) {
         return refuse(responder, std::move(*refusal));
       }

@@ -244,6 +244,9 @@ TEST(SendMessageProcessorTest, RetryTopicMessagesPastTheirMaximumGoToTheDlq) {
 
   request.max_reconsume_times = 3;  // the header's maximum wins over the group's 16
   request.properties.emplace_back("DELAY", "2");
+  ASSERT_EQ(f.send(request).code, rc::kSuccess);  // the third reconsume may still happen
+  EXPECT_FALSE(f.context().topics->find("%DLQ%G"));
+  request.reconsume_times = 4;  // past the maximum
   ASSERT_EQ(f.send(request).code, rc::kSuccess);
   auto dlq = f.context().topics->find("%DLQ%G");
   ASSERT_TRUE(dlq);
@@ -251,11 +254,11 @@ TEST(SendMessageProcessorTest, RetryTopicMessagesPastTheirMaximumGoToTheDlq) {
   EXPECT_EQ(dlq->perm, protocol::perm::kRead | protocol::perm::kWrite);
   auto dead = f.read("%DLQ%G", 0, 0);
   ASSERT_TRUE(dead);
-  EXPECT_EQ(dead->view.reconsume_times, 3);
+  EXPECT_EQ(dead->view.reconsume_times, 4);
   EXPECT_FALSE(dead->property("DELAY"));  // dead messages are not delayed
 
   request.max_reconsume_times.reset();
-  request.reconsume_times = 16;  // the group's retry_max_times
+  request.reconsume_times = 17;  // past the group's retry_max_times
   request.properties.pop_back();
   ASSERT_EQ(f.send(request).code, rc::kSuccess);
   EXPECT_TRUE(f.read("%DLQ%G", 0, 1).has_value());
