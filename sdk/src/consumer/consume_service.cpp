@@ -1,5 +1,7 @@
 #include "consume_service.hpp"
 
+#include <algorithm>
+#include <iterator>
 #include <set>
 
 #include "mqkit/kernel/logging.hpp"
@@ -81,10 +83,14 @@ Status ConsumeService::send_to_retry_topic(const MessageExt& message, const std:
   // dead-letters it, where a message given up on (delay level -1) is put.
   request.reconsume_times = delay_level < 0 ? max_reconsume_times + 1 : message.reconsume_times + 1;
   request.max_reconsume_times = max_reconsume_times;
+  // Its properties, without those this send sets again (a message reconsumed before has them)
+  // and those that describe where it was (its old queue's offsets, a half message's flag).
+  constexpr std::string_view kReplaced[] = {property::kTransactionPrepared, property::kMinOffset, property::kMaxOffset,
+                                            property::kDelayLevel,          property::kRetryTopic, property::kReconsumeTime,
+                                            property::kMaxReconsumeTimes};
   plugin::v1::Properties properties;
   for (const auto& [name, value] : message.properties()) {
-    if (name != property::kTransactionPrepared && name != property::kMinOffset && name != property::kMaxOffset &&
-        name != property::kDelayLevel) {
+    if (std::find(std::begin(kReplaced), std::end(kReplaced), name) == std::end(kReplaced)) {
       properties.emplace_back(name, value);
     }
   }
