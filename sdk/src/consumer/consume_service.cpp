@@ -85,9 +85,9 @@ Status ConsumeService::send_to_retry_topic(const MessageExt& message, const std:
   request.max_reconsume_times = max_reconsume_times;
   // Its properties, without those this send sets again (a message reconsumed before has them)
   // and those that describe where it was (its old queue's offsets, a half message's flag).
-  constexpr std::string_view kReplaced[] = {property::kTransactionPrepared, property::kMinOffset, property::kMaxOffset,
-                                            property::kDelayLevel,          property::kRetryTopic, property::kReconsumeTime,
-                                            property::kMaxReconsumeTimes};
+  constexpr std::string_view kReplaced[] = {
+      property::kTransactionPrepared, property::kMinOffset,     property::kMaxOffset,        property::kDelayLevel,
+      property::kRetryTopic,          property::kReconsumeTime, property::kMaxReconsumeTimes};
   plugin::v1::Properties properties;
   for (const auto& [name, value] : message.properties()) {
     if (std::find(std::begin(kReplaced), std::end(kReplaced), name) == std::end(kReplaced)) {
