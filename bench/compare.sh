@@ -3,8 +3,9 @@
 #
 #   bench/compare.sh [--quick] [--out FILE] [--build-dir DIR] [--no-build] [--broker-set KEY=VALUE]...
 #
-# Starts one mqnamesrv and one mqbroker (async flush, then a second broker with sync flush), a
-# Redis server (AOF everysec, then appendfsync always) and an iperf3 server, runs mqbench and
+# Starts one mqnamesrv and one mqbroker (async flush, restarted fresh for the latency run, then a
+# broker with sync flush), a Redis server (AOF everysec, likewise restarted for its latency run,
+# then appendfsync always) and an iperf3 server, runs mqbench and
 # bench/redis_stream_bench with the same counts, and prints each comparison with its ratio and
 # target. Everything started here is stopped by PID on exit and the temp directory removed.
 # The brokers' store is configured as etc/broker.toml ships it (commitlog, transient store pool
@@ -163,6 +164,10 @@ run mq_async_128 mqbench --topic cmp_async_128 --size 128 --messages "$n" --mode
 run mq_async_1k_ab mqbench --topic cmp_async_1k_ab --size 1024 --messages "$n" --mode async --auto-batch --warmup "$warmup"
 run mq_async_128_ab mqbench --topic cmp_async_128_ab --size 128 --messages "$n" --mode async --auto-batch --warmup "$warmup"
 run mq_batch_1k mqbench --topic cmp_batch_1k --size 1024 --messages "$n" --mode batch --batch-size 32 --warmup "$warmup"
+# The latency run gets a fresh broker, as Redis's gets a fresh server: not one still writing back
+# the gigabytes the throughput runs left dirty in the page cache.
+stop_broker
+start_broker ASYNC_FLUSH
 run mq_rate mqbench --topic cmp_rate --size 1024 --messages "$rate_n" --rate "$rate" --mode async --warmup "$warmup"
 run mq_backlog mqbench --topic cmp_backlog --size 1024 --messages "$backlog" --mode async --backlog
 stop_broker
@@ -173,6 +178,8 @@ stop_broker
 start_redis everysec
 run redis_1k redis_bench --variant aof-everysec --size 1024 --messages "$n"
 run redis_128 redis_bench --variant aof-everysec --size 128 --messages "$n"
+stop_redis
+start_redis everysec
 run redis_rate redis_bench --variant aof-everysec-rate --size 1024 --messages "$rate_n" --rate "$rate"
 stop_redis
 start_redis always
