@@ -164,23 +164,6 @@ Result<MessageSender::Chosen> MessageSender::choose(const PreparedMessage& messa
   return chosen;
 }
 
-SendMessageRequest MessageSender::request_for(const PreparedMessage& message, std::int32_t queue_id) const {
-  SendMessageRequest request;
-  request.producer_group = config_.group;
-  request.topic = message.topic;
-  request.default_topic = config_.create_topic_key;
-  request.default_topic_queue_nums = config_.default_topic_queue_nums;
-  request.queue_id = queue_id;
-  request.sys_flag = message.sys_flag;
-  request.flag = message.flag;
-  request.properties = message.properties;
-  request.reconsume_times = message.reconsume_times;
-  request.max_reconsume_times = message.max_reconsume_times;
-  request.batch = message.batch;
-  request.body = message.body;
-  return request;
-}
-
 void MessageSender::report(const std::string& broker, Clock::time_point attempt_started, bool failed) {
   fault_strategy_->update(broker, since(attempt_started).count(), failed);
 }
@@ -227,7 +210,7 @@ Result<SendResult> MessageSender::send(std::shared_ptr<const PreparedMessage> me
     }
     const auto attempt_started = Clock::now();
     auto result = instance_.api().send_message(chosen->address, chosen->queue.broker_name,
-                                               request_for(*message, chosen->queue.queue_id), time_left(deadline));
+                                               send_request_for(*message, config_, chosen->queue.queue_id), time_left(deadline));
     report(chosen->queue.broker_name, attempt_started, !result.is_ok());
     after_attempt(*message, chosen->queue, chosen->address, &result, Status::ok(), attempt_started);
     if (result) {
@@ -269,7 +252,7 @@ void MessageSender::attempt_async(const std::shared_ptr<AsyncSend>& send) {
     }
     const auto attempt_started = Clock::now();
     instance_.api().send_message_async(
-        chosen->address, chosen->queue.broker_name, request_for(*send->message, chosen->queue.queue_id), time_left(send->deadline),
+        chosen->address, chosen->queue.broker_name, send_request_for(*send->message, config_, chosen->queue.queue_id), time_left(send->deadline),
         [this, send, queue = chosen->queue, address = chosen->address, attempt_started](Result<SendResult> result) {
           on_async_response(send, queue, address, attempt_started, std::move(result));
         });
@@ -312,7 +295,7 @@ Status MessageSender::send_oneway(std::shared_ptr<const PreparedMessage> message
   MQKIT_ASSIGN_OR_RETURN(auto route, route_for(*message, target));
   MQKIT_ASSIGN_OR_RETURN(const Chosen chosen, choose(*message, target, *route, {}));
   const auto attempt_started = Clock::now();
-  Status sent = instance_.api().send_message_oneway(chosen.address, request_for(*message, chosen.queue.queue_id));
+  Status sent = instance_.api().send_message_oneway(chosen.address, send_request_for(*message, config_, chosen.queue.queue_id));
   report(chosen.queue.broker_name, attempt_started, !sent.is_ok());
   after_attempt(*message, chosen.queue, chosen.address, nullptr, sent, attempt_started);
   return sent;

@@ -92,7 +92,6 @@ class MessageSender {
                               std::string_view last_failed_broker);
   Result<Chosen> choose(const PreparedMessage& message, const SendTarget& target, const TopicRouteInfo& route,
                         std::string_view last_failed_broker);
-  SendMessageRequest request_for(const PreparedMessage& message, std::int32_t queue_id) const;
   int max_attempts(const SendTarget& target, int retries) const;
   void report(const std::string& broker, Clock::time_point attempt_started, bool failed);
   void attempt_async(const std::shared_ptr<AsyncSend>& send);

@@ -145,6 +145,24 @@ Result<PreparedMessage> prepare_message(Message message, const ProducerConfig& c
   return out;
 }
 
+SendMessageRequest send_request_for(const PreparedMessage& message, const ProducerConfig& config,
+                                    std::int32_t queue_id) {
+  SendMessageRequest request;
+  request.producer_group = config.group;
+  request.topic = message.topic;
+  request.default_topic = config.create_topic_key;
+  request.default_topic_queue_nums = config.default_topic_queue_nums;
+  request.queue_id = queue_id;
+  request.sys_flag = message.sys_flag;
+  request.flag = message.flag;
+  request.properties = message.properties;
+  request.reconsume_times = message.reconsume_times;
+  request.max_reconsume_times = message.max_reconsume_times;
+  request.batch = message.batch;
+  request.body = message.body;
+  return request;
+}
+
 Result<PreparedMessage> prepare_batch(std::vector<Message> messages, const ProducerConfig& config) {
   if (messages.empty()) return Status::invalid_argument("a batch needs at least one message");
   const Message& first = messages.front();

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "mqkit/client/client_api.hpp"
 #include "mqkit/client/message.hpp"
 #include "mqkit/client/producer_config.hpp"
 
@@ -45,6 +46,9 @@ Result<PreparedMessage> prepare_message(Message message, const ProducerConfig& c
 // All of one topic, no delay level or delivery time, not a retry topic, no reply, one wait-store setting; each message gets
 // its own UNIQ_KEY; never compressed; the encoded batch must fit max_message_size.
 Result<PreparedMessage> prepare_batch(std::vector<Message> messages, const ProducerConfig& config);
+// The SEND_MESSAGE request of `message` for queue `queue_id`, as producer group config.group.
+SendMessageRequest send_request_for(const PreparedMessage& message, const ProducerConfig& config,
+                                    std::int32_t queue_id);
 // One SEND_BATCH_MESSAGE of batchable prepared messages of one topic, in order (auto batching);
 // each keeps its own UNIQ_KEY and properties.
 PreparedMessage join_batch(std::span<const std::shared_ptr<const PreparedMessage>> parts);

@@ -1,22 +1,15 @@
 #include "consume_service.hpp"
 
-#include <algorithm>
-#include <iterator>
 #include <set>
 
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
 #include "mqkit/protocol/namespace.hpp"
 #include "mqkit/protocol/validation.hpp"
+#include "outgoing_message.hpp"
 #include "queue_broker.hpp"
 
 namespace mqkit::client {
-namespace {
-
-// RocketMQ's MixAll.CLIENT_INNER_PRODUCER_GROUP: the group a client's own sends go out under.
-constexpr std::string_view kClientInnerProducerGroup = "CLIENT_INNER_PRODUCER";
-
-}  // namespace
 
 void log_listener_exception(std::string_view group, const MessageQueue& queue, std::string_view what) {
   kernel::logger("client")->warn("{}: the listener threw on {} ({}); the messages will be consumed again", group,
@@ -75,33 +68,38 @@ Status ConsumeService::send_to_retry_topic(const MessageExt& message, const std:
       if (ids.contains(0)) targets.push_back(MessageQueue{retry_topic, name, 0});
     }
   }
-  SendMessageRequest request;
-  request.producer_group = std::string(kClientInnerProducerGroup);
-  request.topic = retry_topic;
-  request.flag = message.flag();
-  // This delivery counts (RECONSUME_TIME = reconsume times + 1); past the maximum the broker
-  // dead-letters it, where a message given up on (delay level -1) is put.
-  request.reconsume_times = delay_level < 0 ? max_reconsume_times + 1 : message.reconsume_times + 1;
-  request.max_reconsume_times = max_reconsume_times;
   // Its properties, without those this send sets again (a message reconsumed before has them)
   // and those that describe where it was (its old queue's offsets, a half message's flag).
   constexpr std::string_view kReplaced[] = {
       property::kTransactionPrepared, property::kMinOffset,     property::kMaxOffset,        property::kDelayLevel,
       property::kRetryTopic,          property::kReconsumeTime, property::kMaxReconsumeTimes};
-  plugin::v1::Properties properties;
-  for (const auto& [name, value] : message.properties()) {
-    if (std::find(std::begin(kReplaced), std::end(kReplaced), name) == std::end(kReplaced)) {
-      properties.emplace_back(name, value);
-    }
+  Message::PropertyMap properties = message.properties();
+  for (const std::string_view name : kReplaced) {
+    if (auto it = properties.find(name); it != properties.end()) properties.erase(it);
   }
-  const auto origin_id = message.property(property::kOriginMessageId);
-  if (!origin_id) properties.emplace_back(property::kOriginMessageId, message.msg_id());
-  properties.emplace_back(property::kRetryTopic, origin_topic);
-  properties.emplace_back(property::kReconsumeTime, std::to_string(request.reconsume_times));
-  properties.emplace_back(property::kMaxReconsumeTimes, std::to_string(max_reconsume_times));
-  properties.emplace_back(property::kDelayLevel, std::to_string(3 + message.reconsume_times));
-  request.properties = plugin::v1::encode_properties(properties);
-  request.body = std::make_shared<const std::string>(message.body());
+  Message retry(retry_topic, message.body());
+  retry.set_properties(std::move(properties));
+  retry.set_flag(message.flag());
+  if (!message.property(property::kOriginMessageId)) {
+    retry.set_property(std::string(property::kOriginMessageId), message.msg_id());
+  }
+  retry.set_property(std::string(property::kRetryTopic), origin_topic);
+  // This delivery counts (RECONSUME_TIME = reconsume times + 1, which prepare_message puts in the
+  // header too); past the maximum the broker dead-letters it, where a message given up on (delay
+  // level -1) is put.
+  const int reconsume_times = delay_level < 0 ? max_reconsume_times + 1 : message.reconsume_times + 1;
+  retry.set_property(std::string(property::kReconsumeTime), std::to_string(reconsume_times));
+  retry.set_property(std::string(property::kMaxReconsumeTimes), std::to_string(max_reconsume_times));
+  retry.set_delay_time_level(3 + message.reconsume_times);
+  // Prepared as the producer prepares a send (validated, compressed over 4 KiB), under RocketMQ's
+  // MixAll.CLIENT_INNER_PRODUCER_GROUP and no namespace: the group's retry topic is named already.
+  static const ProducerConfig kInnerProducer = [] {
+    ProducerConfig config;
+    config.group = "CLIENT_INNER_PRODUCER";
+    return config;
+  }();
+  MQKIT_ASSIGN_OR_RETURN(const PreparedMessage prepared, prepare_message(std::move(retry), kInnerProducer));
+  SendMessageRequest request = send_request_for(prepared, kInnerProducer, 0);
   // Each broker of the retry topic once, from its first writable queue, until one stores it.
   Status last = Status::unavailable("no broker with a master serves " + retry_topic);
   std::set<std::string> tried;
