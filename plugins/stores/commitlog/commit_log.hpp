@@ -126,7 +126,8 @@ class CommitLog {
   // Store timestamp of the record at `commit_offset`.
   v1::Result<std::int64_t> store_timestamp_at(std::int64_t commit_offset) const;
   // Whole committed records from `from`, at most `max_bytes` (at least one record), never
-  // crossing a file; end-of-file blanks are skipped.
+  // crossing a file; end-of-file blanks are skipped. Copied with pread into a buffer the chunk
+  // keeps alive, not viewed through the mapping (storage-format §2.5).
   v1::Result<plugin::v1::DispatchChunk> read_for_dispatch(std::int64_t from, std::int64_t max_bytes) const;
 
   void remove_topic(std::string_view topic);
@@ -204,6 +205,11 @@ class CommitLog {
   // Taken around publishing (written or committed, timestamp) and reading the pair, so a commit
   // and a flush know the timestamp of the last record they cover.
   mutable std::mutex publish_mutex_;
+  // A buffer of at least `size` bytes for read_for_dispatch: a kept one no chunk holds, or a new one.
+  std::shared_ptr<std::vector<std::uint8_t>> dispatch_buffer(std::size_t size) const;
+  static constexpr std::size_t kKeptDispatchBuffers = 4;  // the reput thread, HA transfers
+  mutable std::mutex dispatch_buffers_mutex_;
+  mutable std::vector<std::shared_ptr<std::vector<std::uint8_t>>> dispatch_buffers_;
   std::mutex flush_mutex_;
   std::int64_t dropped_below_ = -1;  // guarded by flush_mutex_: evicted up to here (-1: not yet)
 };

@@ -107,6 +107,34 @@ TEST_F(CommitLogTest, DispatchChunksHoldWholeRecordsWithinMaxBytes) {
   EXPECT_EQ(static_cast<std::int64_t>(tiny->bytes.bytes.size()), a.bytes) << "at least one record";
 }
 
+TEST_F(CommitLogTest, ADispatchChunkStillHeldKeepsItsBytesWhileOthersAreRead) {
+  const auto a = append(message("T", 0, "aaaa"));
+  const auto b = append(message("T", 0, "bbbb"));
+  auto held = log_.read_for_dispatch(a.commit_offset, a.bytes);  // as an HA transfer holds its chunk
+  ASSERT_TRUE(held.is_ok());
+  const std::vector<std::uint8_t> before(held->bytes.bytes.begin(), held->bytes.bytes.end());
+  for (int i = 0; i < 3; ++i) {
+    auto other = log_.read_for_dispatch(b.commit_offset, b.bytes);
+    ASSERT_TRUE(other.is_ok());
+    EXPECT_EQ(other->start_offset, b.commit_offset);
+  }
+  EXPECT_EQ(std::vector<std::uint8_t>(held->bytes.bytes.begin(), held->bytes.bytes.end()), before);
+  auto record = v1::decode_record(held->bytes.bytes, v1::CrcCheck::kVerify);
+  ASSERT_TRUE(record.is_ok());
+  EXPECT_EQ(text(record->body), "aaaa");
+}
+
+TEST_F(CommitLogTest, ACommitLogFileCutShortBehindItsBackIsAnErrorForDispatchNotACrash) {
+  append(message("T", 0, "first"));
+  append(message("T", 0, "second"));
+  ASSERT_EQ(::truncate((dir_ / "commitlog/00000000000000000000").c_str(), 16), 0);
+  auto chunk = log_.read_for_dispatch(0, 1 << 20);
+  ASSERT_FALSE(chunk.is_ok());
+  EXPECT_EQ(chunk.status().code(), v1::StatusCode::kIoError);
+  EXPECT_NE(chunk.status().message().find("00000000000000000000 is shorter than its committed data"), std::string::npos)
+      << chunk.status().to_string();
+}
+
 TEST_F(CommitLogTest, RefusesWhatRocketMqRefuses) {
   const auto refuse = [&](const Message& m) {
     const auto view = m.view();
