@@ -27,7 +27,7 @@ void LongPollingService::stop() {
   }
   stop_signal_.notify_all();
   if (timer_.joinable()) timer_.join();
-  std::map<std::pair<std::string, std::int32_t>, std::vector<Held>> remaining;
+  std::map<QueueKey, std::vector<Held>, QueueKeyLess> remaining;
   {
     std::lock_guard lock(mutex_);
     remaining.swap(held_);
@@ -43,11 +43,11 @@ void LongPollingService::hold(const std::string& topic, std::int32_t queue_id, s
   held_[{topic, queue_id}].push_back({offset, deadline_ms, std::move(retry)});
 }
 
-void LongPollingService::notify(const std::string& topic, std::int32_t queue_id, std::int64_t max_offset) {
+void LongPollingService::notify(std::string_view topic, std::int32_t queue_id, std::int64_t max_offset) {
   std::vector<Retry> ready;
   {
     std::lock_guard lock(mutex_);
-    auto it = held_.find({topic, queue_id});
+    auto it = held_.find(std::pair<std::string_view, std::int32_t>(topic, queue_id));
     if (it == held_.end()) return;
     auto& pulls = it->second;
     for (auto p = pulls.begin(); p != pulls.end();) {
@@ -72,7 +72,7 @@ std::size_t LongPollingService::held() const {
 
 plugin::v1::Status LongPollingService::dispatch(const plugin::v1::DispatchRecord& record) noexcept {
   try {
-    notify(std::string(record.topic), record.queue_id, record.queue_offset + 1);
+    notify(record.topic, record.queue_id, record.queue_offset + 1);
   } catch (const std::exception& e) {
     // A failed wake-up only delays the answer to the deadline; never stop dispatch for it.
     kernel::logger("long-polling")->warn("wake-up failed: {}", e.what());

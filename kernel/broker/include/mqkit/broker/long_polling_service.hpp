@@ -12,6 +12,8 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <thread>
 #include <vector>
 
@@ -43,10 +45,10 @@ class LongPollingService final : public plugin::v1::Dispatcher {
   void hold(const std::string& topic, std::int32_t queue_id, std::int64_t offset, std::int64_t deadline_ms,
             Retry retry);
   // A message with queue offset `max_offset - 1` arrived: retries pulls waiting for it.
-  void notify(const std::string& topic, std::int32_t queue_id, std::int64_t max_offset);
+  void notify(std::string_view topic, std::int32_t queue_id, std::int64_t max_offset);
   // Retries the holds at kAnyNotice alone (held pops: something in the queue may be poppable
   // again although nothing arrived); pulls waiting for offsets stay.
-  void wake_any_notice(const std::string& topic, std::int32_t queue_id) { notify(topic, queue_id, kAnyNotice + 1); }
+  void wake_any_notice(std::string_view topic, std::int32_t queue_id) { notify(topic, queue_id, kAnyNotice + 1); }
   std::size_t held() const;
 
   std::string_view name() const noexcept override { return "long-polling"; }
@@ -61,9 +63,21 @@ class LongPollingService final : public plugin::v1::Dispatcher {
   void run(std::int64_t tick_ms);
   void retry_expired();
 
+  using QueueKey = std::pair<std::string, std::int32_t>;
+  // Looks keys up by (string_view, queue id) too: dispatch notifies once per message, without
+  // copying the topic.
+  struct QueueKeyLess {
+    using is_transparent = void;
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const noexcept {
+      return std::pair<std::string_view, std::int32_t>(a.first, a.second) <
+             std::pair<std::string_view, std::int32_t>(b.first, b.second);
+    }
+  };
+
   Clock clock_;
   mutable std::mutex mutex_;
-  std::map<std::pair<std::string, std::int32_t>, std::vector<Held>> held_;
+  std::map<QueueKey, std::vector<Held>, QueueKeyLess> held_;
   std::thread timer_;
   std::condition_variable stop_signal_;
   bool stopping_ = false;
