@@ -600,9 +600,10 @@ v1::Result<plugin::v1::DispatchChunk> CommitLog::read_for_dispatch(std::int64_t 
                                     std::to_string(got) + " of " + std::to_string(want) + " bytes at position " +
                                     std::to_string(position));
       }
-      // A chunk holds at least one record, however large.
+      // A chunk holds at least one record, however large (an end-of-file blank is not one).
       const std::int64_t first_size = load_i32(buffer->data());
-      if (whole_first_record || first_size <= want || first_size > file_end - position) break;
+      const bool blank = load_i32(buffer->data() + 4) == kBlankMagic;
+      if (whole_first_record || blank || first_size <= want || first_size > file_end - position) break;
       want = first_size;
       whole_first_record = true;
     }
