@@ -1,5 +1,7 @@
 #include "mqkit/kernel/dispatch_pipeline.hpp"
 
+#include <algorithm>
+
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
 #include "mqkit/plugin/v1/thread_name.hpp"
@@ -159,6 +161,8 @@ Status DispatchPipeline::dispatch_until_caught_up() {
 
 void DispatchPipeline::run() {
   auto log = logger("dispatch");
+  const std::chrono::milliseconds longest_idle_wait = std::max(options_.idle_wait, options_.idle_wait_max);
+  std::chrono::milliseconds idle_wait = options_.idle_wait;
   while (true) {
     auto advanced = [this] {
       std::lock_guard dispatching(dispatching_);
@@ -175,12 +179,15 @@ void DispatchPipeline::run() {
       continue;
     }
     last_error_ = Status::ok();
-    if (*advanced > 0) continue;
-    wake_.wait_for(lock, options_.idle_wait,
-                   [&] { return stopping_ || notified_.load(std::memory_order_acquire); });
+    if (*advanced > 0) {
+      idle_wait = options_.idle_wait;
+      continue;
+    }
+    wake_.wait_for(lock, idle_wait, [&] { return stopping_ || notified_.load(std::memory_order_acquire); });
     // An exchange, not a store: it reads the last appender's `true` and so synchronizes with it,
     // so the next dispatch_once sees every append whose wake-up was folded into this one.
-    (void)notified_.exchange(false, std::memory_order_acq_rel);
+    const bool notified = notified_.exchange(false, std::memory_order_acq_rel);
+    idle_wait = notified ? options_.idle_wait : std::min(idle_wait * 2, longest_idle_wait);
   }
 }
 

@@ -43,9 +43,14 @@ class VectorStore final : public v1::MessageStore {
     return static_cast<std::int64_t>(log_.size());
   }
   std::int64_t last_on_dispatched() const { return on_dispatched_; }
+  std::int64_t reads() {
+    std::lock_guard lock(mutex_);
+    return reads_;
+  }
 
   Result<v1::DispatchChunk> read_for_dispatch(std::int64_t from, std::int64_t max_bytes) noexcept override {
     std::lock_guard lock(mutex_);
+    ++reads_;
     // Hand out whole records only, as the interface requires.
     std::size_t end = static_cast<std::size_t>(from);
     while (end < log_.size()) {
@@ -91,6 +96,7 @@ class VectorStore final : public v1::MessageStore {
   std::mutex mutex_;
   std::vector<std::uint8_t> log_;
   std::int64_t next_queue_offset_ = 0;
+  std::int64_t reads_ = 0;
   std::size_t last_start_ = 0;
   std::vector<v1::Dispatcher*> dispatchers_;
   std::atomic<std::int64_t> on_dispatched_{-1};
@@ -157,6 +163,25 @@ TEST(DispatchPipelineTest, ThreadFollowsAppendsAndStops) {
   ASSERT_TRUE(pipeline.wait_dispatched(store->size(), std::chrono::seconds(10)));
   pipeline.stop();
   EXPECT_EQ(cq.seen().size(), 50u);
+}
+
+TEST(DispatchPipelineTest, AnIdleReputThreadPollsLessAndLessButStillFindsUnnotifiedRecords) {
+  Recorder cq("cq");
+  auto store = std::make_shared<VectorStore>(std::vector<v1::Dispatcher*>{&cq});
+  DispatchPipeline pipeline(store, {.idle_wait = std::chrono::milliseconds(1), .idle_wait_max = std::chrono::milliseconds(16)});
+  pipeline.start(0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // backs off to the longest wait
+  const std::int64_t reads_before = store->reads();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const std::int64_t idle_reads = store->reads() - reads_before;
+  // 300 ms at 16 ms a round is about 19 reads; polling every 1 ms would have made up to 300.
+  EXPECT_LE(idle_reads, 40) << "the idle poll did not back off";
+  // A record that became readable without a notification (a pool's commit of a WAIT=false
+  // append) is still found by the poll.
+  store->add("T", props("k", "unnotified", "x"));
+  EXPECT_TRUE(pipeline.wait_dispatched(store->size(), std::chrono::seconds(10)));
+  pipeline.stop();
+  EXPECT_EQ(cq.seen().size(), 1u);
 }
 
 // Notes the thread each record was dispatched on, and can run code from inside dispatch().
