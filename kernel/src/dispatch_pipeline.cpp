@@ -1,6 +1,8 @@
 #include "mqkit/kernel/dispatch_pipeline.hpp"
 
 #include <algorithm>
+#include <optional>
+#include <string_view>
 
 #include "mqkit/kernel/logging.hpp"
 #include "mqkit/plugin/v1/message_record.hpp"
@@ -90,6 +92,30 @@ Status DispatchPipeline::last_error() const {
 
 namespace {
 
+// The properties every dispatch looks at, found in one pass (the first of each, as
+// find_property finds it): the reput thread runs this for every record.
+struct DispatchedProperties {
+  std::optional<std::string_view> keys;
+  std::optional<std::string_view> unique_key;
+  std::optional<std::string_view> tags;
+};
+
+DispatchedProperties dispatched_properties(std::string_view encoded) {
+  DispatchedProperties found;
+  while (const auto property = plugin::v1::next_property(encoded)) {
+    const auto& [name, value] = *property;
+    if (!found.keys && name == plugin::v1::property::kKeys) {
+      found.keys = value;
+    } else if (!found.unique_key && name == plugin::v1::property::kUniqueKey) {
+      found.unique_key = value;
+    } else if (!found.tags && name == plugin::v1::property::kTags) {
+      found.tags = value;
+    }
+    if (found.keys && found.unique_key && found.tags) break;
+  }
+  return found;
+}
+
 // Calls each dispatcher in turn; the first failure comes back naming its dispatcher (the name is
 // only put together then: this runs for every record).
 Status run_dispatchers(std::span<plugin::v1::Dispatcher* const> dispatchers, const plugin::v1::DispatchRecord& record) {
@@ -130,10 +156,10 @@ Result<std::int64_t> DispatchPipeline::dispatch_once() {
     dispatch.sys_flag = record->sys_flag;
     dispatch.prepared_transaction_offset = record->prepared_transaction_offset;
     dispatch.properties = record->properties;
-    dispatch.keys = plugin::v1::find_property(record->properties, plugin::v1::property::kKeys).value_or("");
-    dispatch.unique_key = plugin::v1::find_property(record->properties, plugin::v1::property::kUniqueKey).value_or("");
-    dispatch.tags_code =
-        tags_code_fn_(*record, plugin::v1::find_property(record->properties, plugin::v1::property::kTags).value_or(""));
+    const DispatchedProperties found = dispatched_properties(record->properties);
+    dispatch.keys = found.keys.value_or("");
+    dispatch.unique_key = found.unique_key.value_or("");
+    dispatch.tags_code = tags_code_fn_(*record, found.tags.value_or(""));
     dispatch.record = bytes.first(size);
     MQKIT_RETURN_IF_ERROR(run_dispatchers(store_dispatchers, dispatch));
     MQKIT_RETURN_IF_ERROR(run_dispatchers(kernel_dispatchers_, dispatch));
