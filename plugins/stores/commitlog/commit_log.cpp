@@ -593,8 +593,9 @@ v1::Result<plugin::v1::DispatchChunk> CommitLog::read_for_dispatch(std::int64_t 
     std::shared_ptr<std::vector<std::uint8_t>> buffer;
     for (bool whole_first_record = false;;) {
       buffer = dispatch_buffer(static_cast<std::size_t>(want));
-      MQKIT_ASSIGN_OR_RETURN(const std::size_t got,
-                             file->file().read_at(position, std::span(buffer->data(), static_cast<std::size_t>(want))));
+      auto read = file->file().read_at(position, std::span(buffer->data(), static_cast<std::size_t>(want)));
+      if (!read) return read.status().with_context("reading committed records at offset " + std::to_string(start));
+      const std::size_t got = *read;
       if (static_cast<std::int64_t>(got) < want) {
         return v1::Status::io_error("commit log " + file->path() + " is shorter than its committed data: read " +
                                     std::to_string(got) + " of " + std::to_string(want) + " bytes at position " +

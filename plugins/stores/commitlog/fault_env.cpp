@@ -124,6 +124,7 @@ class FaultFile final : public File {
     return base_->truncate(length);
   }
   v1::Result<std::size_t> read_at(std::int64_t offset, std::span<std::uint8_t> out) noexcept override {
+    MQKIT_RETURN_IF_ERROR(state_->read_error(path()));
     if (cache_) return cache_->read(offset, out);
     return base_->read_at(offset, out);
   }
@@ -187,6 +188,13 @@ v1::Status FaultEnv::State::write_error(const std::string& path, std::string_vie
   return v1::Status::ok();
 }
 
+v1::Status FaultEnv::State::read_error(const std::string& path) {
+  std::lock_guard lock(mutex);
+  if (!matches(read_fault, path)) return v1::Status::ok();
+  ++injected;
+  return v1::Status::io_error("reading " + path + ": Input/output error (injected)");
+}
+
 v1::Status FaultEnv::State::sync_error(const std::string& path) {
   std::chrono::milliseconds delay{0};
   bool fail = false;
@@ -218,6 +226,11 @@ void FaultEnv::fail_syncs(std::string path_part) {
   state_->sync_fault = std::move(path_part);
 }
 
+void FaultEnv::fail_reads(std::string path_part) {
+  std::lock_guard lock(state_->mutex);
+  state_->read_fault = std::move(path_part);
+}
+
 void FaultEnv::set_disk_full(bool full) {
   std::lock_guard lock(state_->mutex);
   state_->disk_full = full;
@@ -242,6 +255,7 @@ void FaultEnv::heal() {
   std::lock_guard lock(state_->mutex);
   state_->write_fault.reset();
   state_->sync_fault.reset();
+  state_->read_fault.reset();
   state_->disk_full = false;
   state_->used_ratio.reset();
   state_->sync_delay = std::chrono::milliseconds(0);

@@ -3,6 +3,7 @@
 //
 //   fail_writes(part)   write_at / allocate / truncate of paths containing `part` fail (EIO)
 //   fail_syncs(part)    fsync / msync of such paths fail (EIO)
+//   fail_reads(part)    read_at (pread) of such paths fails (EIO)
 //   set_disk_full(on)   anything that needs new blocks fails with ENOSPC and disk_usage reports
 //                       a full disk
 //   set_disk_used_ratio disk_usage reports this ratio (disk-full thresholds without a full disk)
@@ -43,6 +44,7 @@ class FaultEnv final : public Env {
 
   void fail_writes(std::string path_part = "");
   void fail_syncs(std::string path_part = "");
+  void fail_reads(std::string path_part = "");
   void set_disk_full(bool full);
   void set_disk_used_ratio(std::optional<double> ratio);
   void set_sync_delay(std::chrono::milliseconds delay);
@@ -77,6 +79,7 @@ class FaultEnv final : public Env {
     std::mutex mutex;
     std::optional<std::string> write_fault;  // guarded by mutex
     std::optional<std::string> sync_fault;   // guarded by mutex
+    std::optional<std::string> read_fault;   // guarded by mutex
     bool disk_full = false;                  // guarded by mutex
     std::optional<double> used_ratio;        // guarded by mutex
     std::chrono::milliseconds sync_delay{0}; // guarded by mutex
@@ -92,6 +95,8 @@ class FaultEnv final : public Env {
     v1::Status write_error(const std::string& path, std::string_view what, bool needs_blocks = true);
     // Sleeps the sync delay, counts the sync and returns the error to inject, OK for none.
     v1::Status sync_error(const std::string& path);
+    // The error to inject for a read of `path`, OK for none.
+    v1::Status read_error(const std::string& path);
   };
 
  private:

@@ -104,6 +104,26 @@ TEST_F(FaultTest, AFailedFileCreationFailsTheAppendAndHeals) {
   expect_exactly(stored);
 }
 
+TEST_F(FaultTest, AFailedReadOfTheCommitLogHoldsDispatchBackUntilItHeals) {
+  TestStore store(options_, env_);
+  ASSERT_TRUE(store.open().is_ok());
+  ASSERT_TRUE(store.append(message("T", 0, "first")).is_ok());
+  ASSERT_TRUE(store.wait_dispatched());
+  env_->fail_reads("commitlog/");
+  ASSERT_TRUE(store.append(message("T", 0, "second")).is_ok()) << "appends do not read the file";
+  store.pipeline().notify_appended();
+  ASSERT_TRUE(eventually([&] { return !store.pipeline().last_error().is_ok(); }))
+      << "dispatch reported no error while it could not read";
+  const v1::Status error = store.pipeline().last_error();
+  EXPECT_EQ(error.code(), v1::StatusCode::kIoError) << error.to_string();
+  EXPECT_NE(error.message().find("commitlog/"), std::string::npos) << error.to_string();
+  EXPECT_NE(error.message().find("reading committed records at offset"), std::string::npos) << error.to_string();
+  EXPECT_EQ(store.bodies("T", 0), std::vector<std::string>{"first"}) << "nothing dispatched past the failure";
+  env_->heal();
+  ASSERT_TRUE(store.wait_dispatched()) << "dispatch resumes once reads work";
+  EXPECT_EQ(store.bodies("T", 0), (std::vector<std::string>{"first", "second"}));
+}
+
 TEST_F(FaultTest, AFailedFsyncFailsWaitingWritersAndStopsWrites) {
   options_.flush_mode = FlushMode::kSync;
   {
