@@ -168,7 +168,8 @@ TEST(DispatchPipelineTest, ThreadFollowsAppendsAndStops) {
 TEST(DispatchPipelineTest, AnIdleReputThreadPollsLessAndLessButStillFindsUnnotifiedRecords) {
   Recorder cq("cq");
   auto store = std::make_shared<VectorStore>(std::vector<v1::Dispatcher*>{&cq});
-  DispatchPipeline pipeline(store, {.idle_wait = std::chrono::milliseconds(1), .idle_wait_max = std::chrono::milliseconds(16)});
+  DispatchPipeline pipeline(store,
+                            {.idle_wait = std::chrono::milliseconds(1), .idle_wait_max = std::chrono::milliseconds(16)});
   pipeline.start(0);
   std::this_thread::sleep_for(std::chrono::milliseconds(50));  // backs off to the longest wait
   const std::int64_t reads_before = store->reads();

@@ -13,8 +13,8 @@
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "mqkit/plugin/v1/store.hpp"
