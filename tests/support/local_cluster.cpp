@@ -55,10 +55,15 @@ Status LocalCluster::add_broker(const BrokerSpec& spec) {
   if (!spec.role.empty()) node.args.insert(node.args.end(), {"--set", "broker.broker_role=" + spec.role});
   for (const auto& o : spec.overrides) node.args.insert(node.args.end(), {"--set", o});
   MQKIT_RETURN_IF_ERROR(launch("mqbroker", node));
-  // Restarts keep the port, so clients and routes stay valid.
+  // Restarts keep the port, so clients and routes stay valid. A fixed port would also open the
+  // fast port at port - 2, which the first run (port 0) did not have and which another test's
+  // socket may hold by then: a restarted broker keeps the fast port as it was, off unless set.
+  bool fast_port_set = false;
+  for (const auto& a : node.args) fast_port_set = fast_port_set || a.starts_with("broker.fast_listen_port=");
   for (auto& a : node.args) {
     if (a == "broker.listen_port=0") a = "broker.listen_port=" + std::to_string(node.port);
   }
+  if (!fast_port_set) node.args.insert(node.args.end(), {"--set", "broker.fast_listen_port=0"});
   brokers_.push_back(std::move(node));
   return Status::ok();
 }
