@@ -109,7 +109,9 @@ v1::Result<bool> IndexFile::put(std::string_view key, std::int64_t phy_offset, s
 
 void IndexFile::select(std::string_view key, std::size_t max, std::int64_t begin, std::int64_t end,
                        std::vector<std::int64_t>& out) const {
-  const std::int32_t count = index_count();
+  // Only items written and inside the file are followed, each chain strictly backwards: a
+  // corrupt count, slot or link ends the lookup rather than reading past the file or cycling.
+  const std::int64_t count = std::min<std::int64_t>(index_count(), item_count_);
   const std::uint8_t* data = file_->data();
   const std::int32_t hash = key_hash(key);
   const std::int32_t slot = load_i32(data + kHeaderSize + (hash % slot_count_) * kSlotSize);
@@ -129,7 +131,7 @@ void IndexFile::select(std::string_view key, std::size_t max, std::int64_t begin
     const bool in_range = time + 999 >= begin && time <= end;
     if (item_hash == hash && in_range) out.push_back(phy_offset);
     // Chains run newest first: once older than `begin`, nothing further can match.
-    if (previous <= 0 || previous >= count || previous == item || time + 999 < begin) break;
+    if (previous <= 0 || previous >= item || time + 999 < begin) break;
     item = previous;
   }
 }

@@ -34,6 +34,11 @@ v1::Status IndexService::load() {
       continue;
     }
     MQKIT_ASSIGN_OR_RETURN(auto file, IndexFile::open(env_, dir_ + "/" + name, slot_count_, item_count_));
+    if (file->index_count() > item_count_) {
+      log_.warn("index file " + file->path() + " is damaged: its header counts " +
+                std::to_string(file->index_count()) + " items, more than the " + std::to_string(item_count_) +
+                " it holds; it is read no further than that and takes no new keys");
+    }
     files.push_back(std::move(file));
   }
   std::unique_lock lock(mutex_);

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <array>
 #include <limits>
 
 #include "big_endian.hpp"
@@ -69,6 +70,57 @@ TEST(IndexFileTest, CollisionsChainNewestFirstAndTimeNarrows) {
   EXPECT_EQ(select(*file, "T#even", 0, kForever, 2), (std::vector<std::int64_t>{400, 200}));
   EXPECT_EQ(select(*file, "T#even", 1'015'000, 1'035'000), (std::vector<std::int64_t>{200}));
   EXPECT_TRUE(select(*file, "T#none").empty());
+}
+
+// Item n of a file with `slots` slots, as RocketMQ lays it out: hash, phy offset, time diff, previous.
+std::int64_t item_at(std::int64_t slots, std::int64_t n) { return 40 + slots * 4 + n * 20; }
+
+std::array<std::uint8_t, 4> be32(std::int32_t value) {
+  std::array<std::uint8_t, 4> out{};
+  store_i32(out.data(), value);
+  return out;
+}
+
+TEST(IndexFileTest, ACorruptChainEndsTheLookupInsteadOfLoopingForever) {
+  TempDir dir;
+  auto env = posix_env();
+  const std::string path = dir / "20260101000000000";
+  {
+    auto file = IndexFile::create(*env, path, 1, 10, 0, 0).value();
+    for (int i = 0; i < 3; ++i) ASSERT_TRUE(file->put("T#k", 100 * i, 1'000'000).value());
+    ASSERT_TRUE(file->flush().is_ok());
+  }
+  // Items 1 → 3 → 2 → 1 → ... : item 1 points forward to the newest, which a written chain never does.
+  patch_file(path, item_at(1, 1) + 16, be32(3));
+  auto file = IndexFile::open(*env, path, 1, 10).value();
+  EXPECT_EQ(select(*file, "T#k"), (std::vector<std::int64_t>{200, 100, 0}));
+  EXPECT_TRUE(select(*file, "T#other").empty()) << "a key matching no item walks the whole chain once";
+}
+
+TEST(IndexFileTest, ACorruptCountOrSlotNeverReadsPastTheFile) {
+  TempDir dir;
+  auto env = posix_env();
+  const std::string path = dir / "20260101000000000";
+  {
+    auto file = IndexFile::create(*env, path, 4, 5, 0, 0).value();
+    ASSERT_TRUE(file->put("T#k", 100, 1'000'000).value());
+    ASSERT_TRUE(file->flush().is_ok());
+  }
+  const std::int64_t slot = 40 + (IndexFile::key_hash("T#k") % 4) * 4;
+  // The header claims a million items and the slot names one far past the file's 5.
+  patch_file(path, 36, be32(1'000'000));
+  patch_file(path, slot, be32(999'999));
+  {
+    auto file = IndexFile::open(*env, path, 4, 5).value();
+    EXPECT_TRUE(select(*file, "T#k").empty());
+    EXPECT_TRUE(file->is_full()) << "no item is written past the file either";
+    EXPECT_FALSE(file->put("T#k", 200, 1'000'000).value());
+  }
+  // A slot or previous pointer past the items written so far is not followed either.
+  patch_file(path, 36, be32(2));
+  patch_file(path, slot, be32(4));
+  auto file = IndexFile::open(*env, path, 4, 5).value();
+  EXPECT_TRUE(select(*file, "T#k").empty());
 }
 
 TEST(IndexFileTest, FullFileRefusesAndIsSparse) {
@@ -148,6 +200,26 @@ TEST(IndexServiceTest, ReloadsFilesAndResumesAfterATruncatedLog) {
   index.limit_to(250);
   ASSERT_TRUE(index.build(record_at(300, "fresh")).is_ok());
   EXPECT_EQ(index.query("T", "fresh", 10, 0, kForever).commit_offsets, (std::vector<std::int64_t>{300}));
+}
+
+TEST(IndexServiceTest, AFileWithADamagedCountIsNamedAndNewKeysGoToANewFile) {
+  TempDir dir;
+  auto env = posix_env();
+  CapturingHost host;
+  {
+    IndexService index(*env, Logger(host), dir / "index", 16, 100);
+    ASSERT_TRUE(index.build(record_at(100, "old")).is_ok());
+  }
+  const auto names = list_dir(dir / "index");
+  ASSERT_EQ(names.size(), 1u);
+  patch_file(dir / ("index/" + names[0]), 36, be32(70'000));
+  IndexService index(*env, Logger(host), dir / "index", 16, 100);
+  ASSERT_TRUE(index.load().is_ok());
+  EXPECT_TRUE(host.logged({"index file", names[0], "damaged", "70000 items"}));
+  EXPECT_EQ(index.query("T", "old", 10, 0, kForever).commit_offsets, (std::vector<std::int64_t>{100}));
+  ASSERT_TRUE(index.build(record_at(200, "new")).is_ok());
+  EXPECT_EQ(index.query("T", "new", 10, 0, kForever).commit_offsets, (std::vector<std::int64_t>{200}));
+  EXPECT_EQ(list_dir(dir / "index").size(), 2u);
 }
 
 }  // namespace
