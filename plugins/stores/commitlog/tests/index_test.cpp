@@ -2,6 +2,7 @@
 #include <sys/stat.h>
 
 #include <array>
+#include <fstream>
 #include <limits>
 
 #include "big_endian.hpp"
@@ -9,6 +10,7 @@
 #include "index_file.hpp"
 #include "index_service.hpp"
 #include "mqkit/plugin/v1/java_hash.hpp"
+#include "mutation_testing.hpp"
 #include "test_util.hpp"
 
 namespace mqkit::plugins::stores::commitlog::testing {
@@ -121,6 +123,40 @@ TEST(IndexFileTest, ACorruptCountOrSlotNeverReadsPastTheFile) {
   patch_file(path, slot, be32(4));
   auto file = IndexFile::open(*env, path, 4, 5).value();
   EXPECT_TRUE(select(*file, "T#k").empty());
+}
+
+// Any bytes at all where an index file should be: opening it either fails with a reason or gives
+// a file whose lookups end, visit each item at most once and never read past it, and whose puts
+// stay inside it.
+TEST(IndexFileTest, ArbitraryFileContentsNeverCrashHangOrOverread) {
+  constexpr std::int64_t kSlots = 4;
+  constexpr std::int64_t kItems = 8;
+  TempDir dir;
+  auto env = posix_env();
+  const std::string seed_path = dir / "20260101000000000";
+  {
+    auto file = IndexFile::create(*env, seed_path, kSlots, kItems, 0, 0).value();
+    for (int i = 0; i < 5; ++i) ASSERT_TRUE(file->put(i % 2 == 0 ? "T#a" : "T#b", 100 * i, 1'000'000 + 1'000 * i).value());
+    ASSERT_TRUE(file->flush().is_ok());
+  }
+  const auto seed = read_file(seed_path);
+  const std::string path = dir / "20260101000000001";
+  const auto check = [&](std::span<const std::uint8_t> bytes) -> std::optional<std::string> {
+    {
+      std::ofstream out(path, std::ios::binary | std::ios::trunc);
+      out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    }
+    auto opened = IndexFile::open(*env, path, kSlots, kItems);
+    if (!opened.is_ok()) return mqkit::testing::value_or_explained_error(opened, "IndexFile::open");
+    for (const std::string_view key : {"T#a", "T#b", "T#none"}) {
+      const auto found = select(**opened, key, 0, kForever, 1000);
+      if (found.size() >= kItems) return "a lookup of " + std::string(key) + " gave " + std::to_string(found.size()) + " entries";
+    }
+    auto put = (*opened)->put("T#c", 700, 2'000'000);
+    if (!put.is_ok()) return mqkit::testing::value_or_explained_error(put, "IndexFile::put");
+    return std::nullopt;
+  };
+  EXPECT_EQ(mqkit::testing::check_seeds_truncations_and_mutations({seed}, check, {.iterations = 1500}), std::nullopt);
 }
 
 TEST(IndexFileTest, FullFileRefusesAndIsSparse) {
