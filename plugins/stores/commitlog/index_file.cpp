@@ -18,6 +18,8 @@ constexpr std::int64_t kBeginPhyOffsetAt = 16;
 constexpr std::int64_t kEndPhyOffsetAt = 24;
 constexpr std::int64_t kHashSlotCountAt = 32;
 constexpr std::int64_t kIndexCountAt = 36;
+// 9999-12-31T23:59:59.999Z: no stored time is later.
+constexpr std::int64_t kLatestTimestampMs = 253'402'300'799'999;
 // Header and slots are reserved at creation; items in 1 MiB steps. Slots are hit at random.
 constexpr MappedFile::Policy kIndexPolicy{1 << 20, 1 << 20, /*random_access=*/true};
 
@@ -116,7 +118,8 @@ void IndexFile::select(std::string_view key, std::size_t max, std::int64_t begin
   const std::int32_t hash = key_hash(key);
   const std::int32_t slot = load_i32(data + kHeaderSize + (hash % slot_count_) * kSlotSize);
   if (slot <= 0 || slot >= count) return;
-  const std::int64_t first_time = begin_timestamp();
+  // Clamped so that a corrupt header cannot overflow the time arithmetic below.
+  const std::int64_t first_time = std::clamp<std::int64_t>(begin_timestamp(), 0, kLatestTimestampMs);
   for (std::int32_t item = slot; out.size() < max;) {
     const std::uint8_t* at = data + item_position(item);
     const std::int32_t item_hash = load_i32(at);

@@ -97,6 +97,11 @@ TEST(IndexFileTest, ACorruptChainEndsTheLookupInsteadOfLoopingForever) {
   auto file = IndexFile::open(*env, path, 1, 10).value();
   EXPECT_EQ(select(*file, "T#k"), (std::vector<std::int64_t>{200, 100, 0}));
   EXPECT_TRUE(select(*file, "T#other").empty()) << "a key matching no item walks the whole chain once";
+  // A begin time near the end of the int64 range (UBSan's signed overflow check, asan preset).
+  std::array<std::uint8_t, 8> latest{};
+  store_i64(latest.data(), std::numeric_limits<std::int64_t>::max());
+  patch_file(path, 0, latest);
+  EXPECT_EQ(select(*file, "T#k").size(), 3u);
 }
 
 TEST(IndexFileTest, ACorruptCountOrSlotNeverReadsPastTheFile) {
