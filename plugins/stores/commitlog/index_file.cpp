@@ -50,8 +50,22 @@ v1::Result<std::unique_ptr<IndexFile>> IndexFile::create(Env& env, const std::st
 
 v1::Result<std::unique_ptr<IndexFile>> IndexFile::open(Env& env, const std::string& path, std::int64_t slot_count,
                                                        std::int64_t item_count) {
-  MQKIT_ASSIGN_OR_RETURN(auto mapped, MappedFile::open(env, path, 0, file_size(slot_count, item_count),
-                                                       kIndexPolicy));
+  const std::int64_t size = file_size(slot_count, item_count);
+  {
+    // Files are made at their full size; an empty one was never written (a crash right after
+    // creation). Any other size was laid out with other slot and item counts, which read
+    // through this layout would give wrong answers rather than errors.
+    MQKIT_ASSIGN_OR_RETURN(auto file, env.open(path, OpenMode::kOpenExisting));
+    MQKIT_ASSIGN_OR_RETURN(const std::int64_t actual, file->size());
+    if (actual != 0 && actual != size) {
+      return v1::Status::corruption(
+          "index file " + path + " is " + std::to_string(actual) + " bytes, but max_hash_slot_num = " +
+          std::to_string(slot_count) + " and max_index_num = " + std::to_string(item_count) + " make index files of " +
+          std::to_string(size) + " bytes: were they changed? Set them back, or move the index directory away "
+          "(lookups by key then miss the messages it indexed)");
+    }
+  }
+  MQKIT_ASSIGN_OR_RETURN(auto mapped, MappedFile::open(env, path, 0, size, kIndexPolicy));
   std::unique_ptr<IndexFile> index(new IndexFile(std::move(mapped), slot_count, item_count));
   // Header and slots may be written again (a lost page after a power failure is a hole).
   MQKIT_RETURN_IF_ERROR(index->file_->reserve_through(index->item_position(0)));

@@ -243,6 +243,31 @@ TEST(IndexServiceTest, ReloadsFilesAndResumesAfterATruncatedLog) {
   EXPECT_EQ(index.query("T", "fresh", 10, 0, kForever).commit_offsets, (std::vector<std::int64_t>{300}));
 }
 
+TEST(IndexServiceTest, FilesLaidOutWithOtherCountsAreRefusedAndAnEmptyOneIsNew) {
+  TempDir dir;
+  auto env = posix_env();
+  CapturingHost host;
+  {
+    IndexService index(*env, Logger(host), dir / "index", 16, 100);
+    ASSERT_TRUE(index.build(record_at(100, "old")).is_ok());
+  }
+  IndexService more_slots(*env, Logger(host), dir / "index", 32, 100);
+  const v1::Status refused = more_slots.load();
+  EXPECT_EQ(refused.code(), v1::StatusCode::kCorruption);
+  EXPECT_NE(refused.message().find("is 2104 bytes, but max_hash_slot_num = 32 and max_index_num = 100 make index "
+                                   "files of 2168 bytes"),
+            std::string::npos)
+      << refused.to_string();
+  IndexService fewer_items(*env, Logger(host), dir / "index", 16, 50);
+  EXPECT_EQ(fewer_items.load().code(), v1::StatusCode::kCorruption);
+
+  // A crash right after a file was created leaves it empty: it loads as an empty file.
+  { std::ofstream(dir / "index/20991231235959999"); }
+  IndexService index(*env, Logger(host), dir / "index", 16, 100);
+  ASSERT_TRUE(index.load().is_ok());
+  EXPECT_EQ(index.query("T", "old", 10, 0, kForever).commit_offsets, (std::vector<std::int64_t>{100}));
+}
+
 TEST(IndexServiceTest, AFileWithADamagedCountIsNamedAndNewKeysGoToANewFile) {
   TempDir dir;
   auto env = posix_env();
