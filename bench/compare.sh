@@ -141,6 +141,7 @@ stop_redis() { stop_pid "$redis_pid"; rm -rf "$tmp/redis-"*; }
 
 # ---- Runs --------------------------------------------------------------------------------
 results="$tmp/results"
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 : >"$results"
 # Runs a driver, shows its summary, keeps its RESULT line under a name.
 run() {
@@ -153,10 +154,32 @@ run() {
 }
 get() { grep "^$1 " "$results" | cut -d' ' -f2- | jq -r "$2 // 0"; }
 
+# How fast each CPU this script may use runs a busy loop, all at once for 0.5 s, relative to the
+# fastest. A virtual machine's vCPUs need not be alike (one measured at 0.38 of the other while
+# the guest reported no steal time), and the ratios below move with that.
+cpu_speeds() {
+  local list cpus=() part c spin=() counts=() max=0 out=""
+  list=$(taskset -cp $$ | sed 's/.*: //')
+  for part in ${list//,/ }; do
+    if [[ $part == *-* ]]; then for ((c = ${part%-*}; c <= ${part#*-}; c++)); do cpus+=("$c"); done; else cpus+=("$part"); fi
+  done
+  for c in "${cpus[@]}"; do
+    taskset -c "$c" bash -c 's=${EPOCHREALTIME/./}; n=0; while (( ${EPOCHREALTIME/./} - s < 500000 )); do ((n++)); done; echo $n' \
+      >"$tmp/cpu-speed-$c" &
+    spin+=($!)
+  done
+  wait "${spin[@]}"
+  for c in "${cpus[@]}"; do counts+=("$(cat "$tmp/cpu-speed-$c")"); ((counts[-1] > max)) && max=${counts[-1]}; done
+  for ((c = 0; c < ${#cpus[@]}; c++)); do out+=" cpu${cpus[c]} $(ratio "${counts[c]}" "$max")"; done
+  echo "busy-loop speed of each CPU, relative to the fastest:$out"
+}
+
 # One topic of 4 queues, one producer, one consumer; a warm-up except for backlog runs.
 mqbench() { "$bin/mqbench" --namesrv "$namesrv" --queues 4 --producers 1 --consumers 1 "$@"; }
 redis_bench() { "$bin/redis_stream_bench" --port "$redis_port" "$@"; }
 
+speeds_before=$(cpu_speeds)
+echo "== before the runs, $speeds_before"
 start_broker ASYNC_FLUSH
 run mq_async_1k mqbench --topic cmp_async_1k --size 1024 --messages "$n" --mode async --warmup "$warmup"
 run mq_async_128 mqbench --topic cmp_async_128 --size 128 --messages "$n" --mode async --warmup "$warmup"
@@ -192,14 +215,16 @@ pids+=($!)
 sleep 0.5
 iperf_mbps=$(iperf3 -c 127.0.0.1 -p "$iperf_port" -t "$iperf_s" -J | jq '.end.sum_received.bits_per_second / 8 / 1e6')
 echo "== iperf3 loopback: $(printf '%.0f' "$iperf_mbps") MB/s"
+speeds_after=$(cpu_speeds)
 
 # ---- Comparisons -------------------------------------------------------------------------
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 verdict() { awk -v r="$1" -v t="$2" -v op="$3" 'BEGIN { if (r == "n/a") print "?"; else if ((op == ">=" && r >= t) || (op == "<=" && r <= t)) print "met"; else print "MISSED" }'; }
 row() { printf '%-46s %14s %14s %8s %10s %7s\n' "$@"; }
 
 echo
 echo "mqkit vs baselines ($( ((quick)) && echo "quick counts" || echo "full counts"); $(nproc) cores; $(uptime | sed 's/.*load average/load/'))"
+echo "before the runs, $speeds_before"
+echo "after the runs,  $speeds_after"
 row "comparison" "mqkit" "baseline" "ratio" "target" ""
 a=$(get mq_async_1k .prod_msgs_s); b=$(get redis_1k .prod_msgs_s); r=$(ratio "$a" "$b")
 row "plain async 1 KiB vs Redis XADD (AOF everysec)" "${a%.*} msg/s" "${b%.*} msg/s" "$r" ">= 2x" "$(verdict "$r" 2 ">=")"
