@@ -14,6 +14,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <optional>
 #include <span>
@@ -153,16 +154,30 @@ inline std::optional<std::string> check_truncations(const std::vector<Bytes>& se
   return std::nullopt;
 }
 
+// A longer search than the suite's, when asked for: MQKIT_MUTATION_SCALE multiplies every
+// suite's iterations and MQKIT_MUTATION_SEED replaces its seed (same numbers, same inputs).
+inline MutationOptions scaled_by_environment(MutationOptions options) {
+  if (const char* scale = std::getenv("MQKIT_MUTATION_SCALE"); scale != nullptr) {
+    options.iterations *= std::max<std::size_t>(1, std::strtoull(scale, nullptr, 10));
+  }
+  if (const char* seed = std::getenv("MQKIT_MUTATION_SEED"); seed != nullptr) {
+    options.seed = std::strtoull(seed, nullptr, 0) | 1;  // XorShift needs a non-zero state
+  }
+  return options;
+}
+
 inline std::optional<std::string> check_mutations(const std::vector<Bytes>& seeds, const MutationCheck& check,
-                                                  const MutationOptions& options = {}) {
+                                                  const MutationOptions& requested = {}) {
   if (seeds.empty()) return "no seeds";
+  const MutationOptions options = scaled_by_environment(requested);
   XorShift rng(options.seed);
   for (std::size_t i = 0; i < options.iterations; ++i) {
     Bytes input = seeds[rng.below(seeds.size())];
     const std::size_t mutations = 1 + rng.below(options.max_mutations_per_input);
     for (std::size_t m = 0; m < mutations; ++m) mutate(input, rng, options.dictionary);
     if (auto broken = check(input)) {
-      return "mutation " + std::to_string(i) + " (" + describe_input(input) + "): " + *broken;
+      return "mutation " + std::to_string(i) + " of seed " + std::to_string(options.seed) + " (" +
+             describe_input(input) + "): " + *broken;
     }
   }
   return std::nullopt;
