@@ -35,7 +35,8 @@ TopicPublishInfo to_publish_info(std::string_view topic, const protocol::TopicRo
       const auto colon = item.find(':');
       std::int32_t count = 0;
       if (colon != std::string_view::npos &&
-          std::from_chars(item.data() + colon + 1, item.data() + item.size(), count).ec == std::errc()) {
+          std::from_chars(item.data() + colon + 1, item.data() + item.size(), count).ec == std::errc() &&
+          count <= protocol::kMaxQueueNums) {
         add_queues(info.queues, topic, std::string(item.substr(0, colon)), count);
       }
       if (end == std::string_view::npos) break;

@@ -47,6 +47,13 @@ TEST(TopicRouteTest, OrderTopicConfListsThePublishQueues) {
   EXPECT_EQ(names(publish.queues), (std::vector<std::string>{"broker-b/0", "broker-b/1", "broker-a/0"}));
 }
 
+TEST(TopicRouteTest, AnOrderTopicConfClaimingTooManyQueuesIsNotFollowed) {
+  protocol::TopicRouteData route;
+  route.order_topic_conf = "broker-b:2000000000;broker-a:2";
+  const auto publish = to_publish_info("T", route);
+  EXPECT_EQ(names(publish.queues), (std::vector<std::string>{"broker-a/0", "broker-a/1"}));
+}
+
 TEST(TopicRouteTest, DefaultTopicRouteIsCappedAtTheProducersQueueCount) {
   protocol::TopicRouteData tbw;
   tbw.queue_datas = {{"broker-a", 8, 8, 7, 0}, {"broker-b", 2, 2, 7, 0}};

@@ -119,6 +119,16 @@ Result<DataVersion> read_data_version(const Value& v) {
   return out;
 }
 
+Status check_queue_nums(std::string_view what, std::string_view name, std::int32_t read, std::int32_t write) {
+  for (const auto& [field, value] : {std::pair{"readQueueNums", read}, std::pair{"writeQueueNums", write}}) {
+    if (value < 0 || value > kMaxQueueNums) {
+      return Status::invalid_argument(std::string(what) + " of '" + std::string(name) + "': " + field + " " +
+                                      std::to_string(value) + " is outside 0.." + std::to_string(kMaxQueueNums));
+    }
+  }
+  return Status::ok();
+}
+
 Result<TopicConfig> read_topic_config(const Value& v) {
   if (!v.IsObject()) return Status::invalid_argument("TopicConfig must be an object");
   TopicConfig t;
@@ -130,6 +140,7 @@ Result<TopicConfig> read_topic_config(const Value& v) {
   MQKIT_RETURN_IF_ERROR(f.get("topicFilterType", t.topic_filter_type));
   MQKIT_RETURN_IF_ERROR(f.get("topicSysFlag", t.topic_sys_flag));
   MQKIT_RETURN_IF_ERROR(f.get("order", t.order));
+  MQKIT_RETURN_IF_ERROR(check_queue_nums("TopicConfig", t.topic_name, t.read_queue_nums, t.write_queue_nums));
   Status error;
   if (const Value* attributes = f.object("attributes", error)) {
     for (const auto& m : attributes->GetObject()) {
@@ -664,6 +675,7 @@ Result<TopicRouteData> decode_topic_route(std::string_view json) {
     MQKIT_RETURN_IF_ERROR(qf.get("perm", q.perm));
     MQKIT_RETURN_IF_ERROR(qf.get("topicSynFlag", q.topic_sys_flag));  // spelling before 4.9.0
     MQKIT_RETURN_IF_ERROR(qf.get("topicSysFlag", q.topic_sys_flag));
+    MQKIT_RETURN_IF_ERROR(check_queue_nums("QueueData", q.broker_name, q.read_queue_nums, q.write_queue_nums));
     out.push_back(std::move(q));
     return Status::ok();
   }));

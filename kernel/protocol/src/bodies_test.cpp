@@ -49,6 +49,20 @@ TEST(BodiesTest, MalformedBodiesGiveClearErrors) {
             "BrokerData: brokerAddrs must map broker ids to addresses");
 }
 
+TEST(BodiesTest, QueueCountsBeyondAnyDeploymentAreRefused) {
+  const auto route = [](std::string_view read) {
+    return decode_topic_route(R"({"queueDatas":[{"brokerName":"b","readQueueNums":)" + std::string(read) +
+                              R"(,"writeQueueNums":8,"perm":6}],"brokerDatas":[]})");
+  };
+  EXPECT_TRUE(route("65535").is_ok());
+  EXPECT_EQ(route("2000000000").status().message(),
+            "QueueData of 'b': readQueueNums 2000000000 is outside 0..65535");
+  EXPECT_EQ(route("-1").status().message(), "QueueData of 'b': readQueueNums -1 is outside 0..65535");
+  auto table = decode_topic_config_table(
+      R"({"topicConfigTable":{"T":{"topicName":"T","readQueueNums":4,"writeQueueNums":70000,"perm":6}}})");
+  EXPECT_EQ(table.status().message(), "TopicConfig of 'T': writeQueueNums 70000 is outside 0..65535");
+}
+
 TEST(BodiesTest, RegisterBrokerBodyRoundTrip) {
   RegisterBrokerBody body;
   body.topic_config_wrapper.data_version = {1700000000000, 12, 0};
@@ -310,9 +324,9 @@ TEST(BodiesTest, IntegersOutsideTheFieldAreRefusedNotWrapped) {
   ASSERT_FALSE(route.is_ok());
   EXPECT_EQ(route.status().message(), "QueueData: field 'readQueueNums' must be an integer in range");
   EXPECT_FALSE(decode_lock_batch_request(R"({"mqSet":[{"topic":"T","queueId":"2147483648"}]})").is_ok());
-  auto fits = decode_topic_route(R"({"queueDatas":[{"brokerName":"b","readQueueNums":2147483647}]})");
+  auto fits = decode_topic_route(R"({"queueDatas":[{"brokerName":"b","perm":2147483647}]})");
   ASSERT_TRUE(fits.is_ok());
-  EXPECT_EQ(fits->queue_datas.at(0).read_queue_nums, 2147483647);
+  EXPECT_EQ(fits->queue_datas.at(0).perm, 2147483647);
 }
 
 }  // namespace

@@ -49,6 +49,11 @@ struct TopicConfigTable {
   std::map<std::string, TopicConfig> topic_config_table{};
 };
 
+// The most queues one broker may claim for a topic in a route or a topic config: more than any
+// deployment uses (mqkit's brokers allow 1024). A client makes one entry per queue, so a route
+// claiming two billion from a broken or hostile server is refused rather than followed.
+inline constexpr std::int32_t kMaxQueueNums = 65535;
+
 struct QueueData {
   std::string broker_name{};
   std::int32_t read_queue_nums = 0;
