@@ -116,7 +116,9 @@ v1::Result<bool> IndexFile::put(std::string_view key, std::int64_t phy_offset, s
   store_i32(data + position + 12, static_cast<std::int32_t>(diff));
   store_i32(data + position + 16, previous);
   store_i32(data + slot_position, count);
-  store_i32(data + kHashSlotCountAt, load_i32(data + kHashSlotCountAt) + 1);
+  // Wraps as RocketMQ's Java int does, rather than overflowing on a corrupt count.
+  store_i32(data + kHashSlotCountAt,
+            static_cast<std::int32_t>(static_cast<std::uint32_t>(load_i32(data + kHashSlotCountAt)) + 1U));
   store_i64(data + kEndPhyOffsetAt, phy_offset);
   store_i64(data + kEndTimestampAt, store_timestamp);
   store_i32(data + kIndexCountAt, count + 1);

@@ -102,6 +102,10 @@ TEST(IndexFileTest, ACorruptChainEndsTheLookupInsteadOfLoopingForever) {
   store_i64(latest.data(), std::numeric_limits<std::int64_t>::max());
   patch_file(path, 0, latest);
   EXPECT_EQ(select(*file, "T#k").size(), 3u);
+  // A put counted in the header's hashSlotCount wraps as a Java int does.
+  patch_file(path, 32, be32(std::numeric_limits<std::int32_t>::max()));
+  ASSERT_TRUE(file->put("T#k", 300, 1'000'000).value());
+  EXPECT_EQ(load_i32(read_file(path).data() + 32), std::numeric_limits<std::int32_t>::min());
 }
 
 TEST(IndexFileTest, ACorruptCountOrSlotNeverReadsPastTheFile) {
