@@ -108,6 +108,24 @@ TEST(SendBatchTest, MalformedBodyIsIllegal) {
   EXPECT_FALSE(f.read("T", 0, 0).has_value());
 }
 
+TEST(SendBatchTest, HeaderPropertiesRepeatedPastTheMessageSizeLimitAreRefusedBeforeTheyAreBuilt) {
+  SendFixture f;
+  // A 1 MiB body of 2,000 small messages, and 30,000 bytes of header properties that each of
+  // them would carry: 60 MB of properties from one request.
+  auto request = batch_of(std::vector<std::string>(2000, "m"));
+  request.properties.push_back({"BIG", std::string(30'000, 'x')});
+  const auto response = f.send(request);
+  EXPECT_EQ(response.code, rc::kMessageIllegal);
+  const std::string remark = response.remark.value_or("");
+  EXPECT_NE(remark.find("2000 messages"), std::string::npos) << remark;
+  EXPECT_NE(remark.find("more than the message size limit"), std::string::npos) << remark;
+  EXPECT_FALSE(f.read("T", 0, 0).has_value());
+  // The same header properties on a few messages are fine.
+  auto few = batch_of({"one", "two"});
+  few.properties.push_back({"BIG", std::string(30'000, 'x')});
+  EXPECT_EQ(f.send(few).code, rc::kSuccess);
+}
+
 TEST(SendBatchTest, RetryTopicsAndDelaysAreIllegal) {
   SendFixture f;
   auto to_retry = batch_of({"one"});

@@ -200,6 +200,15 @@ void SendMessageProcessor::send_batch(RemotingCommand request, const Responder& 
   for (const auto& [name, value] : shared_properties) properties_size += v1::encoded_property_size(name, value);
   properties_size *= items->size();
   for (const v1::BatchItem& item : *items) properties_size += item.properties.size();
+  // Each member carries the header's properties: a small body of many messages could otherwise
+  // make one request build gigabytes. RocketMQ encodes a batch within its message size limit.
+  if (static_cast<std::int64_t>(properties_size) > config.max_message_size) {
+    return responder.fail(rc::kMessageIllegal,
+                          "the batch's " + std::to_string(items->size()) + " messages with the request's properties " +
+                              "added to each come to " + std::to_string(properties_size) +
+                              " bytes of properties, more than the message size limit of " +
+                              std::to_string(config.max_message_size) + " bytes");
+  }
   batch.properties.reserve(properties_size);
   PropertyViews scratch;
   for (const v1::BatchItem& item : *items) {
