@@ -4,6 +4,8 @@
 #include <array>
 #include <fstream>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "big_endian.hpp"
 #include "fault_env.hpp"
@@ -25,6 +27,20 @@ std::vector<std::int64_t> select(const IndexFile& file, std::string_view key, st
   return out;
 }
 
+struct Entry {
+  std::string key;
+  std::int64_t phy_offset;
+  std::int64_t store_timestamp;
+};
+
+// An index file at `path` holding `entries`, flushed and closed.
+void write_index_file(Env& env, const std::string& path, std::int64_t slots, std::int64_t items,
+                      const std::vector<Entry>& entries) {
+  auto file = IndexFile::create(env, path, slots, items, 0, 0).value();
+  for (const Entry& e : entries) ASSERT_TRUE(file->put(e.key, e.phy_offset, e.store_timestamp).value()) << e.key;
+  ASSERT_TRUE(file->flush().is_ok());
+}
+
 TEST(IndexFileTest, KeyHashIsJavaAbsHashCode) {
   EXPECT_EQ(IndexFile::key_hash("TopicA#k1"), std::abs(v1::java_string_hash("TopicA#k1")));
   // "polygenelubricants" hashes to Integer.MIN_VALUE, whose abs stays negative: RocketMQ uses 0.
@@ -37,12 +53,7 @@ TEST(IndexFileTest, LayoutMatchesRocketMq) {
   TempDir dir;
   auto env = posix_env();
   const std::string path = dir / "20260101000000000";
-  {
-    auto file = IndexFile::create(*env, path, 10, 5, 0, 0).value();
-    ASSERT_TRUE(file->put("T#a", 1000, 5'000'000).value());
-    ASSERT_TRUE(file->put("T#b", 2000, 5'002'500).value());
-    ASSERT_TRUE(file->flush().is_ok());
-  }
+  write_index_file(*env, path, 10, 5, {{"T#a", 1000, 5'000'000}, {"T#b", 2000, 5'002'500}});
   const auto bytes = read_file(path);
   ASSERT_EQ(bytes.size(), static_cast<std::size_t>(40 + 10 * 4 + 5 * 20));
   EXPECT_EQ(load_i64(bytes.data()), 5'000'000) << "begin timestamp";
@@ -87,11 +98,7 @@ TEST(IndexFileTest, ACorruptChainEndsTheLookupInsteadOfLoopingForever) {
   TempDir dir;
   auto env = posix_env();
   const std::string path = dir / "20260101000000000";
-  {
-    auto file = IndexFile::create(*env, path, 1, 10, 0, 0).value();
-    for (int i = 0; i < 3; ++i) ASSERT_TRUE(file->put("T#k", 100 * i, 1'000'000).value());
-    ASSERT_TRUE(file->flush().is_ok());
-  }
+  write_index_file(*env, path, 1, 10, {{"T#k", 0, 1'000'000}, {"T#k", 100, 1'000'000}, {"T#k", 200, 1'000'000}});
   // Items 1 → 3 → 2 → 1 → ... : item 1 points forward to the newest, which a written chain never does.
   patch_file(path, item_at(1, 1) + 16, be32(3));
   auto file = IndexFile::open(*env, path, 1, 10).value();
@@ -112,11 +119,7 @@ TEST(IndexFileTest, ACorruptCountOrSlotNeverReadsPastTheFile) {
   TempDir dir;
   auto env = posix_env();
   const std::string path = dir / "20260101000000000";
-  {
-    auto file = IndexFile::create(*env, path, 4, 5, 0, 0).value();
-    ASSERT_TRUE(file->put("T#k", 100, 1'000'000).value());
-    ASSERT_TRUE(file->flush().is_ok());
-  }
+  write_index_file(*env, path, 4, 5, {{"T#k", 100, 1'000'000}});
   const std::int64_t slot = 40 + (IndexFile::key_hash("T#k") % 4) * 4;
   // The header claims a million items and the slot names one far past the file's 5.
   patch_file(path, 36, be32(1'000'000));
@@ -143,11 +146,9 @@ TEST(IndexFileTest, ArbitraryFileContentsNeverCrashHangOrOverread) {
   TempDir dir;
   auto env = posix_env();
   const std::string seed_path = dir / "20260101000000000";
-  {
-    auto file = IndexFile::create(*env, seed_path, kSlots, kItems, 0, 0).value();
-    for (int i = 0; i < 5; ++i) ASSERT_TRUE(file->put(i % 2 == 0 ? "T#a" : "T#b", 100 * i, 1'000'000 + 1'000 * i).value());
-    ASSERT_TRUE(file->flush().is_ok());
-  }
+  std::vector<Entry> entries;
+  for (int i = 0; i < 5; ++i) entries.push_back({i % 2 == 0 ? "T#a" : "T#b", 100 * i, 1'000'000 + 1'000 * i});
+  write_index_file(*env, seed_path, kSlots, kItems, entries);
   const auto seed = read_file(seed_path);
   const std::string path = dir / "20260101000000001";
   const auto check = [&](std::span<const std::uint8_t> bytes) -> std::optional<std::string> {
@@ -247,14 +248,20 @@ TEST(IndexServiceTest, ReloadsFilesAndResumesAfterATruncatedLog) {
   EXPECT_EQ(index.query("T", "fresh", 10, 0, kForever).commit_offsets, (std::vector<std::int64_t>{300}));
 }
 
-TEST(IndexServiceTest, FilesLaidOutWithOtherCountsAreRefusedAndAnEmptyOneIsNew) {
-  TempDir dir;
-  auto env = posix_env();
-  CapturingHost host;
-  {
+// An index directory holding one file (16 slots, 100 items) with the key "old" at offset 100.
+class IndexReloadTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
     IndexService index(*env, Logger(host), dir / "index", 16, 100);
     ASSERT_TRUE(index.build(record_at(100, "old")).is_ok());
   }
+
+  TempDir dir;
+  std::shared_ptr<Env> env = posix_env();
+  CapturingHost host;
+};
+
+TEST_F(IndexReloadTest, FilesLaidOutWithOtherCountsAreRefusedAndAnEmptyOneIsNew) {
   IndexService more_slots(*env, Logger(host), dir / "index", 32, 100);
   const v1::Status refused = more_slots.load();
   EXPECT_EQ(refused.code(), v1::StatusCode::kCorruption);
@@ -272,14 +279,7 @@ TEST(IndexServiceTest, FilesLaidOutWithOtherCountsAreRefusedAndAnEmptyOneIsNew) 
   EXPECT_EQ(index.query("T", "old", 10, 0, kForever).commit_offsets, (std::vector<std::int64_t>{100}));
 }
 
-TEST(IndexServiceTest, AFileWithADamagedCountIsNamedAndNewKeysGoToANewFile) {
-  TempDir dir;
-  auto env = posix_env();
-  CapturingHost host;
-  {
-    IndexService index(*env, Logger(host), dir / "index", 16, 100);
-    ASSERT_TRUE(index.build(record_at(100, "old")).is_ok());
-  }
+TEST_F(IndexReloadTest, AFileWithADamagedCountIsNamedAndNewKeysGoToANewFile) {
   const auto names = list_dir(dir / "index");
   ASSERT_EQ(names.size(), 1u);
   patch_file(dir / ("index/" + names[0]), 36, be32(70'000));
