@@ -58,8 +58,8 @@ Status LocalCluster::add_broker(const BrokerSpec& spec) {
   // Restarts keep the port, so clients and routes stay valid. A fixed port would also open the
   // fast port at port - 2, which the first run (port 0) did not have and which another test's
   // socket may hold by then: a restarted broker keeps the fast port as it was, off unless set.
-  bool fast_port_set = false;
-  for (const auto& a : node.args) fast_port_set = fast_port_set || a.starts_with("broker.fast_listen_port=");
+  const bool fast_port_set =
+      std::ranges::any_of(node.args, [](const std::string& a) { return a.starts_with("broker.fast_listen_port="); });
   for (auto& a : node.args) {
     if (a == "broker.listen_port=0") a = "broker.listen_port=" + std::to_string(node.port);
   }
