@@ -1,6 +1,7 @@
 #include "mqkit/kernel/logging.hpp"
 
 #include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/sinks/rotating_file_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -19,6 +20,14 @@ constexpr plugin::v1::ConfigField kLogFields[] = {
      .description = "spdlog pattern of each line"},
     {.key = "file", .type = plugin::v1::ValueType::kString, .default_value = "",
      .description = "Append to this file instead of standard error (empty = standard error)"},
+    {.key = "max_file_size", .type = plugin::v1::ValueType::kSize, .default_value = "128MiB",
+     .description = "With file: a file this large is renamed <name>.1<ext> (the older ones shift up) and a new "
+                    "one begun; 0 = one file, never rotated (RocketMQ's logback rolls at 128 MB)",
+     .min = 0, .max = 1099511627776.0},
+    {.key = "max_files", .type = plugin::v1::ValueType::kInt, .default_value = "10",
+     .description = "With file and max_file_size: rotated files kept beside the current one, the oldest "
+                    "deleted (RocketMQ's maxIndex)",
+     .min = 1, .max = 10000},
 };
 constexpr plugin::v1::ConfigSchema kLogSchema{kLogFields, std::size(kLogFields)};
 
@@ -42,8 +51,16 @@ plugin::v1::Status configure_logging(const plugin::v1::ConfigValues& log_section
   auto& s = state();
   std::lock_guard lock(s.mutex);
   const std::string& file = log_section.get_string("file");
+  const std::int64_t max_file_size = log_section.get_size("max_file_size");
   try {
-    if (!file.empty()) s.sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(file);
+    if (file.empty()) {
+      s.sink = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
+    } else if (max_file_size == 0) {
+      s.sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(file);
+    } else {
+      s.sink = std::make_shared<spdlog::sinks::rotating_file_sink_mt>(
+          file, static_cast<std::size_t>(max_file_size), static_cast<std::size_t>(log_section.get_int("max_files")));
+    }
   } catch (const spdlog::spdlog_ex& e) {
     return plugin::v1::Status::io_error("cannot open log file " + file + ": " + e.what());
   }
