@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "mqkit/kernel/logging.hpp"
+#include "mqkit/kernel/resource_limits.hpp"
 #include "mqkit/kernel/signals.hpp"
 
 namespace mqkit::kernel {
@@ -18,6 +19,7 @@ int run_server(int argc, char** argv, std::string_view program, std::string_view
   };
   auto boot = Bootstrap::create(parsed.options);
   if (!boot) return fail(boot.status());
+  (void)raise_open_files_limit();  // after Bootstrap::create: [log] is configured
   auto parts = build(**boot);
   if (!parts) return fail(parts.status());
   if (auto done = (*boot)->finish_validation(); !done) return fail(done);

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -22,7 +23,16 @@ namespace {
 std::string errno_text(int error) { return std::strerror(error); }
 
 v1::Status io_error(std::string_view what, const std::string& path, int error) {
-  return v1::Status::io_error(std::string(what) + " " + path + ": " + errno_text(error));
+  std::string message = std::string(what) + " " + path + ": " + errno_text(error);
+  if (error == EMFILE) {
+    // Every mapped file (consume queues, commit log, index) holds a descriptor: name the limit.
+    rlimit limit{};
+    if (::getrlimit(RLIMIT_NOFILE, &limit) == 0) {
+      message += " (the open files limit is " + std::to_string(limit.rlim_cur) +
+                 "; each consume queue, commit log and index file holds one: raise LimitNOFILE or ulimit -n)";
+    }
+  }
+  return v1::Status::io_error(std::move(message));
 }
 
 std::int64_t page_size() {
