@@ -60,11 +60,14 @@ bool DispatchPipeline::dispatch_on_this_thread() {
   // stop() clears running_ before it waits for dispatching_: checked under it, no dispatcher
   // is called after stop() returned.
   if (!running_.load(std::memory_order_acquire)) return false;
-  // A few chunks at most; what is left (a burst, an error to retry) is the reput thread's.
-  constexpr int kChunks = 4;
+  // A little work at most; what is left (a burst, an error to retry) is the reput thread's. The
+  // caller is a sender whose answer, and the requests read after it, wait meanwhile: a record
+  // can cost a file's creation (a queue's first message), so the bound is on time, not bytes.
+  constexpr auto kBudget = std::chrono::microseconds(500);
+  const auto deadline = std::chrono::steady_clock::now() + kBudget;
   bool caught_up = false;
-  for (int i = 0; i < kChunks && !caught_up; ++i) {
-    auto advanced = dispatch_once();
+  while (!caught_up && std::chrono::steady_clock::now() < deadline) {
+    auto advanced = dispatch_once(deadline);
     if (!advanced) break;
     caught_up = *advanced == 0;
   }
@@ -128,7 +131,7 @@ Status run_dispatchers(std::span<plugin::v1::Dispatcher* const> dispatchers, con
 
 }  // namespace
 
-Result<std::int64_t> DispatchPipeline::dispatch_once() {
+Result<std::int64_t> DispatchPipeline::dispatch_once(std::chrono::steady_clock::time_point deadline) {
   // Dispatchers run below: an append they make must not dispatch from within (notify_appended).
   struct DispatchingScope {
     DispatchingScope() { t_dispatching = true; }
@@ -167,15 +170,18 @@ Result<std::int64_t> DispatchPipeline::dispatch_once() {
     position += static_cast<std::int64_t>(size);
     // Publish record by record so readers waiting on an offset see it as soon as it is done.
     dispatched_.store(position, std::memory_order_release);
+    if (deadline != kNoDeadline && !bytes.empty() && std::chrono::steady_clock::now() >= deadline) break;
   }
-  dispatched_.store(chunk.next_offset, std::memory_order_release);
-  if (chunk.next_offset != from) {
-    store_->on_dispatched(chunk.next_offset);
+  // The whole chunk, or the record boundary where the deadline stopped it.
+  const std::int64_t reached = bytes.empty() ? chunk.next_offset : position;
+  dispatched_.store(reached, std::memory_order_release);
+  if (reached != from) {
+    store_->on_dispatched(reached);
     // Taking the lock orders this wake-up after a waiter's predicate check (no lost wake-up).
     { std::lock_guard lock(mutex_); }
     progressed_.notify_all();
   }
-  return chunk.next_offset - from;
+  return reached - from;
 }
 
 Status DispatchPipeline::dispatch_until_caught_up() {

@@ -231,6 +231,24 @@ TEST(DispatchPipelineTest, AnIdlePipelineDispatchesOnTheNotifyingThread) {
   EXPECT_GT(recorder.count_on(std::this_thread::get_id()), 0u) << "the idle reput thread was woken every time";
 }
 
+// A sender that finds the reput thread idle dispatches for a bounded time, not the whole backlog:
+// records can be slow (a queue's first message creates its files), and its answer and the
+// requests after it wait meanwhile. What it leaves is the reput thread's.
+TEST(DispatchPipelineTest, TheNotifyingThreadDispatchesABoundedTimeAndLeavesTheRestToTheReputThread) {
+  ThreadRecorder recorder;
+  recorder.inside = [] { std::this_thread::sleep_for(std::chrono::milliseconds(1)); };  // past the budget
+  auto store = std::make_shared<VectorStore>(std::vector<v1::Dispatcher*>{&recorder});
+  DispatchPipeline pipeline(store, {.idle_wait = std::chrono::seconds(30)});
+  pipeline.start(0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the reput thread goes idle
+  for (int i = 0; i < 20; ++i) store->add("T", props("k", "u" + std::to_string(i), "x"));
+  pipeline.notify_appended();
+  EXPECT_LE(recorder.count_on(std::this_thread::get_id()), 1u) << "the sender dispatched the backlog itself";
+  ASSERT_TRUE(pipeline.wait_dispatched(store->size(), std::chrono::seconds(10))) << "the reput thread was not woken";
+  pipeline.stop();
+  EXPECT_EQ(recorder.offsets().size(), 20u);
+}
+
 TEST(DispatchPipelineTest, AnAppendFromInsideADispatcherLeavesTheDispatchToTheReputThread) {
   ThreadRecorder recorder;
   auto store = std::make_shared<VectorStore>(std::vector<v1::Dispatcher*>{&recorder});

@@ -7,8 +7,9 @@
 // Threads: start() launches the reput thread. notify_appended() and the wait/observer methods
 // may be called from any thread. Dispatchers are called by one thread at a time, in commit log
 // order: the reput thread, or the thread calling notify_appended() when the reput thread is idle
-// (it then dispatches the append itself: at a modest rate a wake-up per append costs more than
-// the dispatch, and it is one more hop between a send and the pull it answers).
+// (it then dispatches the append itself, for half a millisecond at most: at a modest rate a
+// wake-up per append costs more than the dispatch, and it is one more hop between a send and
+// the pull it answers).
 //
 // Failure policy: a record that fails to decode or a dispatcher error stops progress at that
 // record (never skipped) and is logged; the pipeline retries after a back-off, and the store's
@@ -80,8 +81,10 @@ class DispatchPipeline {
   plugin::v1::Status last_error() const;
 
  private:
-  // Dispatches one chunk; returns how many bytes it advanced (0 = caught up). With dispatching_.
-  plugin::v1::Result<std::int64_t> dispatch_once();
+  static constexpr std::chrono::steady_clock::time_point kNoDeadline = std::chrono::steady_clock::time_point::max();
+  // Dispatches one chunk, or its records up to the first to end past `deadline`; returns how many
+  // bytes it advanced (0 = caught up). With dispatching_.
+  plugin::v1::Result<std::int64_t> dispatch_once(std::chrono::steady_clock::time_point deadline = kNoDeadline);
   // notify_appended()'s own dispatch: true when it caught up (no wake-up needed).
   bool dispatch_on_this_thread();
   void run();
