@@ -124,6 +124,32 @@ TEST_F(ClusterTest, LosingOneNameServerLosesNothing) {
   EXPECT_EQ(route_brokers(cluster.namesrv_addr(1), "Survives"), std::set<std::string>{"broker-a"});
 }
 
+// A topic is registered alone as its creation is answered (the name server merges it), and the
+// broker's whole table, registered after changes, drops what the broker deleted. Registrations
+// go out one at a time: a whole table taken before a creation never lands after it.
+TEST_F(ClusterTest, CreatedTopicsAreRoutedAtOnceAndDeletedOnesLeave) {
+  LocalCluster cluster("cluster-topic-registration");
+  ASSERT_TRUE(cluster.add_namesrv().is_ok());
+  ASSERT_TRUE(cluster.add_broker({.name = "broker-a"}).is_ok());
+  const std::string namesrv = cluster.namesrv_addr(0);
+  constexpr int kTopics = 60;
+  for (int i = 0; i < kTopics; ++i) {
+    const std::string topic = "Burst" + std::to_string(i);
+    create_topic(cluster.broker_addr(0), topic);
+    EXPECT_EQ(route_brokers(namesrv, topic), std::set<std::string>{"broker-a"}) << topic << " not routed once created";
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));  // the whole-table registrations after the burst
+  for (int i = 0; i < kTopics; ++i) {
+    EXPECT_EQ(route_brokers(namesrv, "Burst" + std::to_string(i)), std::set<std::string>{"broker-a"}) << "Burst" << i;
+  }
+  auto deleted = client_.call(cluster.broker_addr(0), request(code::kDeleteTopicInBroker, {{"topic", "Burst7"}}));
+  ASSERT_TRUE(deleted.is_ok());
+  ASSERT_EQ(deleted->code, rc::kSuccess) << deleted->remark.value_or("");
+  EXPECT_TRUE(eventually([&] { return route_brokers(namesrv, "Burst7").empty(); }))
+      << "the name server kept a topic the broker deleted";
+  EXPECT_EQ(route_brokers(namesrv, "Burst8"), std::set<std::string>{"broker-a"});
+}
+
 // RocketMQ clients with vipChannelEnabled send to the broker's fast port (listen_port - 2 by
 // default; here a given one, since the test's listen port is any free port): it serves the same
 // requests as the main port, on the same store.

@@ -131,10 +131,9 @@ Status BrokerController::start_services() {
   consumers_.set_listener([this](const std::string& group, GroupEvent, const std::vector<ClientConnection>& members) {
     notify_group_change(group, members);
   });
-  context_.register_now = [this] {
+  context_.register_topics_now = [this](const std::vector<std::string>& topics) {
     if (!registered_once_.load(std::memory_order_acquire)) return;  // the first registration comes
-    registration_needed_ = false;
-    register_all();
+    registrar_->register_topics(topics);
   };
   MQKIT_ASSIGN_OR_RETURN(extra_services_, install_processors(*handler_, context_, files_));
   MQKIT_RETURN_IF_ERROR(start_access_control());

@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <future>
 
 #include "mqkit/kernel/logging.hpp"
@@ -43,10 +44,16 @@ NameServerRegistrar::NameServerRegistrar(const BrokerConfig& config, std::shared
                                          TopicConfigManager& topics)
     : config_(config), transport_(std::move(transport)), topics_(topics) {}
 
-RemotingCommand NameServerRegistrar::registration_request() const {
+RemotingCommand NameServerRegistrar::registration_request(const std::vector<std::string>& topics) const {
   auto request = RemotingCommand::request(protocol::request_code::kRegisterBroker);
   protocol::RegisterBrokerBody body;
   body.topic_config_wrapper = topics_.snapshot();
+  if (topics.empty()) {
+    request.ext_fields.set(std::string(protocol::kFullTopicTableField), true);
+  } else {
+    auto& table = body.topic_config_wrapper.topic_config_table;
+    std::erase_if(table, [&](const auto& entry) { return std::find(topics.begin(), topics.end(), entry.first) == topics.end(); });
+  }
   protocol::set_body(request, protocol::encode(body));
   request.ext_fields.set("brokerAddr", config_.address());
   request.ext_fields.set("brokerId", config_.broker_id);
@@ -61,9 +68,20 @@ RemotingCommand NameServerRegistrar::registration_request() const {
 }
 
 std::size_t NameServerRegistrar::register_all() {
+  std::lock_guard one_at_a_time(registering_);
+  return send_registration(registration_request({}));
+}
+
+std::size_t NameServerRegistrar::register_topics(const std::vector<std::string>& topics) {
+  if (topics.empty()) return 0;
+  std::lock_guard one_at_a_time(registering_);
+  return send_registration(registration_request(topics));
+}
+
+std::size_t NameServerRegistrar::send_registration(const RemotingCommand& request) {
   std::size_t accepted = 0;
   auto log = kernel::logger("broker");
-  for (auto& [addr, response] : invoke_all(*transport_, config_.namesrv_addrs, registration_request())) {
+  for (auto& [addr, response] : invoke_all(*transport_, config_.namesrv_addrs, request)) {
     if (!response) {
       log->warn("register to name server {} failed: {}", addr, response.status().to_string());
       continue;

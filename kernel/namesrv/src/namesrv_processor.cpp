@@ -124,6 +124,7 @@ RemotingCommand NameServerProcessor::register_broker(const RemotingCommand& req,
   r.ha_server_addr = (*fields)[3];
   r.broker_id = *broker_id;
   r.channel_id = channel_id;
+  r.full_topic_table = req.ext_fields.get_bool(protocol::kFullTopicTableField);
   if (!req.body.empty()) {
     auto body = protocol::decode_register_broker_body(body_text(req));
     if (!body) return error(req, rc::kSystemError, body.status().message());

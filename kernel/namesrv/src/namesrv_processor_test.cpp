@@ -4,6 +4,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "mqkit/kernel/config_document.hpp"
 #include "mqkit/protocol/codes.hpp"
@@ -42,21 +45,27 @@ class NameServerProcessorTest : public ::testing::Test {
     return r;
   }
 
-  RemotingCommand register_a(std::string topic = "T") {
+  // broker-a's master registering `topics` at data version `version`; `full_table` sends mqkit's
+  // mark of a whole table (a stock RocketMQ broker sends none).
+  RemotingCommand register_a(const std::vector<std::string>& topics = {"T"}, std::int64_t version = 1,
+                             bool full_table = false) {
     protocol::RegisterBrokerBody body;
-    body.topic_config_wrapper.data_version = {1, 1, 0};
-    protocol::TopicConfig t;
-    t.topic_name = topic;
-    t.read_queue_nums = t.write_queue_nums = 4;
-    body.topic_config_wrapper.topic_config_table[topic] = t;
-    return processor_.handle(request(code::kRegisterBroker,
-                                     {{"brokerName", "broker-a"},
-                                      {"brokerAddr", "10.0.0.1:10911"},
-                                      {"clusterName", "DefaultCluster"},
-                                      {"haServerAddr", "10.0.0.1:10912"},
-                                      {"brokerId", "0"}},
-                                     protocol::encode(body)),
-                             1);
+    body.topic_config_wrapper.data_version = {1, version, 0};
+    for (const auto& topic : topics) {
+      protocol::TopicConfig t;
+      t.topic_name = topic;
+      t.read_queue_nums = t.write_queue_nums = 4;
+      body.topic_config_wrapper.topic_config_table[topic] = t;
+    }
+    auto r = request(code::kRegisterBroker,
+                     {{"brokerName", "broker-a"},
+                      {"brokerAddr", "10.0.0.1:10911"},
+                      {"clusterName", "DefaultCluster"},
+                      {"haServerAddr", "10.0.0.1:10912"},
+                      {"brokerId", "0"}},
+                     protocol::encode(body));
+    if (full_table) r.ext_fields.set(std::string(protocol::kFullTopicTableField), true);
+    return processor_.handle(r, 1);
   }
 };
 
@@ -81,6 +90,16 @@ TEST_F(NameServerProcessorTest, RegisterThenRouteInBothJsonStyles) {
   auto asks_standard = request(code::kGetRouteInfoByTopic, {{"topic", "T"}, {"acceptStandardJsonOnly", "true"}});
   asks_standard.version = 121;  // ali-ons
   EXPECT_NE(body_of(processor_.handle(asks_standard, 1)).find(R"({"0":)"), std::string::npos);
+}
+
+// A registration without mqkit's whole-table mark (a RocketMQ broker's incremental one after a
+// topic was created) adds its topics; one with the mark is the broker's whole table.
+TEST_F(NameServerProcessorTest, OnlyAWholeTableRegistrationDropsTopics) {
+  ASSERT_EQ(register_a({"T"}, 1, true).code, rc::kSuccess);
+  ASSERT_EQ(register_a({"U"}, 2).code, rc::kSuccess);
+  EXPECT_EQ(routes_.topics(), (std::set<std::string>{"T", "U"}));
+  ASSERT_EQ(register_a({"U"}, 3, true).code, rc::kSuccess);
+  EXPECT_EQ(routes_.topics(), (std::set<std::string>{"U"}));
 }
 
 TEST_F(NameServerProcessorTest, UnknownTopicAndMissingFields) {
@@ -163,7 +182,7 @@ TEST_F(NameServerProcessorTest, ConfigIsListedAndItsLiveKeysChange) {
 }
 
 TEST_F(NameServerProcessorTest, ClusterInfoTopicListAndDataVersion) {
-  register_a("T");
+  register_a({"T"});
   const auto cluster = processor_.handle(request(code::kGetBrokerClusterInfo, {}), 1);
   EXPECT_NE(body_of(cluster).find(R"("clusterAddrTable":{"DefaultCluster":["broker-a"]})"), std::string::npos);
   EXPECT_EQ(body_of(processor_.handle(request(code::kGetAllTopicListFromNameServer, {}), 1)), R"({"topicList":["T"]})");

@@ -18,6 +18,7 @@ inline BrokerRegistration registration(std::string cluster, std::string name, st
   r.broker_addr = std::move(addr);
   r.broker_id = id;
   r.topics.data_version = {1000, version, 0};
+  r.full_topic_table = true;  // as an mqkit broker's periodic registration
   for (const auto& t : topics) {
     protocol::TopicConfig c;
     c.topic_name = t;

@@ -25,13 +25,16 @@ RegistrationResult RouteInfoManager::register_broker(const BrokerRegistration& r
   const auto live = broker_live_table_.find(r.broker_addr);
   const bool version_changed = live == broker_live_table_.end() || !(live->second.data_version == r.topics.data_version);
   if (r.broker_id == 0 && (first_registration || version_changed)) {
-    // The master's topic table is the truth for its broker name: update what it lists and drop
-    // queue data of topics it no longer has.
-    for (auto it = topic_queue_table_.begin(); it != topic_queue_table_.end();) {
-      if (r.topics.topic_config_table.count(it->first) == 0) {
-        std::erase_if(it->second, [&](const QueueData& q) { return q.broker_name == r.broker_name; });
+    // The master's topic table is the truth for its broker name: update what it lists and, when
+    // it is the whole table, drop queue data of topics it no longer has. A table of changed topics
+    // only (a RocketMQ broker's incremental registration) is merged, as RocketMQ's name server does.
+    if (r.full_topic_table) {
+      for (auto it = topic_queue_table_.begin(); it != topic_queue_table_.end();) {
+        if (r.topics.topic_config_table.count(it->first) == 0) {
+          std::erase_if(it->second, [&](const QueueData& q) { return q.broker_name == r.broker_name; });
+        }
+        it = it->second.empty() ? topic_queue_table_.erase(it) : std::next(it);
       }
-      it = it->second.empty() ? topic_queue_table_.erase(it) : std::next(it);
     }
     for (const auto& [topic, config] : r.topics.topic_config_table) {
       QueueData q{r.broker_name, config.read_queue_nums, config.write_queue_nums, config.perm, config.topic_sys_flag};

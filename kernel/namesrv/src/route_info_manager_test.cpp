@@ -68,6 +68,24 @@ TEST(RouteInfoManagerTest, ReRegistrationWithAChangedTableUpdatesAndRemovesTopic
   EXPECT_EQ(m.route("T")->queue_datas[0].write_queue_nums, 8);
 }
 
+// A RocketMQ broker registers a topic an admin just created alone, with a new data version
+// (registerIncrementBrokerData): its other topics stay routed.
+TEST(RouteInfoManagerTest, AnIncrementalRegistrationAddsTopicsAndKeepsTheOthers) {
+  RouteInfoManager m;
+  m.register_broker(broker("broker-a", "10.0.0.1:10911", 0, {"T", "U"}, 1), 0);
+  auto incremental = broker("broker-a", "10.0.0.1:10911", 0, {"New"}, 2);
+  incremental.full_topic_table = false;
+  incremental.topics.topic_config_table["New"].write_queue_nums = 8;
+  m.register_broker(incremental, 10);
+  EXPECT_TRUE(m.route("T").has_value());
+  EXPECT_TRUE(m.route("U").has_value());
+  ASSERT_TRUE(m.route("New").has_value());
+  EXPECT_EQ(m.route("New")->queue_datas[0].write_queue_nums, 8);
+  // The next whole table carries the same version: nothing to redo, nothing lost.
+  m.register_broker(broker("broker-a", "10.0.0.1:10911", 0, {"T", "U", "New"}, 2), 20);
+  EXPECT_EQ(m.topics(), (std::set<std::string>{"New", "T", "U"}));
+}
+
 // mqadmin wipeWritePerm / addWritePerm: only the named broker's queue entries change, and the
 // change holds while the broker re-registers an unchanged topic table (RocketMQ's behaviour).
 TEST(RouteInfoManagerTest, WritePermOfABrokerIsWipedAndAddedBack) {

@@ -153,7 +153,7 @@ void AdminBrokerProcessor::update_and_create_topic(const RemotingCommand& reques
     kernel::logger("broker")->info("topic {} created or updated by {}: {} read / {} write queues, perm {}",
                                    topic.topic_name, responder.channel()->remote_address(), topic.read_queue_nums,
                                    topic.write_queue_nums, topic.perm);
-    if (context_.register_now) context_.register_now();
+    if (context_.register_topics_now) context_.register_topics_now({topic.topic_name});
   }
   respond_status(responder, updated);
 }
@@ -186,15 +186,17 @@ void AdminBrokerProcessor::update_and_create_topic_list(const RemotingCommand& r
   if (!topics) return responder.fail(rc::kInvalidParameter, topics.status().message());
   if (topics->empty()) return responder.fail(rc::kInvalidParameter, "topicConfigList is empty");
   std::string names;
+  std::vector<std::string> changed;
   for (auto& topic : *topics) {
     if (const auto refused = refuse_topic_update(topic)) return responder.fail(rc::kInvalidParameter, *refused);
     if (auto refused = with_altered_attributes(topic); !refused) return responder.fail(rc::kInvalidParameter, refused.message());
     names += topic.topic_name + ";";
+    changed.push_back(topic.topic_name);
   }
   const plugin::v1::Status updated = context_.topics->update_all(std::move(topics).value());
   if (!updated) return responder.fail(rc::kInvalidParameter, updated.message());
   kernel::logger("broker")->info("topics {} created or updated by {}", names, responder.channel()->remote_address());
-  if (context_.register_now) context_.register_now();
+  if (context_.register_topics_now) context_.register_topics_now(changed);
   respond_status(responder, updated);
 }
 

@@ -65,10 +65,10 @@ struct BrokerContext {
   std::function<std::int64_t()> clock;  // milliseconds since the epoch
   // When the broker started (GET_BROKER_RUNTIME_INFO's bootTimestamp and runtime).
   std::int64_t boot_timestamp_ms = kernel::wall_clock_ms();
-  // Registers with every name server now and returns once they answered (RocketMQ's
-  // registerIncrementBrokerData after an admin changed a topic), so a route query right after
-  // the admin's answer sees the change. Does nothing before the broker's first registration.
-  std::function<void()> register_now;
+  // Registers these topics with every name server now and returns once they answered (RocketMQ's
+  // registerIncrementBrokerData after an admin changed them), so a route query right after the
+  // admin's answer sees the change. Does nothing before the broker's first registration.
+  std::function<void(const std::vector<std::string>& topics)> register_topics_now;
   // The transport's requests waiting for a worker (GET_BROKER_RUNTIME_INFO's thread-pool queue
   // figures); null when the transport does not offer them.
   const plugin::v1::RequestQueue* request_queue = nullptr;

@@ -31,6 +31,10 @@ struct BrokerRegistration {
   std::int64_t broker_id = 0;
   std::string ha_server_addr{};
   TopicConfigTable topics{};
+  // The broker's whole table (an mqkit broker's periodic registration, header field
+  // mqkitFullTopicTable): topics it does not list are its no more. Otherwise the table may hold
+  // only the topics just changed (RocketMQ's registerIncrementBrokerData), and is merged.
+  bool full_topic_table = false;
   std::vector<std::string> filter_servers{};
   std::uint64_t channel_id = 0;  // the connection it registered over (0 = unknown)
 };

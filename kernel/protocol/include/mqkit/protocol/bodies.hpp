@@ -96,6 +96,12 @@ struct RegisterBrokerBody {
   std::vector<std::string> filter_server_list{};
 };
 
+// REGISTER_BROKER header field of mqkit's brokers: "true" when the body lists every topic of the
+// broker (its periodic registration), so an mqkit name server drops topics it no longer lists.
+// Without it the body may list only changed topics (RocketMQ's registerIncrementBrokerData) and
+// is merged. RocketMQ's name server ignores the field.
+inline constexpr std::string_view kFullTopicTableField = "mqkitFullTopicTable";
+
 struct SubscriptionData {
   std::string topic{};
   std::string sub_string{};
