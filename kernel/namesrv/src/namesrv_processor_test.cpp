@@ -182,6 +182,14 @@ TEST_F(NameServerProcessorTest, ConfigIsListedAndItsLiveKeysChange) {
 }
 
 TEST_F(NameServerProcessorTest, ClusterInfoTopicListAndDataVersion) {
+  // A first registration without the whole-table mark may hold one new topic only: its version
+  // is not taken as the broker's, so the broker is asked to register again.
+  register_a({"T"});
+  const auto query = request(code::kQueryDataVersion,
+                             {{"brokerName", "broker-a"}, {"brokerAddr", "10.0.0.1:10911"},
+                              {"clusterName", "DefaultCluster"}, {"brokerId", "0"}},
+                             protocol::encode(protocol::DataVersion{1, 1, 0}));
+  EXPECT_EQ(processor_.handle(query, 1).ext_fields.get("changed"), "true");
   register_a({"T"});
   const auto cluster = processor_.handle(request(code::kGetBrokerClusterInfo, {}), 1);
   EXPECT_NE(body_of(cluster).find(R"("clusterAddrTable":{"DefaultCluster":["broker-a"]})"), std::string::npos);

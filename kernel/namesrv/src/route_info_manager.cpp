@@ -48,7 +48,12 @@ RegistrationResult RouteInfoManager::register_broker(const BrokerRegistration& r
       }
     }
   }
-  broker_live_table_[r.broker_addr] = {now_ms, r.topics.data_version, r.ha_server_addr, r.channel_id};
+  // A broker this name server did not know, heard first through a table that may be partial (a
+  // registration after a topic's creation, reaching a name server that restarted): its version
+  // is not recorded, so its next registration, whole at the same version, is taken too.
+  const bool maybe_partial_first = live == broker_live_table_.end() && !r.full_topic_table;
+  broker_live_table_[r.broker_addr] = {now_ms, maybe_partial_first ? protocol::DataVersion{} : r.topics.data_version,
+                                       r.ha_server_addr, r.channel_id};
   if (r.filter_servers.empty()) {
     filter_server_table_.erase(r.broker_addr);
   } else {

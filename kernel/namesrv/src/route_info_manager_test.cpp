@@ -86,6 +86,18 @@ TEST(RouteInfoManagerTest, AnIncrementalRegistrationAddsTopicsAndKeepsTheOthers)
   EXPECT_EQ(m.topics(), (std::set<std::string>{"New", "T", "U"}));
 }
 
+// A name server that restarted may hear of a broker first through a registration of one new topic;
+// the broker's next registration, its whole table at the same data version, still counts.
+TEST(RouteInfoManagerTest, AFirstRegistrationThatMayBePartialIsFollowedByTheWholeTable) {
+  RouteInfoManager m;
+  auto incremental = broker("broker-a", "10.0.0.1:10911", 0, {"New"}, 2);
+  incremental.full_topic_table = false;
+  m.register_broker(incremental, 0);
+  EXPECT_EQ(m.topics(), (std::set<std::string>{"New"}));
+  m.register_broker(broker("broker-a", "10.0.0.1:10911", 0, {"T", "New"}, 2), 10);
+  EXPECT_EQ(m.topics(), (std::set<std::string>{"New", "T"}));
+}
+
 // mqadmin wipeWritePerm / addWritePerm: only the named broker's queue entries change, and the
 // change holds while the broker re-registers an unchanged topic table (RocketMQ's behaviour).
 TEST(RouteInfoManagerTest, WritePermOfABrokerIsWipedAndAddedBack) {
