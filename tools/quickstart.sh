@@ -12,7 +12,13 @@ logs=build/release/quickstart
 mkdir -p "$logs"
 
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+# The broker first (it unregisters from the name server on its way out), then the name server.
+cleanup() {
+  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+    kill "${pids[i]}" 2>/dev/null || true
+    wait "${pids[i]}" 2>/dev/null || true
+  done
+}
 trap cleanup EXIT
 
 # Starts a server in the background and waits for its "ready on port" line.
