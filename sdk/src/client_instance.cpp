@@ -389,6 +389,8 @@ void ClientInstance::rebalance_consumers() {
 
 void ClientInstance::rebalance_now() { rebalance_loop_->wake(); }
 
+void ClientInstance::rebalance_within(std::chrono::milliseconds delay) { rebalance_loop_->wake_after(delay); }
+
 void ClientInstance::answer_running_info(const std::shared_ptr<v1::Channel>& channel,
                                          const v1::RemotingCommand& request) const {
   using protocol::ConsumerRunningInfo;

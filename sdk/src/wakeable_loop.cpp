@@ -1,5 +1,6 @@
 #include "wakeable_loop.hpp"
 
+#include <algorithm>
 #include <exception>
 
 #include "client_threads.hpp"
@@ -26,6 +27,15 @@ void WakeableLoop::wake() {
   cv_.notify_one();
 }
 
+void WakeableLoop::wake_after(std::chrono::milliseconds delay) {
+  {
+    std::lock_guard lock(mutex_);
+    const auto at = std::chrono::steady_clock::now() + delay;
+    if (!early_ || at < *early_) early_ = at;
+  }
+  cv_.notify_one();
+}
+
 void WakeableLoop::stop() {
   std::thread thread;
   {
@@ -42,9 +52,15 @@ void WakeableLoop::loop() {
   for (;;) {
     {
       std::unique_lock lock(mutex_);
-      cv_.wait_for(lock, interval_, [this] { return stopping_ || woken_; });
+      const auto regular = std::chrono::steady_clock::now() + interval_;
+      while (!stopping_ && !woken_) {
+        const auto until = early_ ? std::min(regular, *early_) : regular;
+        if (std::chrono::steady_clock::now() >= until) break;
+        cv_.wait_until(lock, until);  // woken, stopped, timed out, or an earlier wake_after()
+      }
       if (stopping_) return;
       woken_ = false;
+      early_.reset();
     }
     try {
       task_();

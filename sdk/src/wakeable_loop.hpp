@@ -1,6 +1,7 @@
 // WakeableLoop: one thread running a task every `interval`, or at once when woken (RocketMQ's
 // RebalanceService: rebalance every 20 s, and immediately when a broker says a group changed).
 // Wake-ups that arrive while the task runs make it run once more, not once per wake-up.
+// wake_after() brings the next run forward to a given delay (never later than the interval).
 //
 // Threads: wake() and stop() from any thread (wake() never blocks); the task runs on the loop's
 // thread.
@@ -10,6 +11,7 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -24,6 +26,7 @@ class WakeableLoop {
 
   void start();
   void wake();
+  void wake_after(std::chrono::milliseconds delay);
   // Waits for a running task to finish, then joins. Idempotent.
   void stop();
 
@@ -36,6 +39,7 @@ class WakeableLoop {
   std::mutex mutex_;
   std::condition_variable cv_;
   bool woken_ = false;
+  std::optional<std::chrono::steady_clock::time_point> early_;  // wake_after()'s earliest run
   bool stopping_ = false;
   std::thread thread_;
 };

@@ -87,6 +87,11 @@ bool Rebalancer::rebalance() {
   for (const auto& [queue, process_queue] : process_queues()) {
     if (!subscription(queue.topic)) remove_queue(queue, process_queue);
   }
+  // A topic without a route yet (its broker created it a moment ago and registers it within
+  // 200 ms): the next round comes after 1, 2, 4, ... s rather than a whole interval (20 s) later.
+  retry_delay_ = all_ok ? std::chrono::milliseconds(0)
+                        : std::min(kLongestRetryDelay, std::max(kFirstRetryDelay, retry_delay_ * 2));
+  if (!all_ok) instance_->rebalance_within(retry_delay_);
   return all_ok;
 }
 

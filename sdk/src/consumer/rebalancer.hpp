@@ -16,6 +16,7 @@
 // callbacks run on the thread calling rebalance()/remove_all(), without the table lock held.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -71,7 +72,9 @@ class Rebalancer {
   std::shared_ptr<const SubscriptionData> subscription(const std::string& topic) const;
 
   // One round for every subscribed topic; a topic that fails (no route yet, no broker) is
-  // logged and tried again next round. False when some topic failed.
+  // logged and tried again next round, which the instance then runs after 1 s (doubling to 16 s
+  // while rounds keep failing) rather than a whole rebalance_interval later. False when some
+  // topic failed.
   bool rebalance();
   // Drops every process queue (shutdown), telling the listener and unlocking orderly queues.
   void remove_all();
@@ -105,6 +108,9 @@ class Rebalancer {
   bool clustering() const noexcept { return settings_.message_model == MessageModel::kClustering; }
 
   std::shared_ptr<ClientInstance> instance_;
+  static constexpr std::chrono::milliseconds kFirstRetryDelay{1000};
+  static constexpr std::chrono::milliseconds kLongestRetryDelay{16000};
+  std::chrono::milliseconds retry_delay_{0};  // after a round that failed; round_mutex_
   const RebalanceSettings settings_;
   std::shared_ptr<plugin::v1::QueueAllocator> allocator_;
   std::shared_ptr<OffsetStore> offsets_;

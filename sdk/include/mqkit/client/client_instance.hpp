@@ -162,6 +162,8 @@ class ClientInstance {
   Status send_heartbeat_to_all_brokers();
   // Runs every consumer's rebalance soon on the rebalance thread.
   void rebalance_now();
+  // Runs it within `delay` (sooner when something else asks for it, or the interval ends first).
+  void rebalance_within(std::chrono::milliseconds delay);
   // Replaces the processor of a broker→client request code. NOTIFY_CONSUMER_IDS_CHANGED
   // (rebalance_now), GET_CONSUMER_RUNNING_INFO (the named group's running_info),
   // GET_CONSUMER_STATUS_FROM_CLIENT (the named group's offset_table) and CHECK_TRANSACTION_STATE
