@@ -2,7 +2,6 @@
 
 #include <zlib.h>
 
-#include <algorithm>
 #include <future>
 
 #include "mqkit/kernel/logging.hpp"
@@ -47,13 +46,8 @@ NameServerRegistrar::NameServerRegistrar(const BrokerConfig& config, std::shared
 RemotingCommand NameServerRegistrar::registration_request(const std::vector<std::string>& topics) const {
   auto request = RemotingCommand::request(protocol::request_code::kRegisterBroker);
   protocol::RegisterBrokerBody body;
-  body.topic_config_wrapper = topics_.snapshot();
-  if (topics.empty()) {
-    request.ext_fields.set(std::string(protocol::kFullTopicTableField), true);
-  } else {
-    auto& table = body.topic_config_wrapper.topic_config_table;
-    std::erase_if(table, [&](const auto& entry) { return std::find(topics.begin(), topics.end(), entry.first) == topics.end(); });
-  }
+  body.topic_config_wrapper = topics.empty() ? topics_.snapshot() : topics_.snapshot_of(topics);
+  if (topics.empty()) request.ext_fields.set(std::string(protocol::kFullTopicTableField), true);
   protocol::set_body(request, protocol::encode(body));
   request.ext_fields.set("brokerAddr", config_.address());
   request.ext_fields.set("brokerId", config_.broker_id);

@@ -165,6 +165,18 @@ TopicConfigTable TopicConfigManager::snapshot() const {
   return table_;
 }
 
+TopicConfigTable TopicConfigManager::snapshot_of(const std::vector<std::string>& topics) const {
+  std::shared_lock lock(mutex_);
+  TopicConfigTable part;
+  part.data_version = table_.data_version;
+  for (const auto& topic : topics) {
+    if (auto found = table_.topic_config_table.find(topic); found != table_.topic_config_table.end()) {
+      part.topic_config_table.insert(*found);
+    }
+  }
+  return part;
+}
+
 void TopicConfigManager::on_change(std::function<void()> listener) { listener_ = std::move(listener); }
 
 void TopicConfigManager::bump_version_locked() {

@@ -45,6 +45,8 @@ class TopicConfigManager {
   plugin::v1::Result<TopicConfig> ensure(const std::string& topic, std::int32_t queue_nums, std::int32_t perm);
 
   TopicConfigTable snapshot() const;
+  // `topics` (those the broker has) with the table's data version.
+  TopicConfigTable snapshot_of(const std::vector<std::string>& topics) const;
   // A slave takes its master's table (RocketMQ's SlaveSynchronize): when the data version
   // differs, the whole table and its version are replaced and persisted. Returns whether it did.
   plugin::v1::Result<bool> replace_from_master(TopicConfigTable master);
