@@ -1,14 +1,19 @@
-// A broker killed under load: a producer sends without pause (sync and async) while a push
-// consumer consumes, and broker-a is killed with SIGKILL and restarted, three times. The promise under
-// test is the one a RocketMQ user relies on: every send the producer saw acknowledged reaches the
-// consumer (at least once), and nothing arrives that was never sent. A second group started after
-// the crashes must read every acknowledged message back from the recovered stores. Sends failed
-// while broker-a was down go to broker-b through the producer's retries.
+// Brokers killed under load. A sync and an async sender run without pause while brokers are
+// killed with SIGKILL; the promise under test is the one a RocketMQ user relies on.
 //
-// Run for each way the commit log store writes: through the mapping, through the transient store
-// pool (etc/broker.toml's choice), and with SYNC_FLUSH. A process crash keeps the page cache, so
-// all three must keep every acknowledged message; what they differ in is the path (pool commit,
-// group commit) a crash can cut in the middle. Every wait and loop is bounded.
+// BrokerCrashTest: broker-a is killed and restarted three times while a push consumer consumes.
+// Every send the producer saw acknowledged reaches that consumer (at least once), and a second
+// group started after the crashes reads every one back from the recovered stores; nothing arrives
+// that was never sent. Run for each way the commit log store writes: through the mapping, through
+// the transient store pool (etc/broker.toml's choice), and with SYNC_FLUSH. A process crash
+// keeps the page cache, so all three must keep every acknowledged message; they differ in the
+// path (pool commit, group commit) a crash can cut in the middle.
+//
+// SyncMasterCrashTest: broker-a is a SYNC_MASTER with a slave, and its master is killed for good.
+// Every send it answered SEND_OK is on the slave, where a group started afterwards reads it.
+//
+// Sends failed while a broker was down go to broker-b through the producer's retries. Every wait
+// and loop is bounded.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -37,14 +42,23 @@ constexpr const char* kTopic = "CrashTopic";
 constexpr int kQueuesPerBroker = 4;
 constexpr int kCrashes = 3;
 constexpr std::size_t kAckedBetweenCrashes = 1000;
-constexpr int kMaxSendsPerSender = 20000;  // a bound, far above what the test needs
+constexpr int kMaxSendsPerSender = 200000;  // a bound, far above what the test needs
 
-// Bodies the producer saw acknowledged, and how many sends failed.
+// Bodies the producer saw acknowledged (with where they were stored), and how many sends failed.
 class Ledger {
  public:
-  void acknowledged(const std::string& body) {
+  void acknowledged(const std::string& body, const SendResult& result) {
     std::lock_guard lock(mutex_);
     acked_.insert(body);
+    if (result.status == SendStatus::kSendOk) send_ok_.insert(body);
+    stored_at_[body] = result.message_queue.broker_name + " queue " + std::to_string(result.message_queue.queue_id) +
+                       " offset " + std::to_string(result.queue_offset) + " (" + std::string(to_string(result.status)) +
+                       ")";
+  }
+  std::string stored_at(const std::string& body) const {
+    std::lock_guard lock(mutex_);
+    const auto it = stored_at_.find(body);
+    return it == stored_at_.end() ? "?" : it->second;
   }
   void failed() { failures_.fetch_add(1, std::memory_order_relaxed); }
   void sent(const std::string& body) {
@@ -59,6 +73,12 @@ class Ledger {
     std::lock_guard lock(mutex_);
     return acked_;
   }
+  // Those answered SEND_OK: on a SYNC_MASTER, stored on the slave too (FLUSH_SLAVE_TIMEOUT and
+  // SLAVE_NOT_AVAILABLE say the master alone has it).
+  std::set<std::string> send_ok() const {
+    std::lock_guard lock(mutex_);
+    return send_ok_;
+  }
   bool was_sent(const std::string& body) const {
     std::lock_guard lock(mutex_);
     return sent_.contains(body);
@@ -69,26 +89,22 @@ class Ledger {
   mutable std::mutex mutex_;
   std::set<std::string> sent_;
   std::set<std::string> acked_;
+  std::set<std::string> send_ok_;
+  std::map<std::string, std::string> stored_at_;
   std::atomic<int> failures_{0};
 };
 
-struct StoreVariant {
-  const char* name;
-  std::vector<std::string> overrides;
-};
-void PrintTo(const StoreVariant& variant, std::ostream* out) { *out << variant.name; }
-
-class BrokerCrashTest : public ::testing::TestWithParam<StoreVariant> {
+// The cluster, the senders, the ledger and the consumers; the fixtures below start the brokers.
+class UnderLoadTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const std::string test_name = std::string("broker-crash-") + GetParam().name;
+  void start_cluster(const std::string& test_name) {
     cluster_ = std::make_unique<mqkit::testing::LocalCluster>(test_name);
     ASSERT_TRUE(cluster_->add_namesrv().is_ok());
-    std::vector<std::string> overrides = GetParam().overrides;
-    for (const char* name : {"broker-a", "broker-b"}) {
-      const Status started = cluster_->add_broker({.name = name, .overrides = overrides});
-      ASSERT_TRUE(started.is_ok()) << started.to_string();
-    }
+  }
+
+  void add_broker(const mqkit::testing::BrokerSpec& spec) {
+    const Status started = cluster_->add_broker(spec);
+    ASSERT_TRUE(started.is_ok()) << started.to_string();
   }
 
   void TearDown() override {
@@ -98,8 +114,8 @@ class BrokerCrashTest : public ::testing::TestWithParam<StoreVariant> {
     cluster_.reset();
   }
 
-  // A sync sender and an async one, each stamping its bodies "<kind>-<n>".
-  void start_senders() {
+  // The producer, and the topic on the first two brokers.
+  void start_producer() {
     ProducerConfig config;
     config.group = "crash_test_producer";
     config.client = mqkit::testing::fast_client_config(*cluster_);
@@ -111,13 +127,17 @@ class BrokerCrashTest : public ::testing::TestWithParam<StoreVariant> {
     ASSERT_TRUE(mqkit::testing::create_topic_on_brokers(producer_->instance()->api(), *cluster_, 2, kTopic,
                                                         kQueuesPerBroker)
                     .is_ok());
+  }
+
+  // A sync sender and an async one, each stamping its bodies "<kind>-<n>".
+  void start_senders() {
     senders_.emplace_back([this] {
       for (int i = 0; i < kMaxSendsPerSender && !stop_.load(); ++i) {
         const std::string body = "sync-" + std::to_string(i);
         ledger_.sent(body);
         auto result = producer_->send(Message(kTopic, "TagA", body));
         if (result.is_ok()) {
-          ledger_.acknowledged(body);
+          ledger_.acknowledged(body, *result);
         } else {
           ledger_.failed();
         }
@@ -133,8 +153,8 @@ class BrokerCrashTest : public ::testing::TestWithParam<StoreVariant> {
           ledger_.failed();
           continue;
         }
-        if (future.get().is_ok()) {
-          ledger_.acknowledged(body);
+        if (auto result = future.get(); result.is_ok()) {
+          ledger_.acknowledged(body, *result);
         } else {
           ledger_.failed();
         }
@@ -179,10 +199,12 @@ class BrokerCrashTest : public ::testing::TestWithParam<StoreVariant> {
     return consumer;
   }
 
-  // Every acknowledged body reaches `consumed` within the patience, and nothing else does.
-  void expect_every_acknowledged_arrives(const std::string& group, const Consumed& consumed) {
+  // Every acknowledged body (or every SEND_OK one) reaches `consumed` within the patience, and
+  // nothing unsent does.
+  void expect_every_acknowledged_arrives(const std::string& group, const Consumed& consumed,
+                                         bool send_ok_only = false) {
     SCOPED_TRACE("group " + group);
-    const std::set<std::string> acked = ledger_.acked();
+    const std::set<std::string> acked = send_ok_only ? ledger_.send_ok() : ledger_.acked();
     std::vector<std::string> missing;
     const bool all_arrived = eventually(
         [&] {
@@ -195,7 +217,9 @@ class BrokerCrashTest : public ::testing::TestWithParam<StoreVariant> {
         },
         seconds(60));
     EXPECT_TRUE(all_arrived) << missing.size() << " of " << acked.size()
-                             << " acknowledged messages never arrived, first " << (missing.empty() ? "" : missing.front());
+                             << " acknowledged messages never arrived, first "
+                             << (missing.empty() ? "" : missing.front() + ", stored at " + ledger_.stored_at(missing.front()))
+                             << ", last " << (missing.empty() ? "" : missing.back() + ", stored at " + ledger_.stored_at(missing.back()));
     int duplicates = 0;
     for (const auto& [body, count] : consumed.counts()) {
       EXPECT_TRUE(ledger_.was_sent(body)) << "received " << body << ", which was never sent";
@@ -219,7 +243,25 @@ class BrokerCrashTest : public ::testing::TestWithParam<StoreVariant> {
   std::vector<std::thread> senders_;
 };
 
+struct StoreVariant {
+  const char* name;
+  std::vector<std::string> overrides;
+};
+void PrintTo(const StoreVariant& variant, std::ostream* out) { *out << variant.name; }
+
+// Two masters, broker-a killed and restarted under load.
+class BrokerCrashTest : public UnderLoadTest, public ::testing::WithParamInterface<StoreVariant> {
+ protected:
+  void SetUp() override {
+    ASSERT_NO_FATAL_FAILURE(start_cluster(std::string("broker-crash-") + GetParam().name));
+    for (const char* name : {"broker-a", "broker-b"}) {
+      ASSERT_NO_FATAL_FAILURE(add_broker({.name = name, .overrides = GetParam().overrides}));
+    }
+  }
+};
+
 TEST_P(BrokerCrashTest, EveryAcknowledgedSendReachesTheConsumer) {
+  ASSERT_NO_FATAL_FAILURE(start_producer());
   start_senders();
   Consumed live;
   consumer_ = start_consumer("crash_test_live", live);
@@ -247,6 +289,61 @@ INSTANTIATE_TEST_SUITE_P(
                       StoreVariant{"pool", {"store.transient_store_pool_enable=true"}},
                       StoreVariant{"sync_flush", {"store.flush_disk_type=SYNC_FLUSH"}}),
     [](const ::testing::TestParamInfo<StoreVariant>& variant) { return std::string(variant.param.name); });
+
+// broker-a as a SYNC_MASTER with a slave, and broker-b. The master is killed under load and
+// stays down: a SYNC_MASTER answers a send only once its slave has it, so a group started
+// afterwards, reading broker-a's queues from the slave (RocketMQ 4.x's fallback while a master is
+// away), receives every acknowledged message.
+class SyncMasterCrashTest : public UnderLoadTest {
+ protected:
+  void SetUp() override {
+    ASSERT_NO_FATAL_FAILURE(start_cluster("sync-master-crash"));
+    const std::vector<std::string> ha = {"broker.ha_send_heartbeat_interval=200ms"};
+    std::vector<std::string> master = ha;
+    master.push_back("broker.broker_role=SYNC_MASTER");
+    ASSERT_NO_FATAL_FAILURE(add_broker({.name = "broker-a", .overrides = master}));
+    ASSERT_NO_FATAL_FAILURE(add_broker({.name = "broker-b", .overrides = ha}));
+    ASSERT_NO_FATAL_FAILURE(add_broker({.name = "broker-a", .overrides = ha, .broker_id = 1, .role = "SLAVE"}));
+  }
+
+  // The name server's route for the topic names only broker-a's slave.
+  bool master_dropped() {
+    auto route = producer_->instance()->api().get_topic_route(kTopic);
+    if (!route.is_ok()) return false;
+    for (const auto& broker : route->broker_datas) {
+      if (broker.broker_name == "broker-a") return broker.broker_addrs.size() == 1 && broker.broker_addrs.contains(1);
+    }
+    return false;
+  }
+};
+
+TEST_F(SyncMasterCrashTest, ItsSlaveHoldsEveryAcknowledgedSend) {
+  ASSERT_NO_FATAL_FAILURE(start_producer());
+  // The slave serves a topic once it has copied its master's topic configs, every 10 s (as
+  // RocketMQ's SlaveSynchronize): before that it answers TOPIC_NOT_EXIST.
+  ASSERT_TRUE(eventually(
+      [&] {
+        PullMessageRequest request;
+        request.consumer_group = "sync_master_crash_probe";
+        request.topic = kTopic;
+        request.sys_flag = pull_sys_flag::kSubscription;  // answer at once
+        return producer_->instance()->api().pull_message(cluster_->broker_addr(2), request).is_ok();
+      },
+      seconds(30)))
+      << "the slave never learned the topic from its master";
+  start_senders();
+  std::size_t target = kAckedBetweenCrashes;
+  ASSERT_TRUE(acked_reaches(target, seconds(60))) << ledger_.acked_count() << " acknowledged of " << target;
+  cluster_->broker(0).kill();
+  ASSERT_TRUE(eventually([&] { return master_dropped(); }, seconds(60))) << "the name server kept the dead master";
+  target = ledger_.acked_count() + kAckedBetweenCrashes;
+  ASSERT_TRUE(acked_reaches(target, seconds(60))) << ledger_.acked_count() << " acknowledged of " << target;
+  stop_senders();
+
+  Consumed late;
+  auto consumer = start_consumer("sync_master_crash_late", late);
+  expect_every_acknowledged_arrives("sync_master_crash_late", late, /*send_ok_only=*/true);
+}
 
 }  // namespace
 }  // namespace mqkit::client
