@@ -12,6 +12,10 @@
 // SyncMasterCrashTest: broker-a is a SYNC_MASTER with a slave, and its master is killed for good.
 // Every send it answered SEND_OK is on the slave, where a group started afterwards reads it.
 //
+// RetryCrashTest: the consumer refuses the first delivery of every fifth message while broker-a
+// is killed and restarted; each refused message comes back through the retry topic and its
+// delay level, across the crashes of the broker holding it.
+//
 // Sends failed while a broker was down go to broker-b through the producer's retries. Every wait
 // and loop is bounded.
 #include <gtest/gtest.h>
@@ -168,12 +172,21 @@ class UnderLoadTest : public ::testing::Test {
     senders_.clear();
   }
 
-  // Bodies a push consumer group received, with how often.
+  // Bodies a push consumer group consumed, with how often. With refuse_first_of_every(n), the
+  // first delivery of every n-th body of each sender fails (RECONSUME_LATER): it only counts once
+  // it comes back through the group's retry topic.
   class Consumed {
    public:
+    void refuse_first_of_every(int n) { refuse_every_ = n; }
     ConcurrentListener listener() {
       return [this](std::span<const MessageExt> messages, ConsumeConcurrentlyContext&) {
         std::lock_guard lock(mutex_);
+        for (const auto& m : messages) {
+          if (m.reconsume_times == 0 && refused(m.body())) {
+            ++refusals_;
+            return ConsumeConcurrentlyStatus::kReconsumeLater;
+          }
+        }
         for (const auto& m : messages) ++count_[m.body()];
         return ConsumeConcurrentlyStatus::kConsumeSuccess;
       };
@@ -182,10 +195,21 @@ class UnderLoadTest : public ::testing::Test {
       std::lock_guard lock(mutex_);
       return count_;
     }
+    int refusals() const {
+      std::lock_guard lock(mutex_);
+      return refusals_;
+    }
 
    private:
+    bool refused(const std::string& body) const {
+      if (refuse_every_ <= 0) return false;
+      return std::stoll(body.substr(body.rfind('-') + 1)) % refuse_every_ == 0;
+    }
+
+    int refuse_every_ = 0;
     mutable std::mutex mutex_;
     std::map<std::string, int> count_;
+    int refusals_ = 0;
   };
 
   std::unique_ptr<PushConsumer> start_consumer(const std::string& group, Consumed& consumed) {
@@ -343,6 +367,43 @@ TEST_F(SyncMasterCrashTest, ItsSlaveHoldsEveryAcknowledgedSend) {
   Consumed late;
   auto consumer = start_consumer("sync_master_crash_late", late);
   expect_every_acknowledged_arrives("sync_master_crash_late", late, /*send_ok_only=*/true);
+}
+
+// Two masters whose delay levels are all 1 s, broker-a killed and restarted twice while the
+// consumer refuses the first delivery of every fifth message. A refused message goes back to the
+// broker it came from (CONSUMER_SEND_MSG_BACK), or as a new message to the retry topic elsewhere
+// when that broker is down, waits out its delay level and comes back: every acknowledged message
+// is consumed in the end, across crashes of the broker holding its retry.
+class RetryCrashTest : public UnderLoadTest {
+ protected:
+  void SetUp() override {
+    ASSERT_NO_FATAL_FAILURE(start_cluster("retry-crash"));
+    std::string levels;
+    for (int i = 0; i < 18; ++i) levels += i == 0 ? "1s" : " 1s";
+    for (const char* name : {"broker-a", "broker-b"}) {
+      ASSERT_NO_FATAL_FAILURE(add_broker({.name = name, .overrides = {"broker.message_delay_level=" + levels}}));
+    }
+  }
+};
+
+TEST_F(RetryCrashTest, EveryRefusedMessageComesBackAcrossCrashes) {
+  ASSERT_NO_FATAL_FAILURE(start_producer());
+  start_senders();
+  Consumed live;
+  live.refuse_first_of_every(5);
+  consumer_ = start_consumer("retry_crash_live", live);
+  std::size_t target = kAckedBetweenCrashes;
+  ASSERT_TRUE(acked_reaches(target, seconds(60))) << ledger_.acked_count() << " acknowledged of " << target;
+  for (int crash = 1; crash <= 2; ++crash) {
+    SCOPED_TRACE("crash " + std::to_string(crash));
+    ASSERT_TRUE(cluster_->restart_broker(0, /*crash=*/true).is_ok());
+    target = ledger_.acked_count() + kAckedBetweenCrashes;
+    ASSERT_TRUE(acked_reaches(target, seconds(60))) << ledger_.acked_count() << " acknowledged of " << target;
+  }
+  stop_senders();
+  expect_every_acknowledged_arrives("retry_crash_live", live);
+  EXPECT_GT(live.refusals(), 0);
+  std::printf("refused first deliveries: %d\n", live.refusals());
 }
 
 }  // namespace
