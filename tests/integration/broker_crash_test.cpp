@@ -259,6 +259,19 @@ class UnderLoadTest : public ::testing::Test {
     return eventually([&] { return ledger_.acked_count() >= count; }, patience);
   }
 
+  // Kills broker 0 (SIGKILL) and restarts it `times` times, with kAckedBetweenCrashes more
+  // acknowledged sends before each crash and after the last.
+  void crash_broker_a_under_load(int times) {
+    std::size_t target = kAckedBetweenCrashes;
+    ASSERT_TRUE(acked_reaches(target, seconds(60))) << ledger_.acked_count() << " acknowledged of " << target;
+    for (int crash = 1; crash <= times; ++crash) {
+      SCOPED_TRACE("crash " + std::to_string(crash));
+      ASSERT_TRUE(cluster_->restart_broker(0, /*crash=*/true).is_ok());
+      target = ledger_.acked_count() + kAckedBetweenCrashes;
+      ASSERT_TRUE(acked_reaches(target, seconds(60))) << ledger_.acked_count() << " acknowledged of " << target;
+    }
+  }
+
   std::unique_ptr<mqkit::testing::LocalCluster> cluster_;
   std::unique_ptr<Producer> producer_;
   std::unique_ptr<PushConsumer> consumer_;
@@ -289,14 +302,7 @@ TEST_P(BrokerCrashTest, EveryAcknowledgedSendReachesTheConsumer) {
   start_senders();
   Consumed live;
   consumer_ = start_consumer("crash_test_live", live);
-  std::size_t target = kAckedBetweenCrashes;
-  ASSERT_TRUE(acked_reaches(target, seconds(60))) << ledger_.acked_count() << " acknowledged of " << target;
-  for (int crash = 1; crash <= kCrashes; ++crash) {
-    SCOPED_TRACE("crash " + std::to_string(crash));
-    ASSERT_TRUE(cluster_->restart_broker(0, /*crash=*/true).is_ok());
-    target = ledger_.acked_count() + kAckedBetweenCrashes;
-    ASSERT_TRUE(acked_reaches(target, seconds(60))) << ledger_.acked_count() << " acknowledged of " << target;
-  }
+  ASSERT_NO_FATAL_FAILURE(crash_broker_a_under_load(kCrashes));
   stop_senders();
   // The group consuming through the crashes has everything, at least once...
   expect_every_acknowledged_arrives("crash_test_live", live);
@@ -392,14 +398,7 @@ TEST_F(RetryCrashTest, EveryRefusedMessageComesBackAcrossCrashes) {
   Consumed live;
   live.refuse_first_of_every(5);
   consumer_ = start_consumer("retry_crash_live", live);
-  std::size_t target = kAckedBetweenCrashes;
-  ASSERT_TRUE(acked_reaches(target, seconds(60))) << ledger_.acked_count() << " acknowledged of " << target;
-  for (int crash = 1; crash <= 2; ++crash) {
-    SCOPED_TRACE("crash " + std::to_string(crash));
-    ASSERT_TRUE(cluster_->restart_broker(0, /*crash=*/true).is_ok());
-    target = ledger_.acked_count() + kAckedBetweenCrashes;
-    ASSERT_TRUE(acked_reaches(target, seconds(60))) << ledger_.acked_count() << " acknowledged of " << target;
-  }
+  ASSERT_NO_FATAL_FAILURE(crash_broker_a_under_load(2));
   stop_senders();
   expect_every_acknowledged_arrives("retry_crash_live", live);
   EXPECT_GT(live.refusals(), 0);
