@@ -23,6 +23,9 @@
 // every committed transaction is delivered (through the broker's checks where a crash cut it
 // short) and no rolled-back or never-executed one is.
 //
+// ScheduledCrashTest: one broker, killed and restarted while every message sent waits 1-3 s as a
+// delay level or a timer message; each arrives, and none before its time.
+//
 // Sends failed while a broker was down go to broker-b through the producer's retries. Every wait
 // and loop is bounded.
 #include <gtest/gtest.h>
@@ -641,6 +644,96 @@ TEST_F(TransactionCrashTest, CommittedTransactionsAreDeliveredAndNoOthers) {
   EXPECT_EQ(wrongly_delivered, 0);
   std::printf("half messages acknowledged %zu, committed %zu, failed sends %d, checks %d\n", ledger_.acked_count(),
               committed.size(), ledger_.failures(), database_->checks());
+}
+
+// One broker with delay levels 1 s, 2 s and 3 s, killed and restarted twice while a producer
+// sends nothing but scheduled messages: even ones with a delay level, odd ones as timer messages
+// due 1-3 s later. Scheduled messages wait in the schedule topic and the timer wheel across the
+// crashes; every acknowledged one arrives, and none before its time.
+class ScheduledCrashTest : public UnderLoadTest {
+ protected:
+  static std::int64_t wall_ms() {
+    return std::chrono::duration_cast<milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  }
+
+  void SetUp() override {
+    ASSERT_NO_FATAL_FAILURE(start_cluster("scheduled-crash"));
+    ASSERT_NO_FATAL_FAILURE(add_broker({.name = "broker-a", .overrides = {"broker.message_delay_level=1s 2s 3s"}}));
+  }
+
+  void start_scheduled_sender() {
+    senders_.emplace_back([this] {
+      for (int i = 0; i < kMaxSendsPerSender && !stop_.load(); ++i) {
+        const std::string body = "scheduled-" + std::to_string(i);
+        const int seconds_later = 1 + i % 3;
+        Message message(kTopic, "TagA", body);
+        const std::int64_t sent_at = wall_ms();
+        std::int64_t not_before = sent_at + 1000 * seconds_later;  // the broker stores it later still
+        if (i % 2 == 0) {
+          message.set_delay_time_level(seconds_later);
+        } else {
+          message.set_deliver_time_ms(not_before);
+          not_before -= kTimerPrecisionMs;  // the broker rounds the time down to its precision
+        }
+        ledger_.sent(body);
+        if (auto result = producer_->send(std::move(message)); result.is_ok()) {
+          ledger_.acknowledged(body, *result);
+          std::lock_guard lock(times_mutex_);
+          not_before_[body] = not_before;
+        } else {
+          ledger_.failed();
+          std::this_thread::sleep_for(milliseconds(20));  // the broker is restarting
+        }
+      }
+    });
+  }
+
+  // A push consumer recording when each body first arrived.
+  std::unique_ptr<PushConsumer> start_timed_consumer(Consumed& consumed) {
+    ConsumerConfig config = mqkit::testing::fast_consumer_config(*cluster_, "scheduled_crash");
+    config.consume_thread_count = 4;
+    auto consumer = std::make_unique<PushConsumer>(config);
+    EXPECT_TRUE(consumer->subscribe(kTopic, "*").is_ok());
+    auto counting = consumed.listener();
+    EXPECT_TRUE(consumer
+                    ->register_listener([this, counting](std::span<const MessageExt> messages,
+                                                         ConsumeConcurrentlyContext& context) {
+                      const std::int64_t now = wall_ms();
+                      {
+                        std::lock_guard lock(times_mutex_);
+                        for (const auto& m : messages) first_arrival_.try_emplace(m.body(), now);
+                      }
+                      return counting(messages, context);
+                    })
+                    .is_ok());
+    const Status started = consumer->start();
+    EXPECT_TRUE(started.is_ok()) << started.to_string();
+    return consumer;
+  }
+
+  static constexpr std::int64_t kTimerPrecisionMs = 1000;  // the broker's timer_precision_ms
+  std::mutex times_mutex_;
+  std::map<std::string, std::int64_t> not_before_;
+  std::map<std::string, std::int64_t> first_arrival_;
+};
+
+TEST_F(ScheduledCrashTest, EveryScheduledMessageArrivesAndNoneEarly) {
+  ASSERT_NO_FATAL_FAILURE(start_producer(1));
+  Consumed consumed;
+  consumer_ = start_timed_consumer(consumed);
+  start_scheduled_sender();
+  ASSERT_NO_FATAL_FAILURE(crash_broker_a_under_load(2));
+  stop_senders();
+  expect_every_acknowledged_arrives("scheduled_crash", consumed);
+
+  std::lock_guard lock(times_mutex_);
+  int early = 0;
+  for (const auto& [body, not_before] : not_before_) {
+    const auto arrival = first_arrival_.find(body);
+    if (arrival == first_arrival_.end() || arrival->second >= not_before) continue;
+    if (++early <= 5) ADD_FAILURE() << body << " arrived " << not_before - arrival->second << " ms early";
+  }
+  EXPECT_EQ(early, 0);
 }
 
 }  // namespace
