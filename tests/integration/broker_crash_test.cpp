@@ -29,6 +29,9 @@
 // FrozenBrokerTest: broker-a freezes (SIGSTOP) for 4 s under load: sends go around it, and
 // nothing acknowledged is lost once it runs again.
 //
+// SlaveCrashTest: a slave killed and restarted under load resumes replication and, once caught
+// up, holds every message its master acknowledged.
+//
 // Sends failed while a broker was down go to broker-b through the producer's retries. Every wait
 // and loop is bounded.
 #include <gtest/gtest.h>
@@ -47,6 +50,7 @@
 
 #include "client_cluster.hpp"
 #include "local_cluster.hpp"
+#include "mqkit/client/client_api.hpp"
 #include "mqkit/client/producer.hpp"
 #include "mqkit/client/push_consumer.hpp"
 #include "mqkit/client/transaction_producer.hpp"
@@ -279,14 +283,14 @@ class UnderLoadTest : public ::testing::Test {
     return eventually([&] { return ledger_.acked_count() >= count; }, patience);
   }
 
-  // Kills broker 0 (SIGKILL) and restarts it `times` times, with kAckedBetweenCrashes more
+  // Kills broker `index` (SIGKILL) and restarts it `times` times, with kAckedBetweenCrashes more
   // acknowledged sends before each crash and after the last.
-  void crash_broker_a_under_load(int times) {
+  void crash_under_load(std::size_t index, int times) {
     std::size_t target = kAckedBetweenCrashes;
     ASSERT_TRUE(acked_reaches(target, seconds(60))) << ledger_.acked_count() << " acknowledged of " << target;
     for (int crash = 1; crash <= times; ++crash) {
       SCOPED_TRACE("crash " + std::to_string(crash));
-      ASSERT_TRUE(cluster_->restart_broker(0, /*crash=*/true).is_ok());
+      ASSERT_TRUE(cluster_->restart_broker(index, /*crash=*/true).is_ok());
       target = ledger_.acked_count() + kAckedBetweenCrashes;
       ASSERT_TRUE(acked_reaches(target, seconds(60))) << ledger_.acked_count() << " acknowledged of " << target;
     }
@@ -322,7 +326,7 @@ TEST_P(BrokerCrashTest, EveryAcknowledgedSendReachesTheConsumer) {
   start_senders();
   Consumed live;
   consumer_ = start_consumer("crash_test_live", live);
-  ASSERT_NO_FATAL_FAILURE(crash_broker_a_under_load(kCrashes));
+  ASSERT_NO_FATAL_FAILURE(crash_under_load(0, kCrashes));
   stop_senders();
   // The group consuming through the crashes has everything, at least once...
   expect_every_acknowledged_arrives("crash_test_live", live);
@@ -340,11 +344,50 @@ INSTANTIATE_TEST_SUITE_P(
                       StoreVariant{"sync_flush", {"store.flush_disk_type=SYNC_FLUSH"}}),
     [](const ::testing::TestParamInfo<StoreVariant>& variant) { return std::string(variant.param.name); });
 
+// A cluster where broker-a has a slave at index slave_index_.
+class ReplicatedTest : public UnderLoadTest {
+ protected:
+  // The slave serves a topic once it has copied its master's topic configs, every 10 s (as
+  // RocketMQ's SlaveSynchronize): before that it answers TOPIC_NOT_EXIST.
+  void wait_until_the_slave_serves_the_topic() {
+    ASSERT_TRUE(eventually(
+        [&] {
+          PullMessageRequest request;
+          request.consumer_group = "crash_test_probe";
+          request.topic = kTopic;
+          request.sys_flag = pull_sys_flag::kSubscription;  // answer at once
+          return producer_->instance()->api().pull_message(cluster_->broker_addr(slave_index_), request).is_ok();
+        },
+        seconds(30)))
+        << "the slave never learned the topic from its master";
+  }
+
+  // Kills broker-a's master for good and waits until the name server routes broker-a to its slave alone.
+  void kill_the_master() {
+    cluster_->broker(0).kill();
+    ASSERT_TRUE(eventually(
+        [&] {
+          auto route = producer_->instance()->api().get_topic_route(kTopic);
+          if (!route.is_ok()) return false;
+          for (const auto& broker : route->broker_datas) {
+            if (broker.broker_name == "broker-a") {
+              return broker.broker_addrs.size() == 1 && broker.broker_addrs.contains(1);
+            }
+          }
+          return false;
+        },
+        seconds(60)))
+        << "the name server kept the dead master";
+  }
+
+  std::size_t slave_index_ = 1;
+};
+
 // broker-a as a SYNC_MASTER with a slave, and broker-b. The master is killed under load and
 // stays down: a SYNC_MASTER answers a send only once its slave has it, so a group started
 // afterwards, reading broker-a's queues from the slave (RocketMQ 4.x's fallback while a master is
 // away), receives every acknowledged message.
-class SyncMasterCrashTest : public UnderLoadTest {
+class SyncMasterCrashTest : public ReplicatedTest {
  protected:
   void SetUp() override {
     ASSERT_NO_FATAL_FAILURE(start_cluster("sync-master-crash"));
@@ -354,45 +397,62 @@ class SyncMasterCrashTest : public UnderLoadTest {
     ASSERT_NO_FATAL_FAILURE(add_broker({.name = "broker-a", .overrides = master}));
     ASSERT_NO_FATAL_FAILURE(add_broker({.name = "broker-b", .overrides = ha}));
     ASSERT_NO_FATAL_FAILURE(add_broker({.name = "broker-a", .overrides = ha, .broker_id = 1, .role = "SLAVE"}));
-  }
-
-  // The name server's route for the topic names only broker-a's slave.
-  bool master_dropped() {
-    auto route = producer_->instance()->api().get_topic_route(kTopic);
-    if (!route.is_ok()) return false;
-    for (const auto& broker : route->broker_datas) {
-      if (broker.broker_name == "broker-a") return broker.broker_addrs.size() == 1 && broker.broker_addrs.contains(1);
-    }
-    return false;
+    slave_index_ = 2;
   }
 };
 
 TEST_F(SyncMasterCrashTest, ItsSlaveHoldsEveryAcknowledgedSend) {
   ASSERT_NO_FATAL_FAILURE(start_producer());
-  // The slave serves a topic once it has copied its master's topic configs, every 10 s (as
-  // RocketMQ's SlaveSynchronize): before that it answers TOPIC_NOT_EXIST.
-  ASSERT_TRUE(eventually(
-      [&] {
-        PullMessageRequest request;
-        request.consumer_group = "sync_master_crash_probe";
-        request.topic = kTopic;
-        request.sys_flag = pull_sys_flag::kSubscription;  // answer at once
-        return producer_->instance()->api().pull_message(cluster_->broker_addr(2), request).is_ok();
-      },
-      seconds(30)))
-      << "the slave never learned the topic from its master";
+  ASSERT_NO_FATAL_FAILURE(wait_until_the_slave_serves_the_topic());
   start_senders();
-  std::size_t target = kAckedBetweenCrashes;
-  ASSERT_TRUE(acked_reaches(target, seconds(60))) << ledger_.acked_count() << " acknowledged of " << target;
-  cluster_->broker(0).kill();
-  ASSERT_TRUE(eventually([&] { return master_dropped(); }, seconds(60))) << "the name server kept the dead master";
-  target = ledger_.acked_count() + kAckedBetweenCrashes;
+  ASSERT_TRUE(acked_reaches(kAckedBetweenCrashes, seconds(60)));
+  ASSERT_NO_FATAL_FAILURE(kill_the_master());
+  const std::size_t target = ledger_.acked_count() + kAckedBetweenCrashes;
   ASSERT_TRUE(acked_reaches(target, seconds(60))) << ledger_.acked_count() << " acknowledged of " << target;
   stop_senders();
 
   Consumed late;
   auto consumer = start_consumer("sync_master_crash_late", late);
   expect_every_acknowledged_arrives("sync_master_crash_late", late, /*send_ok_only=*/true);
+}
+
+// broker-a (ASYNC_MASTER) alone, its slave killed and restarted twice under load, mid-transfer:
+// the restarted slave cuts a torn tail, reports where its log ends and the master resumes from
+// there. Once it has caught up, the master is killed: a group started then reads everything from
+// the slave, every acknowledged message among it.
+class SlaveCrashTest : public ReplicatedTest {
+ protected:
+  void SetUp() override {
+    ASSERT_NO_FATAL_FAILURE(start_cluster("slave-crash"));
+    const std::vector<std::string> ha = {"broker.ha_send_heartbeat_interval=200ms"};
+    ASSERT_NO_FATAL_FAILURE(add_broker({.name = "broker-a", .overrides = ha}));
+    ASSERT_NO_FATAL_FAILURE(add_broker({.name = "broker-a", .overrides = ha, .broker_id = 1, .role = "SLAVE"}));
+  }
+
+  // Every queue of the topic ends at the same offset on the master and the slave.
+  bool slave_caught_up() {
+    ClientApi& api = producer_->instance()->api();
+    for (int queue = 0; queue < kQueuesPerBroker; ++queue) {
+      const MessageQueue mq{kTopic, "broker-a", queue};
+      auto on_master = api.get_max_offset(cluster_->broker_addr(0), mq);
+      auto on_slave = api.get_max_offset(cluster_->broker_addr(1), mq);
+      if (!on_master.is_ok() || !on_slave.is_ok() || *on_master != *on_slave) return false;
+    }
+    return true;
+  }
+};
+
+TEST_F(SlaveCrashTest, TheRestartedSlaveResumesAndEndsWithEveryMessage) {
+  ASSERT_NO_FATAL_FAILURE(start_producer(1));
+  ASSERT_NO_FATAL_FAILURE(wait_until_the_slave_serves_the_topic());
+  start_senders();
+  ASSERT_NO_FATAL_FAILURE(crash_under_load(slave_index_, 2));
+  stop_senders();
+  ASSERT_TRUE(eventually([&] { return slave_caught_up(); }, seconds(60))) << "the slave never caught up";
+  ASSERT_NO_FATAL_FAILURE(kill_the_master());
+  Consumed late;
+  auto consumer = start_consumer("slave_crash_late", late);
+  expect_every_acknowledged_arrives("slave_crash_late", late);
 }
 
 // Two masters whose delay levels are all 1 s, broker-a killed and restarted twice while the
@@ -418,7 +478,7 @@ TEST_F(RetryCrashTest, EveryRefusedMessageComesBackAcrossCrashes) {
   Consumed live;
   live.refuse_first_of_every(5);
   consumer_ = start_consumer("retry_crash_live", live);
-  ASSERT_NO_FATAL_FAILURE(crash_broker_a_under_load(2));
+  ASSERT_NO_FATAL_FAILURE(crash_under_load(0, 2));
   stop_senders();
   expect_every_acknowledged_arrives("retry_crash_live", live);
   EXPECT_GT(live.refusals(), 0);
@@ -506,7 +566,7 @@ TEST_F(OrderlyCrashTest, NoMessageOvertakesAnEarlierOneOfItsKey) {
   ASSERT_NO_FATAL_FAILURE(start_producer(1));
   ASSERT_NO_FATAL_FAILURE(start_ordered_sender());
   consumer_ = start_orderly_consumer();
-  ASSERT_NO_FATAL_FAILURE(crash_broker_a_under_load(2));
+  ASSERT_NO_FATAL_FAILURE(crash_under_load(0, 2));
   stop_senders();
   ASSERT_TRUE(eventually([&] { return all_delivered(); }, seconds(60))) << "an acknowledged message never arrived";
 
@@ -630,7 +690,7 @@ TEST_F(TransactionCrashTest, CommittedTransactionsAreDeliveredAndNoOthers) {
   ASSERT_NO_FATAL_FAILURE(start_transactional_sender());
   Consumed consumed;
   consumer_ = start_consumer("transaction_crash", consumed);
-  ASSERT_NO_FATAL_FAILURE(crash_broker_a_under_load(2));
+  ASSERT_NO_FATAL_FAILURE(crash_under_load(0, 2));
   stop_senders();
 
   const std::set<std::string> committed = database_->all_committed();
@@ -725,7 +785,7 @@ TEST_F(ScheduledCrashTest, EveryScheduledMessageArrivesAndNoneEarly) {
   Consumed consumed;
   consumer_ = start_timed_consumer(consumed);
   start_scheduled_sender();
-  ASSERT_NO_FATAL_FAILURE(crash_broker_a_under_load(2));
+  ASSERT_NO_FATAL_FAILURE(crash_under_load(0, 2));
   stop_senders();
   expect_every_acknowledged_arrives("scheduled_crash", consumed);
 
