@@ -32,6 +32,9 @@
 // SlaveCrashTest: a slave killed and restarted under load resumes replication and, once caught
 // up, holds every message its master acknowledged.
 //
+// ConsumerCrashTest: a consumer process of the group is killed while it consumes; the survivor
+// takes its queues and every acknowledged message is consumed by one or the other.
+//
 // Sends failed while a broker was down go to broker-b through the producer's retries. Every wait
 // and loop is bounded.
 #include <gtest/gtest.h>
@@ -40,14 +43,17 @@
 #include <any>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <ostream>
 #include <set>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
+#include "child_process.hpp"
 #include "client_cluster.hpp"
 #include "local_cluster.hpp"
 #include "mqkit/client/client_api.hpp"
@@ -133,7 +139,6 @@ class UnderLoadTest : public ::testing::Test {
 
   void TearDown() override {
     stop_senders();
-    consumer_.reset();
     producer_.reset();
     cluster_.reset();
   }
@@ -245,10 +250,15 @@ class UnderLoadTest : public ::testing::Test {
 
   // Every body of `expected` reaches `consumed` within the patience.
   void expect_all_arrive(const Consumed& consumed, const std::set<std::string>& expected, const char* what) {
+    expect_all_arrive([&] { return consumed.counts(); }, expected, what);
+  }
+  // The same with what arrived so far as `arrived` tells it.
+  void expect_all_arrive(const std::function<std::map<std::string, int>()>& arrived,
+                         const std::set<std::string>& expected, const char* what) {
     std::vector<std::string> missing;
     const bool all_arrived = eventually(
         [&] {
-          const auto got = consumed.counts();
+          const auto got = arrived();
           missing.clear();
           for (const auto& body : expected) {
             if (!got.contains(body)) missing.push_back(body);
@@ -279,6 +289,13 @@ class UnderLoadTest : public ::testing::Test {
                 ledger_.failures(), duplicates);
   }
 
+  // How many of the topic's queues (not its group's retry queue) the consumer owns.
+  static std::size_t owned_of_topic(const PushConsumer& consumer) {
+    const auto owned = consumer.owned_queues();
+    return static_cast<std::size_t>(
+        std::count_if(owned.begin(), owned.end(), [](const MessageQueue& queue) { return queue.topic == kTopic; }));
+  }
+
   bool acked_reaches(std::size_t count, seconds patience) {
     return eventually([&] { return ledger_.acked_count() >= count; }, patience);
   }
@@ -298,7 +315,6 @@ class UnderLoadTest : public ::testing::Test {
 
   std::unique_ptr<mqkit::testing::LocalCluster> cluster_;
   std::unique_ptr<Producer> producer_;
-  std::unique_ptr<PushConsumer> consumer_;
   Ledger ledger_;
   std::atomic<bool> stop_{false};
   std::vector<std::thread> senders_;
@@ -325,7 +341,7 @@ TEST_P(BrokerCrashTest, EveryAcknowledgedSendReachesTheConsumer) {
   ASSERT_NO_FATAL_FAILURE(start_producer());
   start_senders();
   Consumed live;
-  consumer_ = start_consumer("crash_test_live", live);
+  auto consumer = start_consumer("crash_test_live", live);
   ASSERT_NO_FATAL_FAILURE(crash_under_load(0, kCrashes));
   stop_senders();
   // The group consuming through the crashes has everything, at least once...
@@ -477,7 +493,7 @@ TEST_F(RetryCrashTest, EveryRefusedMessageComesBackAcrossCrashes) {
   start_senders();
   Consumed live;
   live.refuse_first_of_every(5);
-  consumer_ = start_consumer("retry_crash_live", live);
+  auto consumer = start_consumer("retry_crash_live", live);
   ASSERT_NO_FATAL_FAILURE(crash_under_load(0, 2));
   stop_senders();
   expect_every_acknowledged_arrives("retry_crash_live", live);
@@ -565,7 +581,7 @@ class OrderlyCrashTest : public UnderLoadTest {
 TEST_F(OrderlyCrashTest, NoMessageOvertakesAnEarlierOneOfItsKey) {
   ASSERT_NO_FATAL_FAILURE(start_producer(1));
   ASSERT_NO_FATAL_FAILURE(start_ordered_sender());
-  consumer_ = start_orderly_consumer();
+  auto consumer = start_orderly_consumer();
   ASSERT_NO_FATAL_FAILURE(crash_under_load(0, 2));
   stop_senders();
   ASSERT_TRUE(eventually([&] { return all_delivered(); }, seconds(60))) << "an acknowledged message never arrived";
@@ -653,7 +669,6 @@ class TransactionCrashTest : public UnderLoadTest {
 
   void TearDown() override {
     stop_senders();
-    consumer_.reset();
     transactions_.reset();
     UnderLoadTest::TearDown();
   }
@@ -689,7 +704,7 @@ class TransactionCrashTest : public UnderLoadTest {
 TEST_F(TransactionCrashTest, CommittedTransactionsAreDeliveredAndNoOthers) {
   ASSERT_NO_FATAL_FAILURE(start_transactional_sender());
   Consumed consumed;
-  consumer_ = start_consumer("transaction_crash", consumed);
+  auto consumer = start_consumer("transaction_crash", consumed);
   ASSERT_NO_FATAL_FAILURE(crash_under_load(0, 2));
   stop_senders();
 
@@ -783,7 +798,7 @@ class ScheduledCrashTest : public UnderLoadTest {
 TEST_F(ScheduledCrashTest, EveryScheduledMessageArrivesAndNoneEarly) {
   ASSERT_NO_FATAL_FAILURE(start_producer(1));
   Consumed consumed;
-  consumer_ = start_timed_consumer(consumed);
+  auto consumer = start_timed_consumer(consumed);
   start_scheduled_sender();
   ASSERT_NO_FATAL_FAILURE(crash_under_load(0, 2));
   stop_senders();
@@ -816,7 +831,7 @@ TEST_F(FrozenBrokerTest, SendsGoAroundAFrozenBrokerAndNothingAcknowledgedIsLost)
   ASSERT_NO_FATAL_FAILURE(start_producer());
   start_senders();
   Consumed live;
-  consumer_ = start_consumer("frozen_broker_live", live);
+  auto consumer = start_consumer("frozen_broker_live", live);
   ASSERT_TRUE(acked_reaches(kAckedBetweenCrashes, seconds(60)));
   cluster_->broker(0).pause();
   const auto frozen_at = std::chrono::steady_clock::now();
@@ -833,6 +848,79 @@ TEST_F(FrozenBrokerTest, SendsGoAroundAFrozenBrokerAndNothingAcknowledgedIsLost)
   Consumed late;
   auto late_consumer = start_consumer("frozen_broker_late", late);
   expect_every_acknowledged_arrives("frozen_broker_late", late);
+}
+
+// One broker; the group has two consumers, one of them the quick start's example_push_consumer in
+// its own process, which is killed (SIGKILL) while it consumes: it never unregisters, but its
+// connections close, the broker tells the group, and the surviving consumer takes its queues from
+// the offsets it last committed. Every acknowledged message is consumed by one or the other.
+class ConsumerCrashTest : public UnderLoadTest {
+ protected:
+  static constexpr const char* kGroup = "consumer_crash";
+
+  void SetUp() override {
+    ASSERT_NO_FATAL_FAILURE(start_cluster("consumer-crash"));
+    ASSERT_NO_FATAL_FAILURE(add_broker({.name = "broker-a"}));
+  }
+
+  // example_push_consumer, line-buffered (stdbuf) so that what it printed before the kill is in
+  // the pipe, not in its stdio buffer.
+  mqkit::testing::ChildProcess start_example_consumer() {
+    auto child = mqkit::testing::ChildProcess::spawn(
+        "/usr/bin/stdbuf",
+        {"-oL", std::string(MQKIT_BIN_DIR) + "/example_push_consumer", "--topic", kTopic, "--set",
+         "client.namesrv_addr=" + cluster_->namesrv_addr(0), "--set", std::string("consumer.group=") + kGroup, "--set",
+         "consumer.consume_from_where=CONSUME_FROM_FIRST_OFFSET", "--set", "client.rebalance_interval=1s", "--set",
+         "client.heartbeat_broker_interval=1s", "--set", "client.persist_consumer_offset_interval=1s"},
+        "consumer-crash-example");
+    EXPECT_TRUE(child.is_ok()) << child.status().to_string();
+    return std::move(child).value();
+  }
+
+  // The bodies the example printed so far ("... body=<body>" lines).
+  std::set<std::string> printed_bodies(mqkit::testing::ChildProcess& child) {
+    printed_ += child.output();
+    std::set<std::string> bodies;
+    std::size_t line_start = 0;
+    for (std::size_t end; (end = printed_.find('\n', line_start)) != std::string::npos; line_start = end + 1) {
+      const std::string_view line(printed_.data() + line_start, end - line_start);
+      if (const auto at = line.find(" body="); at != std::string_view::npos) bodies.emplace(line.substr(at + 6));
+    }
+    return bodies;
+  }
+
+  std::string printed_;
+};
+
+TEST_F(ConsumerCrashTest, TheSurvivorTakesTheKilledConsumersQueuesAndNothingIsLost) {
+  ASSERT_NO_FATAL_FAILURE(start_producer(1));
+  auto example = start_example_consumer();
+  Consumed survivor;
+  auto consumer = start_consumer(kGroup, survivor);
+  start_senders();
+  ASSERT_TRUE(eventually([&] { return printed_bodies(example).size() >= 200; }, seconds(60)))
+      << "the example consumer never received its share; it printed:\n"
+      << printed_.substr(0, 2000) << "\nits log:\n"
+      << example.log_tail();
+  // Queues change hands with a brief overlap: wait until the survivor has let the example's go.
+  ASSERT_TRUE(eventually([&] { return owned_of_topic(*consumer) == kQueuesPerBroker / 2; }, seconds(60)))
+      << "the two consumers never shared the queues";
+  example.kill();
+  const std::set<std::string> by_example = printed_bodies(example);
+  ASSERT_TRUE(eventually([&] { return owned_of_topic(*consumer) == kQueuesPerBroker; }, seconds(60)))
+      << "the survivor never took the killed consumer's queues";
+  const std::size_t target = ledger_.acked_count() + kAckedBetweenCrashes;
+  ASSERT_TRUE(acked_reaches(target, seconds(60)));
+  stop_senders();
+
+  expect_all_arrive(
+      [&] {
+        auto consumed = survivor.counts();
+        for (const auto& body : by_example) ++consumed[body];
+        return consumed;
+      },
+      ledger_.acked(), "acknowledged messages (by either consumer)");
+  std::printf("acknowledged %zu; the example consumed %zu before the kill\n", ledger_.acked_count(), by_example.size());
 }
 
 }  // namespace
