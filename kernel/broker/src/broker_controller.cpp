@@ -153,6 +153,7 @@ Status BrokerController::start_services() {
   // once it is known. A slave runs neither (RocketMQ starts them on masters only): its records
   // come from the master.
   if (!config_.is_slave()) MQKIT_RETURN_IF_ERROR(start_processor_services(extra_services_));
+  handler_->open();  // everything a request reads is in place
 
   registrar_ = std::make_unique<NameServerRegistrar>(config_, transport_, *topics_);
   topics_->on_change([this] { registration_needed_ = true; });

@@ -33,6 +33,10 @@ void BrokerRequestHandler::add(std::shared_ptr<RequestProcessor> processor) {
 void BrokerRequestHandler::on_request(const std::shared_ptr<Channel>& channel, RemotingCommand request) noexcept {
   Responder responder(channel, request, rpc_);
   const std::int32_t code = request.code;
+  if (!open_.load(std::memory_order_acquire)) {
+    responder.fail(rc::kServiceNotAvailable, "the broker is starting; try again later");
+    return;
+  }
   try {
     if (access_check_) {
       if (plugin::v1::Status allowed = access_check_(*channel, request); !allowed) {

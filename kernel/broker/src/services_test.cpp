@@ -102,9 +102,28 @@ class Echo final : public RequestProcessor {
   }
 };
 
+TEST(BrokerRequestHandlerTest, RefusesRequestsUntilOpened) {
+  BrokerRequestHandler handler;
+  handler.add(std::make_shared<Echo>());
+  auto channel = std::make_shared<FakeChannel>();
+  auto req = RemotingCommand::request(7);
+  req.opaque = 3;
+  handler.on_request(channel, req);
+  handler.open();
+  handler.on_request(channel, req);
+  const auto sent = channel->sent();
+  ASSERT_EQ(sent.size(), 2u);
+  EXPECT_EQ(sent[0].opaque, 3);
+  EXPECT_EQ(sent[0].code, protocol::response_code::kServiceNotAvailable);
+  EXPECT_EQ(sent[0].remark, "the broker is starting; try again later");
+  EXPECT_EQ(sent[1].code, protocol::response_code::kSuccess);
+  EXPECT_EQ(sent[1].remark, "echo");
+}
+
 TEST(BrokerRequestHandlerTest, RoutesByCodeAndTurnsFailuresIntoResponses) {
   BrokerRequestHandler handler;
   handler.add(std::make_shared<Echo>());
+  handler.open();
   auto channel = std::make_shared<FakeChannel>();
   auto req = RemotingCommand::request(7);
   req.opaque = 9;

@@ -47,6 +47,7 @@ class AclRequestTest : public ::testing::Test {
     handler_.set_access_check([control = *control](const plugin::v1::Channel& channel, const RemotingCommand& r) {
       return control->check(r, channel.remote_address());
     });
+    handler_.open();
     create_topic(harness_.context(), "Orders", 1);
     create_topic(harness_.context(), "Secret", 1);
   }

@@ -193,6 +193,7 @@ TEST(RpcLatencyRecordingTest, TheHandlerTimesEveryAnswer) {
   BrokerRequestHandler handler;
   handler.add(std::make_shared<Answering>());
   handler.record_latency_in(&metrics.rpc());
+  handler.open();
   auto channel = std::make_shared<testing::FakeChannel>();
   handler.on_request(channel, RemotingCommand::request(protocol::request_code::kHeartBeat));
   handler.on_request(channel, RemotingCommand::request(protocol::request_code::kHeartBeat));

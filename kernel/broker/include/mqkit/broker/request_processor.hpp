@@ -4,6 +4,7 @@
 // polling, sync flush). One-way requests are never answered.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -76,10 +77,17 @@ class BrokerRequestHandler final : public plugin::v1::RequestHandler {
   // Before the transport delivers requests (not synchronized with on_request).
   void set_access_check(AccessCheck check) { access_check_ = std::move(check); }
 
+  // Until open(), every request is answered SERVICE_NOT_AVAILABLE ("the broker is starting"),
+  // which producers retry on another broker. The broker listens before it knows all a request
+  // reads (its address when the port is ephemeral, replication, delayed delivery); open()
+  // publishes that state to the transport's threads once it is complete.
+  void open() noexcept { open_.store(true, std::memory_order_release); }
+
   void on_request(const std::shared_ptr<Channel>& channel, RemotingCommand request) noexcept override;
   void on_channel_closed(const std::shared_ptr<Channel>& channel) noexcept override;
 
  private:
+  std::atomic<bool> open_{false};
   std::map<std::int32_t, std::shared_ptr<RequestProcessor>> processors_;
   std::vector<ClosedListener> closed_listeners_;
   AccessCheck access_check_;
