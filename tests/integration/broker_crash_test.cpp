@@ -1,5 +1,6 @@
-// Brokers killed under load. A sync and an async sender run without pause while brokers are
-// killed with SIGKILL; the promise under test is the one a RocketMQ user relies on.
+// Processes killed under load. Senders run without pause while brokers (and, in one case, a
+// consumer) are killed with SIGKILL or frozen with SIGSTOP; the promise under test is the one a
+// RocketMQ user relies on: what was acknowledged is delivered.
 //
 // BrokerCrashTest: broker-a is killed and restarted three times while a push consumer consumes.
 // Every send the producer saw acknowledged reaches that consumer (at least once), and a second
