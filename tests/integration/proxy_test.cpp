@@ -4,8 +4,13 @@
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <map>
+#include <mutex>
 #include <regex>
 #include <set>
 #include <thread>
@@ -382,6 +387,76 @@ TEST_F(ProxyTest, ReceivedMessagesComeWithTheirPropertiesAndAcksCommitTheGroupsO
   EXPECT_EQ(committed, 3);
   v2::Message garbage;
   EXPECT_EQ(ack("ProxyConsume", "ProxyGroup", garbage, "not a receipt").status().code(), v2::INVALID_RECEIPT_HANDLE);
+}
+
+// The broker behind the proxy is killed (SIGKILL) and restarted twice while a gRPC client sends
+// without pause: sends fail while its port refuses, the proxy's connections to it recover, and
+// every send the proxy answered OK is received through the proxy afterwards (pop consumption) by a
+// group that acks each message.
+TEST_F(ProxyTest, EverySendAnsweredOkIsReceivedAfterBrokerCrashes) {
+  create_topic("ProxyCrash");
+  std::atomic<bool> stop{false};
+  std::mutex mutex;
+  std::set<std::string> answered_ok;
+  int failed = 0;
+  std::thread sender([&] {
+    for (int i = 0; i < 200'000 && !stop.load(); ++i) {
+      char id[33];
+      std::snprintf(id, sizeof id, "0A000001000000000000000%09X", i);
+      const std::string body = "crash-" + std::to_string(i);
+      v2::SendMessageRequest request;
+      *request.add_messages() = message("ProxyCrash", id, body);
+      v2::SendMessageResponse response;
+      grpc::ClientContext context;
+      prepare(context);
+      const bool ok = stub_->SendMessage(&context, request, &response).ok() && response.status().code() == v2::OK;
+      {
+        std::lock_guard lock(mutex);
+        if (ok) {
+          answered_ok.insert(body);
+        } else {
+          ++failed;
+        }
+      }
+      if (!ok) std::this_thread::sleep_for(20ms);  // the broker is restarting: its port refuses
+    }
+  });
+  auto answered = [&] {
+    std::lock_guard lock(mutex);
+    return answered_ok.size();
+  };
+  auto wait_for_answers = [&](std::size_t count) {
+    for (int i = 0; i < 600 && answered() < count; ++i) std::this_thread::sleep_for(100ms);
+    return answered() >= count;
+  };
+  bool progressed = wait_for_answers(300);
+  for (int crash = 0; crash < 2 && progressed; ++crash) {
+    ASSERT_TRUE(cluster_.restart_broker(0, /*crash=*/true).is_ok());
+    progressed = wait_for_answers(answered() + 300);
+  }
+  stop.store(true);
+  sender.join();
+  ASSERT_TRUE(progressed) << "sends through the proxy stopped being answered OK after a crash (" << answered()
+                          << " answered OK, " << failed << " failed)";
+
+  std::set<std::string> received;
+  // Until everything arrived, or 20 receives in a row (10 s) found nothing.
+  for (int empty_rounds = 0; empty_rounds < 20 && !std::includes(received.begin(), received.end(),
+                                                                 answered_ok.begin(), answered_ok.end());) {
+    const auto messages = receive("ProxyCrash", "ProxyCrashGroup", 30'000, 500, 32).messages;
+    empty_rounds = messages.empty() ? empty_rounds + 1 : 0;
+    for (const auto& m : messages) {
+      received.insert(m.body());
+      EXPECT_EQ(ack("ProxyCrash", "ProxyCrashGroup", m).status().code(), v2::OK);
+    }
+  }
+  std::vector<std::string> missing;
+  std::set_difference(answered_ok.begin(), answered_ok.end(), received.begin(), received.end(),
+                      std::back_inserter(missing));
+  EXPECT_TRUE(missing.empty()) << missing.size() << " of " << answered_ok.size()
+                               << " sends answered OK were never received, first "
+                               << (missing.empty() ? "" : missing.front());
+  std::printf("answered OK %zu, failed %d, received %zu\n", answered_ok.size(), failed, received.size());
 }
 
 // The threads a process runs now (/proc/<pid>/status).
