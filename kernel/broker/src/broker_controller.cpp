@@ -298,13 +298,14 @@ void BrokerController::stop() noexcept {
   if (exporter_) exporter_->stop();
   tasks_.stop();
   if (registrar_) registrar_->unregister_all();
+  if (handler_) handler_->close();  // requests from now on are refused; those in flight finish
   if (ha_client_) ha_client_->stop();
   if (ha_master_) ha_master_->stop();
-  context_.ha_master = nullptr;
   if (long_polling_) long_polling_->stop();
   stop_processor_services(extra_services_);
   extra_services_.reset();
   transport_->shutdown();
+  context_.ha_master = nullptr;  // no request runs any more
   if (dispatch_) dispatch_->stop();
   // A start that stopped at a corrupt offsets or pop document saves nothing over it: what is in
   // memory then is empty, not what the broker had.

@@ -33,8 +33,9 @@ void BrokerRequestHandler::add(std::shared_ptr<RequestProcessor> processor) {
 void BrokerRequestHandler::on_request(const std::shared_ptr<Channel>& channel, RemotingCommand request) noexcept {
   Responder responder(channel, request, rpc_);
   const std::int32_t code = request.code;
-  if (!open_.load(std::memory_order_acquire)) {
-    responder.fail(rc::kServiceNotAvailable, "the broker is starting; try again later");
+  if (const State state = state_.load(std::memory_order_acquire); state != State::kOpen) {
+    responder.fail(rc::kServiceNotAvailable, state == State::kStarting ? "the broker is starting; try again later"
+                                                                         : "the broker is stopping");
     return;
   }
   try {

@@ -102,7 +102,7 @@ class Echo final : public RequestProcessor {
   }
 };
 
-TEST(BrokerRequestHandlerTest, RefusesRequestsUntilOpened) {
+TEST(BrokerRequestHandlerTest, RefusesRequestsUntilOpenedAndAfterClosed) {
   BrokerRequestHandler handler;
   handler.add(std::make_shared<Echo>());
   auto channel = std::make_shared<FakeChannel>();
@@ -111,13 +111,17 @@ TEST(BrokerRequestHandlerTest, RefusesRequestsUntilOpened) {
   handler.on_request(channel, req);
   handler.open();
   handler.on_request(channel, req);
+  handler.close();
+  handler.on_request(channel, req);
   const auto sent = channel->sent();
-  ASSERT_EQ(sent.size(), 2u);
+  ASSERT_EQ(sent.size(), 3u);
   EXPECT_EQ(sent[0].opaque, 3);
   EXPECT_EQ(sent[0].code, protocol::response_code::kServiceNotAvailable);
   EXPECT_EQ(sent[0].remark, "the broker is starting; try again later");
   EXPECT_EQ(sent[1].code, protocol::response_code::kSuccess);
   EXPECT_EQ(sent[1].remark, "echo");
+  EXPECT_EQ(sent[2].code, protocol::response_code::kServiceNotAvailable);
+  EXPECT_EQ(sent[2].remark, "the broker is stopping");
 }
 
 TEST(BrokerRequestHandlerTest, RoutesByCodeAndTurnsFailuresIntoResponses) {

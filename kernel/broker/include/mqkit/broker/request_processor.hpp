@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -80,14 +81,17 @@ class BrokerRequestHandler final : public plugin::v1::RequestHandler {
   // Until open(), every request is answered SERVICE_NOT_AVAILABLE ("the broker is starting"),
   // which producers retry on another broker. The broker listens before it knows all a request
   // reads (its address when the port is ephemeral, replication, delayed delivery); open()
-  // publishes that state to the transport's threads once it is complete.
-  void open() noexcept { open_.store(true, std::memory_order_release); }
+  // publishes that state to the transport's threads once it is complete. After close(), the same
+  // answer says the broker is stopping: its services stop while the transport still delivers.
+  void open() noexcept { state_.store(State::kOpen, std::memory_order_release); }
+  void close() noexcept { state_.store(State::kStopping, std::memory_order_release); }
 
   void on_request(const std::shared_ptr<Channel>& channel, RemotingCommand request) noexcept override;
   void on_channel_closed(const std::shared_ptr<Channel>& channel) noexcept override;
 
  private:
-  std::atomic<bool> open_{false};
+  enum class State : std::uint8_t { kStarting, kOpen, kStopping };
+  std::atomic<State> state_{State::kStarting};
   std::map<std::int32_t, std::shared_ptr<RequestProcessor>> processors_;
   std::vector<ClosedListener> closed_listeners_;
   AccessCheck access_check_;
