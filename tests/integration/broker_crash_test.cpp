@@ -300,6 +300,14 @@ class UnderLoadTest : public ::testing::Test {
         std::count_if(owned.begin(), owned.end(), [](const MessageQueue& queue) { return queue.topic == kTopic; }));
   }
 
+  // A group started now reads every acknowledged message (or every SEND_OK one) back from the
+  // stores.
+  void expect_a_new_group_gets_everything(const std::string& group, bool send_ok_only = false) {
+    Consumed late;
+    auto consumer = start_consumer(group, late);
+    expect_every_acknowledged_arrives(group, late, send_ok_only);
+  }
+
   bool acked_reaches(std::size_t count, seconds patience) {
     return eventually([&] { return ledger_.acked_count() >= count; }, patience);
   }
@@ -352,9 +360,7 @@ TEST_P(BrokerCrashTest, EveryAcknowledgedSendReachesTheConsumer) {
   expect_every_acknowledged_arrives("crash_test_live", live);
   // ... and so does a group that starts afterwards and reads it all back from the stores, which
   // the live group's quick consumption could otherwise hide.
-  Consumed late;
-  auto late_consumer = start_consumer("crash_test_late", late);
-  expect_every_acknowledged_arrives("crash_test_late", late);
+  expect_a_new_group_gets_everything("crash_test_late");
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -422,9 +428,7 @@ TEST_F(GracefulRestartTest, EveryAcknowledgedSendReachesTheConsumer) {
   ASSERT_NO_FATAL_FAILURE(crash_under_load(0, 2, /*crash=*/false));
   stop_senders();
   expect_every_acknowledged_arrives("graceful_restart_live", live);
-  Consumed late;
-  auto late_consumer = start_consumer("graceful_restart_late", late);
-  expect_every_acknowledged_arrives("graceful_restart_late", late);
+  expect_a_new_group_gets_everything("graceful_restart_late");
 }
 
 // broker-a as a SYNC_MASTER with a slave, and broker-b. The master is killed under load and
@@ -455,9 +459,7 @@ TEST_F(SyncMasterCrashTest, ItsSlaveHoldsEveryAcknowledgedSend) {
   ASSERT_TRUE(acked_reaches(target, seconds(60))) << ledger_.acked_count() << " acknowledged of " << target;
   stop_senders();
 
-  Consumed late;
-  auto consumer = start_consumer("sync_master_crash_late", late);
-  expect_every_acknowledged_arrives("sync_master_crash_late", late, /*send_ok_only=*/true);
+  expect_a_new_group_gets_everything("sync_master_crash_late", /*send_ok_only=*/true);
 }
 
 // broker-a (ASYNC_MASTER) alone, its slave killed and restarted twice under load, mid-transfer:
@@ -494,9 +496,7 @@ TEST_F(SlaveCrashTest, TheRestartedSlaveResumesAndEndsWithEveryMessage) {
   stop_senders();
   ASSERT_TRUE(eventually([&] { return slave_caught_up(); }, seconds(60))) << "the slave never caught up";
   ASSERT_NO_FATAL_FAILURE(kill_the_master());
-  Consumed late;
-  auto consumer = start_consumer("slave_crash_late", late);
-  expect_every_acknowledged_arrives("slave_crash_late", late);
+  expect_a_new_group_gets_everything("slave_crash_late");
 }
 
 // Two masters whose delay levels are all 1 s, broker-a killed and restarted twice while the
@@ -873,9 +873,7 @@ TEST_F(FrozenBrokerTest, SendsGoAroundAFrozenBrokerAndNothingAcknowledgedIsLost)
   ASSERT_TRUE(acked_reaches(ledger_.acked_count() + kAckedBetweenCrashes, seconds(60)));
   stop_senders();
   expect_every_acknowledged_arrives("frozen_broker_live", live);
-  Consumed late;
-  auto late_consumer = start_consumer("frozen_broker_late", late);
-  expect_every_acknowledged_arrives("frozen_broker_late", late);
+  expect_a_new_group_gets_everything("frozen_broker_late");
 }
 
 // One broker; the group has two consumers, one of them the quick start's example_push_consumer in
