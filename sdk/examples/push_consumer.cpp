@@ -27,6 +27,7 @@ void print(const MessageExt& m) {
   std::printf("%s %s/%d offset=%lld reconsumed=%d tags=%s keys=%s body=%s\n", m.topic().c_str(), m.broker_name.c_str(),
               m.queue_id, static_cast<long long>(m.queue_offset), m.reconsume_times, std::string(m.tags()).c_str(),
               std::string(m.keys()).c_str(), m.body().c_str());
+  std::fflush(stdout);  // line by line: a pipe (| grep, | tee) sees each message when it arrives
   if (++received == wanted) ::kill(::getpid(), SIGINT);  // the main thread is waiting for a signal
 }
 

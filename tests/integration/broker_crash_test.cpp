@@ -889,12 +889,12 @@ class ConsumerCrashTest : public UnderLoadTest {
     ASSERT_NO_FATAL_FAILURE(add_broker({.name = "broker-a"}));
   }
 
-  // example_push_consumer, line-buffered (stdbuf) so that what it printed before the kill is in
-  // the pipe, not in its stdio buffer.
+  // example_push_consumer, which flushes each line it prints: what it printed before the kill
+  // is in the pipe.
   mqkit::testing::ChildProcess start_example_consumer() {
     auto child = mqkit::testing::ChildProcess::spawn(
-        "/usr/bin/stdbuf",
-        {"-oL", std::string(MQKIT_BIN_DIR) + "/example_push_consumer", "--topic", kTopic, "--set",
+        "example_push_consumer",
+        {"--topic", kTopic, "--set",
          "client.namesrv_addr=" + cluster_->namesrv_addr(0), "--set", std::string("consumer.group=") + kGroup, "--set",
          "consumer.consume_from_where=CONSUME_FROM_FIRST_OFFSET", "--set", "client.rebalance_interval=1s", "--set",
          "client.heartbeat_broker_interval=1s", "--set", "client.persist_consumer_offset_interval=1s"},
