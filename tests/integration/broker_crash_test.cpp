@@ -141,6 +141,14 @@ class UnderLoadTest : public ::testing::Test {
     ASSERT_TRUE(started.is_ok()) << started.to_string();
   }
 
+  // A name server and two masters, broker-a and broker-b, with the same extra settings.
+  void start_two_masters(const std::string& test_name, const std::vector<std::string>& overrides = {}) {
+    ASSERT_NO_FATAL_FAILURE(start_cluster(test_name));
+    for (const char* name : {"broker-a", "broker-b"}) {
+      ASSERT_NO_FATAL_FAILURE(add_broker({.name = name, .overrides = overrides}));
+    }
+  }
+
   void TearDown() override {
     stop_senders();
     producer_.reset();
@@ -342,10 +350,7 @@ void PrintTo(const StoreVariant& variant, std::ostream* out) { *out << variant.n
 class BrokerCrashTest : public UnderLoadTest, public ::testing::WithParamInterface<StoreVariant> {
  protected:
   void SetUp() override {
-    ASSERT_NO_FATAL_FAILURE(start_cluster(std::string("broker-crash-") + GetParam().name));
-    for (const char* name : {"broker-a", "broker-b"}) {
-      ASSERT_NO_FATAL_FAILURE(add_broker({.name = name, .overrides = GetParam().overrides}));
-    }
+    ASSERT_NO_FATAL_FAILURE(start_two_masters(std::string("broker-crash-") + GetParam().name, GetParam().overrides));
   }
 };
 
@@ -415,8 +420,7 @@ class ReplicatedTest : public UnderLoadTest {
 class GracefulRestartTest : public UnderLoadTest {
  protected:
   void SetUp() override {
-    ASSERT_NO_FATAL_FAILURE(start_cluster("graceful-restart"));
-    for (const char* name : {"broker-a", "broker-b"}) ASSERT_NO_FATAL_FAILURE(add_broker({.name = name}));
+    ASSERT_NO_FATAL_FAILURE(start_two_masters("graceful-restart"));
   }
 };
 
@@ -507,12 +511,9 @@ TEST_F(SlaveCrashTest, TheRestartedSlaveResumesAndEndsWithEveryMessage) {
 class RetryCrashTest : public UnderLoadTest {
  protected:
   void SetUp() override {
-    ASSERT_NO_FATAL_FAILURE(start_cluster("retry-crash"));
     std::string levels;
     for (int i = 0; i < 18; ++i) levels += i == 0 ? "1s" : " 1s";
-    for (const char* name : {"broker-a", "broker-b"}) {
-      ASSERT_NO_FATAL_FAILURE(add_broker({.name = name, .overrides = {"broker.message_delay_level=" + levels}}));
-    }
+    ASSERT_NO_FATAL_FAILURE(start_two_masters("retry-crash", {"broker.message_delay_level=" + levels}));
   }
 };
 
@@ -850,8 +851,7 @@ TEST_F(ScheduledCrashTest, EveryScheduledMessageArrivesAndNoneEarly) {
 class FrozenBrokerTest : public UnderLoadTest {
  protected:
   void SetUp() override {
-    ASSERT_NO_FATAL_FAILURE(start_cluster("frozen-broker"));
-    for (const char* name : {"broker-a", "broker-b"}) ASSERT_NO_FATAL_FAILURE(add_broker({.name = name}));
+    ASSERT_NO_FATAL_FAILURE(start_two_masters("frozen-broker"));
   }
 };
 
