@@ -153,10 +153,11 @@ Status BrokerController::start_services() {
   // once it is known. A slave runs neither (RocketMQ starts them on masters only): its records
   // come from the master.
   if (!config_.is_slave()) MQKIT_RETURN_IF_ERROR(start_processor_services(extra_services_));
+  // Requests change topics (auto-creation): the listener is in place before they are served.
+  topics_->on_change([this] { registration_needed_ = true; });
   handler_->open();  // everything a request reads is in place
 
   registrar_ = std::make_unique<NameServerRegistrar>(config_, transport_, *topics_);
-  topics_->on_change([this] { registration_needed_ = true; });
   register_all();
   registered_once_.store(true, std::memory_order_release);
   const auto period = std::chrono::milliseconds(config_.register_name_server_period_ms);
