@@ -64,6 +64,7 @@
 #include "mqkit/client/producer.hpp"
 #include "mqkit/client/push_consumer.hpp"
 #include "mqkit/client/transaction_producer.hpp"
+#include "mqkit/kernel/wall_clock.hpp"
 
 namespace mqkit::client {
 namespace {
@@ -85,14 +86,16 @@ class Ledger {
     std::lock_guard lock(mutex_);
     acked_.insert(body);
     if (result.status == SendStatus::kSendOk) send_ok_.insert(body);
-    stored_at_[body] = result.message_queue.broker_name + " queue " + std::to_string(result.message_queue.queue_id) +
-                       " offset " + std::to_string(result.queue_offset) + " (" + std::string(to_string(result.status)) +
-                       ")";
+    stored_at_[body] = {result.message_queue, result.queue_offset, result.status};
   }
+  // Where the body was stored, for a failure message.
   std::string stored_at(const std::string& body) const {
     std::lock_guard lock(mutex_);
     const auto it = stored_at_.find(body);
-    return it == stored_at_.end() ? "?" : it->second;
+    if (it == stored_at_.end()) return "?";
+    const Stored& at = it->second;
+    return at.queue.broker_name + " queue " + std::to_string(at.queue.queue_id) + " offset " +
+           std::to_string(at.offset) + " (" + std::string(to_string(at.status)) + ")";
   }
   void failed() { failures_.fetch_add(1, std::memory_order_relaxed); }
   void sent(const std::string& body) {
@@ -124,7 +127,12 @@ class Ledger {
   std::set<std::string> sent_;
   std::set<std::string> acked_;
   std::set<std::string> send_ok_;
-  std::map<std::string, std::string> stored_at_;
+  struct Stored {
+    MessageQueue queue;
+    std::int64_t offset;
+    SendStatus status;
+  };
+  std::map<std::string, Stored> stored_at_;
   std::atomic<int> failures_{0};
 };
 
@@ -759,10 +767,6 @@ TEST_F(TransactionCrashTest, CommittedTransactionsAreDeliveredAndNoOthers) {
 // crashes; every acknowledged one arrives, and none before its time.
 class ScheduledCrashTest : public UnderLoadTest {
  protected:
-  static std::int64_t wall_ms() {
-    return std::chrono::duration_cast<milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-  }
-
   void SetUp() override {
     ASSERT_NO_FATAL_FAILURE(start_cluster("scheduled-crash"));
     ASSERT_NO_FATAL_FAILURE(add_broker({.name = "broker-a", .overrides = {"broker.message_delay_level=1s 2s 3s"}}));
@@ -774,7 +778,7 @@ class ScheduledCrashTest : public UnderLoadTest {
         const std::string body = "scheduled-" + std::to_string(i);
         const int seconds_later = 1 + i % 3;
         Message message(kTopic, "TagA", body);
-        const std::int64_t sent_at = wall_ms();
+        const std::int64_t sent_at = kernel::wall_clock_ms();
         std::int64_t not_before = sent_at + 1000 * seconds_later;  // the broker stores it later still
         if (i % 2 == 0) {
           message.set_delay_time_level(seconds_later);
@@ -805,7 +809,7 @@ class ScheduledCrashTest : public UnderLoadTest {
     EXPECT_TRUE(consumer
                     ->register_listener([this, counting](std::span<const MessageExt> messages,
                                                          ConsumeConcurrentlyContext& context) {
-                      const std::int64_t now = wall_ms();
+                      const std::int64_t now = kernel::wall_clock_ms();
                       {
                         std::lock_guard lock(times_mutex_);
                         for (const auto& m : messages) first_arrival_.try_emplace(m.body(), now);
