@@ -50,6 +50,10 @@ void flatten(RemotingCommand& command) {
   command.body_slices.clear();
 }
 
+bool is_message_send(std::int32_t code) {
+  return code == rq::kSendMessage || code == rq::kSendMessageV2 || code == rq::kSendBatchMessage;
+}
+
 RemotingCommand with_code(std::int32_t code, std::string remark = {}) {
   RemotingCommand response;
   response.code = code;
@@ -175,7 +179,7 @@ void FakeTransport::channel_invoke(const std::string& address, RemotingCommand r
     std::lock_guard lock(mutex_);
     request.opaque = next_opaque_++;
     calls_.push_back(Call{address, request});
-    if (hold_) {
+    if (hold_ && is_message_send(request.code)) {
       held_.push_back(Held{address, std::move(request), std::move(done)});
       return;
     }

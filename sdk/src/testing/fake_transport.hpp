@@ -44,7 +44,9 @@ class FakeTransport final : public plugin::v1::Transport,
 
   // connect() to `address` fails (Unavailable) while set.
   void set_unreachable(const std::string& address, bool unreachable);
-  // While held, invocations wait; release_held() answers the oldest `count` of them.
+  // While held, message sends wait; release_held() answers the oldest `count` of them. Other
+  // requests (heartbeats, route queries) are answered as ever, so the client's background work
+  // cannot take a held place a test counts on.
   void hold_responses(bool hold);
   std::size_t held_count() const;
   void release_held(std::size_t count = static_cast<std::size_t>(-1));
