@@ -18,7 +18,7 @@ using plugin::v1::Status;
 Result<std::shared_ptr<AccessControl>> AccessControl::load(std::filesystem::path file) {
   std::shared_ptr<AccessControl> control(new AccessControl(std::move(file)));
   MQKIT_ASSIGN_OR_RETURN(auto loaded, control->read());
-  control->rules_.store(std::make_shared<const AclRules>(std::move(loaded.first)));
+  control->put_in_force(std::make_shared<const AclRules>(std::move(loaded.first)));
   control->loaded_ = std::move(loaded.second);
   return control;
 }
@@ -58,13 +58,23 @@ Status AccessControl::change(const Edit& edit) {
   auto rules = std::make_shared<const AclRules>(std::move(changed.first));
   kernel::logger("broker")->info("ACL file {} changed by an admin request: {} accounts, {} global white addresses",
                                  file_.string(), rules->accounts.size(), rules->global_white_remote_addresses.size());
-  rules_.store(std::move(rules));
+  put_in_force(std::move(rules));
   loaded_ = std::move(changed.second);
   return Status::ok();
 }
 
+std::shared_ptr<const AclRules> AccessControl::rules() const {
+  std::lock_guard lock(rules_mutex_);
+  return rules_;
+}
+
+void AccessControl::put_in_force(std::shared_ptr<const AclRules> rules) {
+  std::lock_guard lock(rules_mutex_);
+  rules_.swap(rules);  // the parameter, now holding the old rules, is freed after the unlock
+}
+
 Status AccessControl::check(const plugin::v1::RemotingCommand& request, std::string_view remote_address) const {
-  const std::shared_ptr<const AclRules> rules = rules_.load();
+  const std::shared_ptr<const AclRules> rules = this->rules();
   Status decision = validate(*rules, request, remote_address);
   if (decision.is_ok()) return decision;
   return Status::permission_denied("AclException: " + decision.message());
@@ -89,7 +99,7 @@ bool AccessControl::reload_if_changed() {
   auto rules = std::make_shared<const AclRules>(std::move(fresh->first));
   log->info("ACL file {} reloaded: {} accounts, {} global white addresses", file_.string(), rules->accounts.size(),
             rules->global_white_remote_addresses.size());
-  rules_.store(std::move(rules));
+  put_in_force(std::move(rules));
   return true;
 }
 

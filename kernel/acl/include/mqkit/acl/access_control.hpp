@@ -6,7 +6,6 @@
 // thread; the rules are swapped whole, so a check sees the old rules or the new ones.
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -43,7 +42,7 @@ class AccessControl {
 
   const std::filesystem::path& file() const noexcept { return file_; }
   // The rules in force (their version too).
-  std::shared_ptr<const AclRules> rules() const { return rules_.load(); }
+  std::shared_ptr<const AclRules> rules() const;
 
  private:
   struct Snapshot {
@@ -59,8 +58,13 @@ class AccessControl {
   plugin::v1::Result<std::pair<AclRules, Snapshot>> rules_of(std::string content,
                                                              std::filesystem::file_time_type modified) const;
 
+  void put_in_force(std::shared_ptr<const AclRules> rules);
+
   std::filesystem::path file_;
-  std::atomic<std::shared_ptr<const AclRules>> rules_;
+  // Not std::atomic<std::shared_ptr>: GCC 12's load() releases its lock bit with a relaxed store,
+  // so a load is not ordered before the next store's write (ThreadSanitizer reports it).
+  mutable std::mutex rules_mutex_;
+  std::shared_ptr<const AclRules> rules_;  // under rules_mutex_
   std::mutex file_mutex_;  // one reload or change at a time
   Snapshot loaded_;        // under file_mutex_
 };
