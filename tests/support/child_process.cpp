@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -34,9 +35,14 @@ Result<ChildProcess> ChildProcess::spawn(const std::string& binary, const std::v
   std::vector<char*> argv;
   for (auto& a : argv_storage) argv.push_back(a.data());
   argv.push_back(nullptr);
+  const pid_t test_pid = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) return Status::io_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
+    // A test process that crashes runs no destructor: its servers must not outlive it. The signal
+    // follows the forking thread, which is gtest's main thread for every test here.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != test_pid) ::_exit(127);  // the test died before the line above
     ::dup2(pipe_fds[1], STDOUT_FILENO);
     ::dup2(log_fd, STDERR_FILENO);
     // The test runner may block signals; the child must see SIGTERM.
