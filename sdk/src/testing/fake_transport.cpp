@@ -50,8 +50,9 @@ void flatten(RemotingCommand& command) {
   command.body_slices.clear();
 }
 
+// The sends the SDK makes, which the fake brokers store and answer with a send result.
 bool is_message_send(std::int32_t code) {
-  return code == rq::kSendMessage || code == rq::kSendMessageV2 || code == rq::kSendBatchMessage;
+  return code == rq::kSendMessageV2 || code == rq::kSendBatchMessage || code == rq::kSendReplyMessageV2;
 }
 
 RemotingCommand with_code(std::int32_t code, std::string remark = {}) {
@@ -270,10 +271,7 @@ Result<RemotingCommand> FakeCluster::respond(const std::string& address, const R
     if (const auto handler = broker_handlers_.find(request.code); handler != broker_handlers_.end()) {
       return handler->second(name, request);
     }
-    if (request.code == rq::kSendMessageV2 || request.code == rq::kSendBatchMessage ||
-        request.code == rq::kSendReplyMessageV2) {
-      return send_response(name, request);
-    }
+    if (is_message_send(request.code)) return send_response(name, request);
     return with_code(rc::kSuccess);
   }
   return v1::Status::unavailable("nothing listens on " + address + " (fake)");
