@@ -208,7 +208,10 @@ void Connection::process_frames() {
       // Stop reading: the kernel's receive buffer fills and TCP slows the peer down.
       reading_paused_ = true;
       submit_requests();
-      return;
+      // Requests finished meanwhile down to the resume mark saw the flag unset and woke nobody.
+      if (in_flight_.load() > resume_mark(max_in_flight)) return;
+      reading_paused_ = false;
+      continue;
     }
     auto next = decoder_.next();
     if (!next.is_ok()) {
@@ -238,7 +241,7 @@ void Connection::process_frames() {
 
 void Connection::resume_reading() {
   if (closed_ || !reading_paused_ ||
-      in_flight_.load() >= runtime_->options().max_in_flight_per_connection) {
+      in_flight_.load() > resume_mark(runtime_->options().max_in_flight_per_connection)) {
     return;
   }
   reading_paused_ = false;
@@ -339,9 +342,14 @@ void Connection::handle_request(v1::RequestHandler& target, RemotingCommand requ
   finish_request();
 }
 
+std::size_t Connection::resume_mark(std::size_t max_in_flight) { return max_in_flight / 2; }
+
 void Connection::finish_request() {
-  // Only a connection at its bound can be paused; wake it when this request frees a slot.
-  if (in_flight_.fetch_sub(1) >= runtime_->options().max_in_flight_per_connection) {
+  // A paused connection is woken once, when half its bound has drained, rather than at every
+  // freed slot: waking it per request made the io thread read one request per wake-up, a
+  // cross-thread hand-off per request for a peer that pipelines past the bound.
+  const std::size_t left = in_flight_.fetch_sub(1) - 1;
+  if (left == resume_mark(runtime_->options().max_in_flight_per_connection) && reading_paused_.load()) {
     runtime_->run_on(strand_, [self = shared_from_this()] { self->resume_reading(); });
   }
 }

@@ -122,6 +122,8 @@ class Connection final : public v1::Channel, public std::enable_shared_from_this
   void handle_request(v1::RequestHandler& handler, v1::RemotingCommand request,
                       std::chrono::steady_clock::duration waited, std::size_t queue_size);
   void finish_request();
+  // How few requests in flight let a paused connection read again.
+  static std::size_t resume_mark(std::size_t max_in_flight);
   std::shared_ptr<v1::RequestHandler> handler() const;
   std::string describe_peer() const;
 
@@ -143,7 +145,9 @@ class Connection final : public v1::Channel, public std::enable_shared_from_this
 
   // Strand-owned read state.
   FrameDecoder decoder_;
-  bool reading_paused_ = false;
+  // Written on the strand only; atomic because finish_request reads it on a worker to decide
+  // whether the connection needs waking.
+  std::atomic<bool> reading_paused_{false};
   Clock::time_point last_activity_;
   Clock::time_point frame_started_;
   std::uint64_t frames_at_frame_start_ = 0;

@@ -30,7 +30,7 @@ constexpr ConfigField kSchema[] = {
      .min = 0, .max = 24 * kHour},
     {.key = "max_in_flight_per_connection", .type = ValueType::kInt, .default_value = "256",
      .description = "requests of one connection queued or running in handlers; at the bound the "
-                    "connection is not read until one finishes (TCP back-pressure)",
+                    "connection is not read until half of them have finished (TCP back-pressure)",
      .min = 1, .max = 1'000'000},
     {.key = "max_queue_wait", .type = ValueType::kDuration, .default_value = "200ms",
      .description = "a request that waited longer for a worker is answered SYSTEM_BUSY instead of "

@@ -480,6 +480,28 @@ TEST_F(RemotingWire, InFlightBoundStopsReadingFromTheConnection) {
   EXPECT_EQ(most.load(), 1) << "one request at a time despite four workers";
 }
 
+TEST_F(RemotingWire, AConnectionPausedAtItsBoundReadsAgainUntilEveryRequestIsAnswered) {
+  // Many pause/resume rounds: the bound is reached again and again while the peer pipelines, and
+  // the connection must be woken each time (once half the bound has drained) or the peer stalls.
+  std::atomic<int> handled{0};
+  const auto stop = shutdown_at_exit();
+  const std::uint16_t port = serve(std::make_shared<FnHandler>([&](const auto& channel, RemotingCommand request) {
+                                     std::this_thread::sleep_for(100us);
+                                     ++handled;
+                                     (void)channel->send(RemotingCommand::response_to(request, 0));
+                                   }),
+                                   {{"worker_threads", "2"}, {"max_in_flight_per_connection", "6"}, {"max_queue_wait", "0"}});
+  auto client = transport();
+  constexpr int kRequests = 300;
+  std::vector<std::unique_ptr<Outcome>> outcomes;
+  for (int i = 0; i < kRequests; ++i) {
+    outcomes.push_back(std::make_unique<Outcome>());
+    client->invoke(loopback(port), RemotingCommand::request(1000 + i), 20s, outcomes.back()->callback());
+  }
+  for (auto& outcome : outcomes) EXPECT_TRUE(outcome->wait().is_ok());
+  EXPECT_EQ(handled.load(), kRequests);
+}
+
 TEST_F(RemotingWire, SendQueueBoundRefusesFurtherFrames) {
   Gate release;
   const auto stop = shutdown_at_exit();
