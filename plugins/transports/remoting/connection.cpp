@@ -46,6 +46,9 @@ constexpr int kQuickSendsToCoalesce = 4;
 // Buffers one direct sendmsg() takes (Linux allows 1024; a frame has at most a few).
 constexpr std::size_t kDirectWriteBuffers = 64;
 
+// How few requests in flight let a paused connection read again.
+constexpr std::size_t resume_mark(std::size_t max_in_flight) { return max_in_flight / 2; }
+
 // The connection whose requests this worker thread is handling (handle_requests).
 thread_local const Connection* t_answering = nullptr;
 
@@ -341,8 +344,6 @@ void Connection::handle_request(v1::RequestHandler& target, RemotingCommand requ
   }
   finish_request();
 }
-
-std::size_t Connection::resume_mark(std::size_t max_in_flight) { return max_in_flight / 2; }
 
 void Connection::finish_request() {
   // A paused connection is woken once, when half its bound has drained, rather than at every

@@ -122,8 +122,6 @@ class Connection final : public v1::Channel, public std::enable_shared_from_this
   void handle_request(v1::RequestHandler& handler, v1::RemotingCommand request,
                       std::chrono::steady_clock::duration waited, std::size_t queue_size);
   void finish_request();
-  // How few requests in flight let a paused connection read again.
-  static std::size_t resume_mark(std::size_t max_in_flight);
   std::shared_ptr<v1::RequestHandler> handler() const;
   std::string describe_peer() const;
 
