@@ -20,6 +20,9 @@ constexpr std::size_t kReadChunk = 64 * 1024;
 // A frame's remaining bytes are requested in steps of at most this much, so a peer announcing
 // a huge frame does not make us reserve all of it before sending it.
 constexpr std::size_t kMaxReadStep = 1024 * 1024;
+// Room reserved for a header up front, so that the prefix and most headers (a send's binary
+// header is ~150–250 bytes) take one allocation; a longer header grows the buffer once.
+constexpr std::size_t kUsualHeaderSize = 248;
 // Buffers that grew past this for one large frame are released once drained.
 constexpr std::size_t kKeepCapacity = 1024 * 1024;
 
@@ -45,6 +48,7 @@ Status frame_too_long(std::uint64_t length, std::size_t max_frame_size) {
 
 Result<EncodedFrame> encode_frame(RemotingCommand command, std::size_t max_frame_size) {
   EncodedFrame frame;
+  frame.head.reserve(kPrefixSize + kUsualHeaderSize);
   frame.head.resize(kPrefixSize);
   MQKIT_RETURN_IF_ERROR(append_header(command, &frame.head));
   const std::size_t header_size = frame.head.size() - kPrefixSize;

@@ -6,6 +6,7 @@
 #include <rapidjson/reader.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <limits>
@@ -23,17 +24,31 @@ using v1::RemotingCommand;
 using v1::Result;
 using v1::Status;
 
-// Lets rapidjson's Writer append straight into the frame buffer.
+// Lets rapidjson's Writer append straight into the frame buffer. The Writer reserves room for
+// each string and number before writing it (PutReserve, found by argument-dependent lookup),
+// so its characters are stored without a capacity check each; finish() drops the unused room.
 class ByteSink {
  public:
   using Ch = char;
-  explicit ByteSink(std::vector<std::uint8_t>* out) : out_(out) {}
-  void Put(char c) { out_->push_back(static_cast<std::uint8_t>(c)); }
+  explicit ByteSink(std::vector<std::uint8_t>* out) : out_(out), used_(out->size()) {}
+  void reserve(std::size_t n) {
+    if (out_->size() - used_ < n) out_->resize(std::max(used_ + n, 2 * out_->size()));
+  }
+  void put_unsafe(char c) { (*out_)[used_++] = static_cast<std::uint8_t>(c); }
+  void Put(char c) {
+    reserve(1);
+    put_unsafe(c);
+  }
   void Flush() {}
+  void finish() { out_->resize(used_); }
 
  private:
   std::vector<std::uint8_t>* out_;
+  std::size_t used_;
 };
+
+[[maybe_unused]] void PutReserve(ByteSink& sink, std::size_t count) { sink.reserve(count); }
+[[maybe_unused]] void PutUnsafe(ByteSink& sink, char c) { sink.put_unsafe(c); }
 
 using JsonWriter = rapidjson::Writer<ByteSink>;
 
@@ -238,6 +253,10 @@ class HeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Hea
 
 v1::Status append_json_header(const RemotingCommand& command, std::vector<std::uint8_t>* out) {
   ByteSink sink(out);
+  // Room for the fixed keys and every field, so that most headers are written without growing.
+  std::size_t estimate = 160 + (command.remark ? command.remark->size() : 0);
+  for (const auto& [key, value] : command.ext_fields) estimate += key.size() + value.size() + 6;
+  sink.reserve(estimate);
   JsonWriter writer(sink);
   // Keys in Java's (alphabetical) order, so our bytes match a Java peer's.
   bool ok = writer.StartObject() && write_key(writer, "code") && writer.Int(command.code);
@@ -254,6 +273,7 @@ v1::Status append_json_header(const RemotingCommand& command, std::vector<std::u
   if (ok && command.remark) ok = write_key(writer, "remark") && write_string(writer, *command.remark);
   ok = ok && write_key(writer, "serializeTypeCurrentRPC") && write_string(writer, "JSON") &&
        write_key(writer, "version") && writer.Int(command.version) && writer.EndObject();
+  sink.finish();
   if (!ok) return Status::invalid_argument("JSON header: a string is too long to encode");
   return Status::ok();
 }
