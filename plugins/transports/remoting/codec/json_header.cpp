@@ -47,8 +47,8 @@ class ByteSink {
   std::size_t used_;
 };
 
-[[maybe_unused]] void PutReserve(ByteSink& sink, std::size_t count) { sink.reserve(count); }
-[[maybe_unused]] void PutUnsafe(ByteSink& sink, char c) { sink.put_unsafe(c); }
+void PutReserve(ByteSink& sink, std::size_t count) { sink.reserve(count); }
+void PutUnsafe(ByteSink& sink, char c) { sink.put_unsafe(c); }
 
 using JsonWriter = rapidjson::Writer<ByteSink>;
 
